@@ -1,0 +1,67 @@
+import type { ApprovalRecord, ApprovalRule, ApprovalStatus } from '../approvals/approval.js';
+import type { AuditInput } from '../audit/audit-event.js';
+import type { HistoryItem, StoredItem } from './history.js';
+import type { RunState } from './run-state.js';
+
+export const RUN_STATUSES = ['running', 'paused', 'completed', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export interface RunRecord {
+  id: string;
+  conversationId: string;
+  status: RunStatus;
+  /** Serialised run state, parsed by the runner (which refuses unknown versions). */
+  state: string;
+  requesterId: string;
+  teamId: string;
+  channelId: string;
+  threadTs: string;
+}
+
+export interface NewApproval {
+  id: string;
+  callId: string;
+  toolName: string;
+  arguments: string;
+  argumentsHash: string;
+  rule: ApprovalRule;
+  expiresAt: number | null;
+  remindAt: number | null;
+}
+
+/**
+ * Persistence the runner needs. Each method is one transaction: the state change and its audit events are
+ * committed together or not at all.
+ */
+export interface RunStore {
+  getRun(runId: string): RunRecord | undefined;
+  loadHistory(conversationId: string): StoredItem[];
+  /** Appends the items of a model turn, creates its approvals and saves the state and status. */
+  saveTurn(input: {
+    runId: string;
+    state: RunState;
+    status: RunStatus;
+    items: HistoryItem[];
+    approvals: NewApproval[];
+    audit: AuditInput[];
+  }): ApprovalRecord[];
+  approvalsForTurn(runId: string, turn: number): ApprovalRecord[];
+  /** Compare-and-set approved -> executing; false when the call was claimed already. */
+  markExecuting(approvalId: string, audit: AuditInput[]): boolean;
+  /** Records one tool output of the paused turn, its approval's final status, and the advanced state. */
+  saveToolOutput(input: {
+    runId: string;
+    state: RunState;
+    item: Extract<HistoryItem, { kind: 'tool_output' }>;
+    approval: { id: string; status: ApprovalStatus; result: string } | null;
+    audit: AuditInput[];
+  }): void;
+  /** Ends the run: completed, failed or cancelled (with the reason), cancelling any approval still pending. */
+  finishRun(input: { runId: string; status: RunStatus; error: string | null; audit: AuditInput[] }): void;
+}
+
+export interface Clock {
+  now(): number;
+}
+
+export type IdGenerator = (prefix: string) => string;

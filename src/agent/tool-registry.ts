@@ -1,0 +1,32 @@
+import type { AgentTool } from './tool.js';
+
+/** The tools the agent may call, by name. Runs store tool names only; tools are re-attached from here. */
+export class ToolRegistry {
+  readonly #tools = new Map<string, AgentTool>();
+
+  constructor(tools: readonly AgentTool[] = []) {
+    for (const tool of tools) this.register(tool);
+  }
+
+  register(tool: AgentTool): void {
+    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name)) throw new Error(`Invalid tool name: ${tool.name}`);
+    if (this.#tools.has(tool.name)) throw new Error(`Tool registered twice: ${tool.name}`);
+    this.#tools.set(tool.name, tool);
+  }
+
+  get(name: string): AgentTool | undefined {
+    return this.#tools.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  names(): string[] {
+    return [...this.#tools.keys()];
+  }
+
+  list(): AgentTool[] {
+    return [...this.#tools.values()];
+  }
+}

@@ -1,0 +1,107 @@
+import type { Clock } from '../agent/ports.js';
+import { auditEvent } from '../audit/audit-event.js';
+import type { ApprovalRecord } from './approval.js';
+import { mayDecide } from './policy.js';
+import type { ApprovalStore, Vote } from './ports.js';
+
+export interface DecisionRequest {
+  approvalId: string;
+  /** From the verified Slack request, never from the button value. */
+  userId: string;
+  teamId: string;
+  /** The channel the click came from. */
+  channelId: string | undefined;
+  vote: Vote;
+  reason: string | null;
+}
+
+export type DecisionResult =
+  | { ok: true; kind: 'decided'; approval: ApprovalRecord; runClaimed: boolean }
+  | { ok: true; kind: 'counted'; approval: ApprovalRecord; approvers: string[] }
+  | { ok: false; kind: 'not_found' }
+  | { ok: false; kind: 'already_decided' | 'already_voted'; approval: ApprovalRecord }
+  | { ok: false; kind: 'not_allowed'; message: string };
+
+export interface ApprovalServiceDeps {
+  store: ApprovalStore;
+  clock: Clock;
+  adminUserIds: readonly string[];
+}
+
+/**
+ * Applies a person's decision to an approval: checks them against the rule stored with the request, then
+ * records the vote with a compare-and-set, so that exactly one of any number of racing clicks decides.
+ */
+export class ApprovalService {
+  readonly #deps: ApprovalServiceDeps;
+
+  constructor(deps: ApprovalServiceDeps) {
+    this.#deps = deps;
+  }
+
+  isAdmin(userId: string): boolean {
+    return this.#deps.adminUserIds.includes(userId);
+  }
+
+  decide(request: DecisionRequest): DecisionResult {
+    const { store, clock } = this.#deps;
+    const approval = store.get(request.approvalId);
+    // An approval of another workspace is as unknown as a forged id: reveal nothing.
+    if (!approval || approval.teamId !== request.teamId) return { ok: false, kind: 'not_found' };
+    const scope = {
+      teamId: approval.teamId,
+      conversationId: approval.conversationId,
+      runId: approval.runId,
+      approvalId: approval.id,
+    };
+    if (approval.status !== 'pending') return { ok: false, kind: 'already_decided', approval };
+    const permission = mayDecide(approval.rule, approval.requesterId, {
+      userId: request.userId,
+      isAdmin: this.isAdmin(request.userId),
+      inConversation: request.channelId === approval.channelId,
+    });
+    if (!permission.ok) {
+      store.recordAudit([
+        auditEvent('approval.refused', {
+          at: clock.now(),
+          actor: request.userId,
+          ...scope,
+          payload: { vote: request.vote, reason: permission.reason },
+        }),
+      ]);
+      const message =
+        permission.reason === 'self_approval'
+          ? `You asked for this, and ${approval.toolName} cannot be approved by the person who asked. It can be decided by ${permission.approvers}.`
+          : `You cannot decide this request. It can be decided by ${permission.approvers}.`;
+      return { ok: false, kind: 'not_allowed', message };
+    }
+    const kind = request.vote === 'approve' ? 'approval.approved' : 'approval.rejected';
+    const result = store.vote({
+      approvalId: approval.id,
+      userId: request.userId,
+      vote: request.vote,
+      reason: request.reason,
+      audit: [
+        auditEvent(kind, {
+          at: clock.now(),
+          actor: request.userId,
+          ...scope,
+          payload: {
+            tool: approval.toolName,
+            callId: approval.callId,
+            ...(request.reason ? { reason: request.reason } : {}),
+          },
+        }),
+      ],
+    });
+    switch (result.kind) {
+      case 'decided':
+        return { ok: true, kind: 'decided', approval: result.approval, runClaimed: result.runClaimed };
+      case 'counted':
+        return { ok: true, kind: 'counted', approval: result.approval, approvers: result.approvers };
+      case 'already_decided':
+      case 'already_voted':
+        return { ok: false, kind: result.kind, approval: result.approval };
+    }
+  }
+}

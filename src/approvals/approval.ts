@@ -1,0 +1,86 @@
+import { z } from 'zod';
+
+export const APPROVAL_STATUSES = [
+  'pending',
+  'approved',
+  'rejected',
+  'expired',
+  'cancelled',
+  'executing',
+  'executed',
+] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+/** Who may decide a request. */
+export const approverSchema = z.union([
+  z.literal('requester'),
+  z.literal('admins'),
+  z.literal('conversation'),
+  z.string().regex(/^[UW][A-Z0-9]{2,}$/, 'a Slack user ID such as U012ABCDEF'),
+  z.string().regex(/^S[A-Z0-9]{2,}$/, 'a Slack user group ID such as S012ABCDEF'),
+]);
+export type Approver = z.infer<typeof approverSchema>;
+
+/** The policy rule that applied to a request; stored with it so later policy changes rewrite nothing. */
+export const approvalRuleSchema = z.object({
+  approvers: z.array(approverSchema).min(1),
+  allowSelfApproval: z.boolean(),
+  quorum: z.number().int().min(1),
+  allowStandingApproval: z.boolean(),
+  expiresAfterMs: z.number().int().positive().nullable(),
+  remindAfterMs: z.number().int().positive().nullable(),
+  approvalChannel: z.string().nullable(),
+});
+export type ApprovalRule = z.infer<typeof approvalRuleSchema>;
+
+/** An approval as the core sees it. */
+export interface ApprovalRecord {
+  id: string;
+  runId: string;
+  conversationId: string;
+  teamId: string;
+  turn: number;
+  callId: string;
+  toolName: string;
+  arguments: string;
+  editedArguments: string | null;
+  status: ApprovalStatus;
+  requesterId: string;
+  rule: ApprovalRule;
+  decidedBy: string | null;
+  decidedAt: number | null;
+  reason: string | null;
+  channelId: string;
+  threadTs: string;
+  messageTs: string | null;
+  result: string | null;
+  expiresAt: number | null;
+  createdAt: number;
+}
+
+/** The exact output the model reads for a rejected call without a reason. */
+export const REJECTION_TEXT = 'Tool execution was not approved.';
+
+/** The model's view of a rejection: the default sentence, or the decider and their quoted reason. */
+export function rejectionOutput(decidedBy: string | null, reason: string | null): string {
+  const trimmed = reason?.trim();
+  if (!trimmed) return REJECTION_TEXT;
+  return `${REJECTION_TEXT} Rejected by <@${decidedBy ?? 'unknown'}>, who said: "${trimmed}"`;
+}
+
+/** Expiry never reads as a human refusal. */
+export function expiryOutput(expiresAfterMs: number | null): string {
+  const after = expiresAfterMs ? ` after ${formatDuration(expiresAfterMs)}` : '';
+  return `Tool execution was not approved: the approval request expired${after} with no decision.`;
+}
+
+export function formatDuration(ms: number): string {
+  const units: [number, string][] = [
+    [86_400_000, 'd'],
+    [3_600_000, 'h'],
+    [60_000, 'm'],
+    [1000, 's'],
+  ];
+  for (const [size, unit] of units) if (ms % size === 0) return `${ms / size}${unit}`;
+  return `${Math.round(ms / 1000)}s`;
+}

@@ -1,0 +1,108 @@
+import type { AgentTool, ParsedArguments, ToolContext } from '../agent/tool.js';
+import type { ApprovalRule, Approver } from './approval.js';
+
+/** A tool's entry in the policy: whether approval is required (undefined: the tool decides) and the rule. */
+export interface ToolPolicy {
+  requireApproval: boolean | undefined;
+  rule: ApprovalRule;
+}
+
+export interface ApprovalPolicy {
+  /** The rule for a tool; tools without their own entry get the defaults. */
+  forTool(toolName: string): ToolPolicy;
+}
+
+const BASE_RULE: ApprovalRule = {
+  approvers: ['conversation', 'admins'],
+  allowSelfApproval: true,
+  quorum: 1,
+  allowStandingApproval: true,
+  expiresAfterMs: null,
+  remindAfterMs: null,
+  approvalChannel: null,
+};
+
+const ADMINS_ONLY: ApprovalRule = {
+  ...BASE_RULE,
+  approvers: ['admins'],
+  allowSelfApproval: false,
+  allowStandingApproval: false,
+};
+
+/** The built-in defaults of DESIGN.md section 7, used when no policy file is given. */
+export function builtInPolicy(): ApprovalPolicy {
+  const tools: Record<string, ToolPolicy> = {
+    get_current_time: { requireApproval: false, rule: BASE_RULE },
+    list_notes: { requireApproval: false, rule: BASE_RULE },
+    create_note: { requireApproval: true, rule: BASE_RULE },
+    delete_note: { requireApproval: true, rule: ADMINS_ONLY },
+    post_message: { requireApproval: true, rule: ADMINS_ONLY },
+  };
+  return createPolicy({ requireApproval: undefined, rule: BASE_RULE }, tools);
+}
+
+export function createPolicy(defaults: ToolPolicy, tools: Record<string, ToolPolicy>): ApprovalPolicy {
+  return { forTool: (toolName) => tools[toolName] ?? defaults };
+}
+
+export type ApprovalRequirement = { required: false } | { required: true; rule: ApprovalRule };
+
+/**
+ * Whether a call must wait for a person. Fails closed: arguments that do not parse need approval whenever the
+ * tool could need it at all, without asking the tool's predicate; only a tool that never needs approval
+ * reports the parse error straight to the model.
+ */
+export async function approvalRequirement(
+  policy: ApprovalPolicy,
+  tool: AgentTool,
+  parsed: ParsedArguments,
+  context: ToolContext,
+): Promise<ApprovalRequirement> {
+  const { requireApproval, rule } = policy.forTool(tool.name);
+  const mode = requireApproval ?? tool.approvalMode;
+  if (mode === false) return { required: false };
+  if (mode === true || !parsed.ok) return { required: true, rule };
+  return (await tool.needsApproval(parsed.args, context)) ? { required: true, rule } : { required: false };
+}
+
+export interface Decider {
+  userId: string;
+  isAdmin: boolean;
+  /** The click came from the conversation's own channel. */
+  inConversation: boolean;
+  /** Members of the user groups named in the rule, when the rule names any. */
+  groupMembers?: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+export type DecisionPermission =
+  | { ok: true }
+  | { ok: false; reason: 'self_approval' | 'not_an_approver'; approvers: string };
+
+/** Whether this person may decide a request made by `requesterId` under `rule`. Pure. */
+export function mayDecide(rule: ApprovalRule, requesterId: string, decider: Decider): DecisionPermission {
+  const approvers = describeApprovers(rule);
+  if (decider.userId === requesterId && !rule.allowSelfApproval) {
+    return { ok: false, reason: 'self_approval', approvers };
+  }
+  const allowed = rule.approvers.some((approver) => matches(approver, requesterId, decider));
+  return allowed ? { ok: true } : { ok: false, reason: 'not_an_approver', approvers };
+}
+
+function matches(approver: Approver, requesterId: string, decider: Decider): boolean {
+  if (approver === 'admins') return decider.isAdmin;
+  if (approver === 'conversation') return decider.inConversation;
+  if (approver === 'requester') return decider.userId === requesterId;
+  if (approver.startsWith('S')) return decider.groupMembers?.get(approver)?.has(decider.userId) ?? false;
+  return approver === decider.userId;
+}
+
+/** "admins", "anyone in the conversation", "<@U1>", "<!subteam^S1>", joined for people to read. */
+export function describeApprovers(rule: ApprovalRule): string {
+  const words = rule.approvers.map((approver) => {
+    if (approver === 'admins') return 'admins';
+    if (approver === 'conversation') return 'anyone in the conversation';
+    if (approver === 'requester') return 'the requester';
+    return approver.startsWith('S') ? `<!subteam^${approver}>` : `<@${approver}>`;
+  });
+  return words.join(' or ');
+}

@@ -1,0 +1,53 @@
+import { redactValue } from './redact.js';
+
+/** What happened, in the words admins filter by. */
+export type AuditKind =
+  | 'run.started'
+  | 'run.paused'
+  | 'run.resumed'
+  | 'run.completed'
+  | 'run.failed'
+  | 'run.cancelled'
+  | 'approval.requested'
+  | 'approval.approved'
+  | 'approval.rejected'
+  | 'approval.refused'
+  | 'approval.expired'
+  | 'approval.cancelled'
+  | 'approval.card_posted'
+  | 'tool.started'
+  | 'tool.finished'
+  | 'tool.outcome_unknown'
+  | 'policy.loaded';
+
+/** An audit event before it is chained; the store adds sequence, previous hash and hash. */
+export interface AuditInput {
+  at: number;
+  actor: string;
+  kind: AuditKind;
+  teamId: string | null;
+  conversationId: string | null;
+  runId: string | null;
+  approvalId: string | null;
+  payload: Record<string, unknown>;
+}
+
+export const SYSTEM_ACTOR = 'system';
+
+/** Builds an event with secrets redacted from its payload. */
+export function auditEvent(
+  kind: AuditKind,
+  fields: Partial<Omit<AuditInput, 'kind' | 'payload'>> & { at: number; payload?: Record<string, unknown> },
+): AuditInput {
+  const payload = redactValue(fields.payload ?? {});
+  return {
+    at: fields.at,
+    actor: fields.actor ?? SYSTEM_ACTOR,
+    kind,
+    teamId: fields.teamId ?? null,
+    conversationId: fields.conversationId ?? null,
+    runId: fields.runId ?? null,
+    approvalId: fields.approvalId ?? null,
+    payload: payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? { ...payload } : {},
+  };
+}

@@ -1,0 +1,28 @@
+/** Keys whose values never reach the audit log or the logs. */
+const SECRET_KEY = /(token|password|passwd|secret|authorization|api[_-]?key|private[_-]?key|credential)/i;
+
+/** Values that look like Slack, OpenAI or cloud credentials, wherever they appear. */
+const SECRET_VALUE =
+  /\b(xox[abposr]-[A-Za-z0-9-]{8,}|xapp-[A-Za-z0-9-]{8,}|sk-[A-Za-z0-9_-]{16,}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,}|AIza[0-9A-Za-z_-]{30,})\b/g;
+
+export const REDACTED = '[redacted]';
+
+/** Replaces credential-looking substrings of a string. */
+export function redactText(text: string): string {
+  return text.replace(SECRET_VALUE, REDACTED);
+}
+
+/** A deep copy of a JSON value with secret keys and credential-looking strings redacted. */
+export function redactValue(value: unknown, depth = 0): unknown {
+  if (depth > 20) return REDACTED;
+  if (typeof value === 'string') return redactText(value);
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(value)) {
+      out[key] = SECRET_KEY.test(key) ? REDACTED : redactValue(inner, depth + 1);
+    }
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,110 @@
+import type { webApi } from '@slack/bolt';
+import type { ChatModel } from './agent/model.js';
+import { createOpenAIModel } from './agent/openai-client.js';
+import type { Clock, IdGenerator } from './agent/ports.js';
+import { DEFAULT_LIMITS, Runner, type RunnerLimits } from './agent/runner.js';
+import { ToolRegistry } from './agent/tool-registry.js';
+import { ApprovalService } from './approvals/approval-service.js';
+import { type ApprovalPolicy, builtInPolicy } from './approvals/policy.js';
+import type { Config } from './config.js';
+import { ConversationService } from './conversations/conversation-service.js';
+import { createApprovalStore } from './db/approval-store.js';
+import { createConversationStore } from './db/conversation-store.js';
+import { openDatabase } from './db/database.js';
+import { createDedupeStore } from './db/dedupe-store.js';
+import { createNotesStore } from './db/notes-store.js';
+import { createRunStore } from './db/run-store.js';
+import { randomId } from './ids.js';
+import type { Logger } from './logger.js';
+import { createSlackApp } from './slack/app.js';
+import { createBuiltInTools } from './tools/built-in-tools.js';
+
+export const SYSTEM_PROMPT = [
+  'You are a helpful assistant in a Slack workspace, with tools.',
+  'Some tools need a human approval before they run; when you call one, the people in the thread are asked.',
+  'If a tool output says the call was not approved or expired, do not call it again unless asked; tell the user.',
+  'Answer concisely in Slack mrkdwn (*bold*, _italic_, `code`). Keep user mentions such as <@U123> exactly as written.',
+].join(' ');
+
+export interface BotOverrides {
+  model?: ChatModel;
+  clock?: Clock;
+  newId?: IdGenerator;
+  policy?: ApprovalPolicy;
+  limits?: RunnerLimits;
+  retryConfig?: webApi.RetryOptions;
+}
+
+export interface Bot {
+  start(): Promise<{ port: number }>;
+  /** Stops intake, lets in-flight work finish (bounded), closes the database. */
+  stop(graceMs?: number): Promise<void>;
+  conversations: ConversationService;
+}
+
+/** The composition root shared by `npm start` and the end-to-end tests: wires every adapter to the core. */
+export function createBot(config: Config, logger: Logger, overrides: BotOverrides = {}): Bot {
+  const clock = overrides.clock ?? { now: () => Date.now() };
+  const newId = overrides.newId ?? randomId;
+  const database = openDatabase(config.databasePath);
+  const { db } = database;
+  const policy = overrides.policy ?? builtInPolicy();
+  const model = overrides.model ?? createOpenAIModel({ ...config.openai, systemPrompt: SYSTEM_PROMPT });
+  let conversations: ConversationService | undefined;
+  const slack = createSlackApp(
+    {
+      botToken: config.slack.botToken,
+      mode: config.slack.mode,
+      apiUrl: config.slack.apiUrl,
+      port: config.port,
+      logLevel: config.logLevel,
+      logger,
+      health: () => ({ ok: database.isOpen(), detail: { database: database.isOpen() ? 'ok' : 'closed' } }),
+      ...(overrides.retryConfig ? { retryConfig: overrides.retryConfig } : {}),
+    },
+    (surface) => {
+      const tools = new ToolRegistry(
+        createBuiltInTools({ clock, notes: createNotesStore(db, clock), poster: surface }),
+      );
+      const runner = new Runner({
+        model,
+        tools,
+        policy,
+        store: createRunStore(db, clock),
+        clock,
+        newId,
+        logger,
+        limits: overrides.limits ?? DEFAULT_LIMITS,
+      });
+      conversations = new ConversationService({
+        store: createConversationStore(db, clock, newId),
+        runner,
+        surface,
+        clock,
+        newId,
+        logger,
+      });
+      const approvals = new ApprovalService({
+        store: createApprovalStore(db, clock),
+        clock,
+        adminUserIds: config.adminUserIds,
+      });
+      return { conversations, approvals, dedupe: createDedupeStore(db, () => clock.now()) };
+    },
+  );
+  if (!conversations) throw new Error('Slack app did not build its services');
+  const service: ConversationService = conversations;
+  return {
+    conversations: service,
+    async start() {
+      const started = await slack.start();
+      await service.recover();
+      return started;
+    },
+    async stop(graceMs = 10_000) {
+      await slack.stop();
+      await Promise.race([service.idle(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+      database.close();
+    },
+  };
+}

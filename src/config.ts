@@ -1,0 +1,112 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
+import { z } from 'zod';
+
+const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
+
+const envSchema = z.object({
+  SLACK_BOT_TOKEN: z
+    .string()
+    .regex(/^xoxb-/, 'must be a bot token starting with xoxb- (Slack app settings → OAuth & Permissions)')
+    .optional(),
+  SLACK_APP_TOKEN: z
+    .string()
+    .regex(/^xapp-/, 'must be an app-level token starting with xapp- (Basic Information → App-Level Tokens)')
+    .optional(),
+  SLACK_SIGNING_SECRET: z.string().min(1).optional(),
+  SLACK_API_URL: z
+    .url({ message: 'must be a URL such as https://slack.com/api/' })
+    .default('https://slack.com/api/'),
+  PORT: z.coerce.number().int().min(0).max(65535, 'must be a port number from 0 to 65535').default(3000),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_BASE_URL: z.url({ message: 'must be a URL such as http://localhost:11434/v1' }).optional(),
+  OPENAI_MODEL: z.string().min(1).default('gpt-5-mini'),
+  DATABASE_PATH: z.string().min(1).default('./data/bot.db'),
+  ADMIN_USER_IDS: z
+    .string()
+    .default('')
+    .transform((raw) =>
+      raw
+        .split(',')
+        .map((id) => id.trim())
+        .filter((id) => id.length > 0),
+    )
+    .refine(
+      (ids) => ids.every((id) => SLACK_USER_ID.test(id)),
+      'must be comma-separated Slack user IDs such as U012ABCDEF',
+    ),
+  APPROVAL_POLICY_FILE: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+});
+
+export type SlackMode = { kind: 'socket'; appToken: string } | { kind: 'http'; signingSecret: string };
+
+export interface Config {
+  slack: { botToken: string; mode: SlackMode; apiUrl: string };
+  port: number;
+  openai: { apiKey: string; baseURL: string | undefined; model: string };
+  databasePath: string;
+  adminUserIds: string[];
+  approvalPolicyFile: string | undefined;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+}
+
+/** What the calling program needs: the bot needs Slack credentials, the terminal chat does not. */
+export type ConfigPurpose = 'bot' | 'chat';
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
+
+/** Reads `.env` from `dir` when present. Variables already in `env` win over the file. */
+export function withDotEnv(env: NodeJS.ProcessEnv, dir = process.cwd()): NodeJS.ProcessEnv {
+  const file = `${dir}/.env`;
+  if (!existsSync(file)) return env;
+  return { ...parseEnv(readFileSync(file, 'utf8')), ...env };
+}
+
+/**
+ * The only reader of the environment. Every problem is collected, so one start-up error lists them all
+ * together with how to fix each.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot'): ConfigResult {
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      problems: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+    };
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+  if (purpose === 'bot') {
+    if (!e.SLACK_BOT_TOKEN)
+      problems.push('SLACK_BOT_TOKEN: required (xoxb-…, Slack app settings → OAuth & Permissions)');
+    if (!e.SLACK_APP_TOKEN && !e.SLACK_SIGNING_SECRET) {
+      problems.push(
+        'SLACK_SIGNING_SECRET: required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN for Socket Mode',
+      );
+    }
+  }
+  if (!e.OPENAI_API_KEY && !e.OPENAI_BASE_URL) {
+    problems.push('OPENAI_API_KEY: required unless OPENAI_BASE_URL points at an OpenAI-compatible server');
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  const mode: SlackMode = e.SLACK_APP_TOKEN
+    ? { kind: 'socket', appToken: e.SLACK_APP_TOKEN }
+    : { kind: 'http', signingSecret: e.SLACK_SIGNING_SECRET ?? '' };
+  return {
+    ok: true,
+    config: {
+      slack: { botToken: e.SLACK_BOT_TOKEN ?? '', mode, apiUrl: e.SLACK_API_URL },
+      port: e.PORT,
+      // Local OpenAI-compatible servers usually ignore the key, but the client insists on one.
+      openai: { apiKey: e.OPENAI_API_KEY ?? 'not-needed', baseURL: e.OPENAI_BASE_URL, model: e.OPENAI_MODEL },
+      databasePath: e.DATABASE_PATH,
+      adminUserIds: e.ADMIN_USER_IDS,
+      approvalPolicyFile: e.APPROVAL_POLICY_FILE,
+      logLevel: e.LOG_LEVEL,
+    },
+  };
+}

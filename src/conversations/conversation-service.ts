@@ -1,0 +1,174 @@
+import type { Clock, IdGenerator } from '../agent/ports.js';
+import { initialRunState } from '../agent/run-state.js';
+import type { Runner, RunOutcome } from '../agent/runner.js';
+import type { ApprovalRecord } from '../approvals/approval.js';
+import { auditEvent } from '../audit/audit-event.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { KeyedQueue } from './keyed-queue.js';
+import type { ConversationStore, IncomingMessage, ThreadRef, ThreadSurface } from './ports.js';
+
+export interface ConversationServiceDeps {
+  store: ConversationStore;
+  runner: Runner;
+  surface: ThreadSurface;
+  clock: Clock;
+  newId: IdGenerator;
+  logger: Logger;
+}
+
+export const QUEUED_NOTICE = 'I will answer this once the pending approval in this thread is decided.';
+const INTERNAL_FAILURE =
+  'Something went wrong on my side while working on this, so I stopped; please try again.';
+
+/**
+ * Turns Slack messages into runs and runs into thread messages. Work is serialised per conversation: one
+ * active run at a time, later messages queued (in the database) and answered in order after it.
+ */
+export class ConversationService {
+  readonly #deps: ConversationServiceDeps;
+  readonly #queue = new KeyedQueue();
+
+  constructor(deps: ConversationServiceDeps) {
+    this.#deps = deps;
+  }
+
+  /** Is this thread a conversation the bot is part of? (Thread replies without a mention count only then.) */
+  isKnownThread(thread: ThreadRef): boolean {
+    return this.#deps.store.find(thread) !== undefined;
+  }
+
+  handleMessage(message: IncomingMessage): Promise<void> {
+    const conversationId = this.#deps.store.findOrCreate(message);
+    return this.#queue.run(conversationId, async () => {
+      const runId = this.#deps.newId('run');
+      const started = this.#deps.store.startRunOrQueue({
+        conversationId,
+        runId,
+        message,
+        state: initialRunState(),
+        audit: [this.#runStarted(message, conversationId, runId, message.userId)],
+      });
+      if (started === 'queued') {
+        await this.#say(message, QUEUED_NOTICE);
+        return;
+      }
+      await this.#drive(runId, message, conversationId);
+    });
+  }
+
+  /** Resumes a run whose last pending approval was just decided (the caller's decision claimed it). */
+  resume(runId: string, approval: ApprovalRecord): Promise<void> {
+    const thread = { teamId: approval.teamId, channelId: approval.channelId, threadTs: approval.threadTs };
+    return this.#queue.run(approval.conversationId, () =>
+      this.#drive(runId, thread, approval.conversationId),
+    );
+  }
+
+  /**
+   * At start-up: drive runs a stopped process left running, and post the cards that were never posted.
+   * Expired and executing approvals are handled by the runner when the run is driven.
+   */
+  async recover(): Promise<void> {
+    const { store, logger } = this.#deps;
+    for (const approval of store.approvalsWithoutCard()) await this.#postCard(approval);
+    const interrupted = store.interruptedRuns();
+    if (interrupted.length > 0) logger.info('resuming interrupted runs', { count: interrupted.length });
+    await Promise.all(
+      interrupted.map(({ runId, conversationId }) => {
+        const thread = store.thread(conversationId);
+        if (!thread) return Promise.resolve();
+        return this.#queue.run(conversationId, () => this.#drive(runId, thread, conversationId));
+      }),
+    );
+  }
+
+  /** Resolves when all work queued so far has finished (tests, shutdown). */
+  idle(): Promise<void> {
+    return this.#queue.idle();
+  }
+
+  async #drive(runId: string, thread: ThreadRef, conversationId: string): Promise<void> {
+    let outcome: RunOutcome;
+    try {
+      outcome = await this.#deps.runner.advance(runId);
+    } catch (error) {
+      this.#deps.logger.error('run failed unexpectedly', { runId, error: describeError(error) });
+      await this.#say(thread, INTERNAL_FAILURE);
+      return;
+    }
+    switch (outcome.kind) {
+      case 'paused':
+        for (const approval of outcome.approvals) await this.#postCard(approval);
+        return;
+      case 'waiting':
+        return;
+      case 'completed':
+        await this.#say(thread, outcome.text.trim() === '' ? 'Done.' : outcome.text);
+        break;
+      case 'failed':
+      case 'cancelled':
+        await this.#say(thread, outcome.message);
+        break;
+    }
+    await this.#startQueued(conversationId, thread);
+  }
+
+  async #startQueued(conversationId: string, thread: ThreadRef): Promise<void> {
+    const runId = this.#deps.newId('run');
+    const message = this.#deps.store.startNextQueuedRun({
+      conversationId,
+      runId,
+      state: initialRunState(),
+      audit: (queued) => [this.#runStarted(thread, conversationId, runId, queued.userId)],
+    });
+    if (message) await this.#drive(runId, thread, conversationId);
+  }
+
+  async #postCard(approval: ApprovalRecord): Promise<void> {
+    try {
+      const { channelId, messageTs } = await this.#deps.surface.postApprovalCard(approval);
+      this.#deps.store.setCardMessage(approval.id, channelId, messageTs, [
+        auditEvent('approval.card_posted', {
+          at: this.#deps.clock.now(),
+          teamId: approval.teamId,
+          conversationId: approval.conversationId,
+          runId: approval.runId,
+          approvalId: approval.id,
+          payload: { channelId, messageTs },
+        }),
+      ]);
+    } catch (error) {
+      this.#deps.logger.error('approval card could not be posted', {
+        approvalId: approval.id,
+        error: describeError(error),
+      });
+      await this.#say(
+        approval,
+        `I need an approval to run ${approval.toolName}, but I could not post the approval card. It stays pending, and I will post it again when I restart.`,
+      );
+    }
+  }
+
+  async #say(thread: ThreadRef, text: string): Promise<void> {
+    try {
+      await this.#deps.surface.postText(thread, text);
+    } catch (error) {
+      this.#deps.logger.error('message could not be posted', {
+        channelId: thread.channelId,
+        error: describeError(error),
+      });
+    }
+  }
+
+  #runStarted(thread: ThreadRef, conversationId: string, runId: string, userId: string) {
+    return auditEvent('run.started', {
+      at: this.#deps.clock.now(),
+      actor: userId,
+      teamId: thread.teamId,
+      conversationId,
+      runId,
+      payload: { channelId: thread.channelId, threadTs: thread.threadTs },
+    });
+  }
+}

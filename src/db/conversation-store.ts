@@ -1,0 +1,159 @@
+import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
+import type { HistoryItem } from '../agent/history.js';
+import type { Clock, IdGenerator } from '../agent/ports.js';
+import type { RunState } from '../agent/run-state.js';
+import type { ConversationStore } from '../conversations/ports.js';
+import { toApprovalRecord } from './approval-rows.js';
+import { appendAudit, type Tx } from './audit-writer.js';
+import type { Db } from './database.js';
+import { insertItems, runStateColumns } from './run-store.js';
+import { approvals, conversations, queuedMessages, runs } from './schema.js';
+
+export function createConversationStore(db: Db, clock: Clock, newId: IdGenerator): ConversationStore {
+  const find: ConversationStore['find'] = ({ teamId, channelId, threadTs }) =>
+    db
+      .select({ id: conversations.id })
+      .from(conversations)
+      .where(
+        and(
+          eq(conversations.teamId, teamId),
+          eq(conversations.channelId, channelId),
+          eq(conversations.threadTs, threadTs),
+        ),
+      )
+      .get()?.id;
+
+  return {
+    find,
+
+    findOrCreate(thread) {
+      const existing = find(thread);
+      if (existing) return existing;
+      db.insert(conversations)
+        .values({ id: newId('conv'), ...thread, createdAt: clock.now() })
+        .onConflictDoNothing()
+        .run();
+      const created = find(thread);
+      if (!created) throw new Error('Conversation could not be created');
+      return created;
+    },
+
+    thread(conversationId) {
+      const row = db.select().from(conversations).where(eq(conversations.id, conversationId)).get();
+      return row ? { teamId: row.teamId, channelId: row.channelId, threadTs: row.threadTs } : undefined;
+    },
+
+    startRunOrQueue({ conversationId, runId, message, state, audit }) {
+      const at = clock.now();
+      return db.transaction(
+        (tx) => {
+          const active = tx
+            .select({ id: runs.id })
+            .from(runs)
+            .where(and(eq(runs.conversationId, conversationId), inArray(runs.status, ['running', 'paused'])))
+            .get();
+          if (active) {
+            tx.insert(queuedMessages)
+              .values({
+                conversationId,
+                userId: message.userId,
+                text: message.text,
+                messageTs: message.messageTs,
+                createdAt: at,
+              })
+              .run();
+            return 'queued' as const;
+          }
+          insertRun(tx, { conversationId, runId, requesterId: message.userId, state, at });
+          insertItems(tx, conversationId, runId, 0, [userItem(message)], at);
+          appendAudit(tx, audit);
+          return 'started' as const;
+        },
+        { behavior: 'immediate' },
+      );
+    },
+
+    startNextQueuedRun({ conversationId, runId, state, audit }) {
+      const at = clock.now();
+      return db.transaction(
+        (tx) => {
+          const active = tx
+            .select({ id: runs.id })
+            .from(runs)
+            .where(and(eq(runs.conversationId, conversationId), inArray(runs.status, ['running', 'paused'])))
+            .get();
+          if (active) return undefined;
+          const next = tx
+            .select()
+            .from(queuedMessages)
+            .where(eq(queuedMessages.conversationId, conversationId))
+            .orderBy(asc(queuedMessages.id))
+            .limit(1)
+            .get();
+          if (!next) return undefined;
+          tx.delete(queuedMessages).where(eq(queuedMessages.id, next.id)).run();
+          const message = { id: next.id, userId: next.userId, text: next.text, messageTs: next.messageTs };
+          insertRun(tx, { conversationId, runId, requesterId: message.userId, state, at });
+          insertItems(tx, conversationId, runId, 0, [userItem(message)], at);
+          appendAudit(tx, audit(message));
+          return message;
+        },
+        { behavior: 'immediate' },
+      );
+    },
+
+    interruptedRuns() {
+      return db
+        .select({ runId: runs.id, conversationId: runs.conversationId })
+        .from(runs)
+        .where(eq(runs.status, 'running'))
+        .all();
+    },
+
+    approvalsWithoutCard() {
+      return db
+        .select()
+        .from(approvals)
+        .where(and(eq(approvals.status, 'pending'), isNull(approvals.messageTs)))
+        .all()
+        .map(toApprovalRecord);
+    },
+
+    setCardMessage(approvalId, channelId, messageTs, audit) {
+      db.transaction(
+        (tx) => {
+          tx.update(approvals)
+            .set({ channelId, messageTs, updatedAt: clock.now() })
+            .where(eq(approvals.id, approvalId))
+            .run();
+          appendAudit(tx, audit);
+        },
+        { behavior: 'immediate' },
+      );
+    },
+  };
+}
+
+function insertRun(
+  tx: Tx,
+  input: { conversationId: string; runId: string; requesterId: string; state: RunState; at: number },
+): void {
+  const { conversationId, runId, requesterId, state, at } = input;
+  tx.insert(runs)
+    .values({
+      id: runId,
+      conversationId,
+      status: 'running',
+      requesterId,
+      createdAt: at,
+      ...runStateColumns(state, at),
+    })
+    .run();
+}
+
+function userItem(message: { userId: string; text: string; messageTs: string }): HistoryItem {
+  return {
+    kind: 'user_message',
+    data: { text: message.text, userId: message.userId, messageTs: message.messageTs },
+  };
+}

@@ -1,0 +1,202 @@
+import { and, asc, eq, inArray } from 'drizzle-orm';
+import { type HistoryItem, historyItemSchema, type StoredItem } from '../agent/history.js';
+import type { Clock, RunRecord, RunStore } from '../agent/ports.js';
+import { CURRENT_RUN_STATE_VERSION, type RunState, serializeRunState } from '../agent/run-state.js';
+import { toApprovalRecord } from './approval-rows.js';
+import { appendAudit, type Tx } from './audit-writer.js';
+import type { Db } from './database.js';
+import { approvals, conversationItems, conversations, runs } from './schema.js';
+
+/** Appends history items inside a transaction. */
+export function insertItems(
+  tx: Tx,
+  conversationId: string,
+  runId: string | null,
+  turn: number | null,
+  items: readonly HistoryItem[],
+  at: number,
+): void {
+  for (const item of items) {
+    tx.insert(conversationItems)
+      .values({
+        conversationId,
+        runId,
+        turn,
+        kind: item.kind,
+        data: JSON.stringify(item.data),
+        createdAt: at,
+      })
+      .run();
+  }
+}
+
+/** The state columns of a run row for a given state. */
+export function runStateColumns(state: RunState, at: number) {
+  return {
+    state: serializeRunState(state),
+    schemaVersion: CURRENT_RUN_STATE_VERSION,
+    turn: state.turn,
+    updatedAt: at,
+  };
+}
+
+export function createRunStore(db: Db, clock: Clock): RunStore {
+  return {
+    getRun(runId) {
+      const row = db
+        .select({ run: runs, conversation: conversations })
+        .from(runs)
+        .innerJoin(conversations, eq(conversations.id, runs.conversationId))
+        .where(eq(runs.id, runId))
+        .get();
+      if (!row) return undefined;
+      const record: RunRecord = {
+        id: row.run.id,
+        conversationId: row.run.conversationId,
+        status: row.run.status,
+        state: row.run.state,
+        requesterId: row.run.requesterId,
+        teamId: row.conversation.teamId,
+        channelId: row.conversation.channelId,
+        threadTs: row.conversation.threadTs,
+      };
+      return record;
+    },
+
+    loadHistory(conversationId) {
+      const rows = db
+        .select()
+        .from(conversationItems)
+        .where(eq(conversationItems.conversationId, conversationId))
+        .orderBy(asc(conversationItems.id))
+        .all();
+      return rows.map(
+        (row): StoredItem => ({
+          ...historyItemSchema.parse({ kind: row.kind, data: JSON.parse(row.data) }),
+          runId: row.runId,
+          turn: row.turn,
+        }),
+      );
+    },
+
+    saveTurn({ runId, state, status, items, approvals: pending, audit }) {
+      const at = clock.now();
+      return db.transaction(
+        (tx) => {
+          const run = tx.select().from(runs).where(eq(runs.id, runId)).get();
+          if (!run) throw new Error(`Run ${runId} not found`);
+          const conversation = tx
+            .select()
+            .from(conversations)
+            .where(eq(conversations.id, run.conversationId))
+            .get();
+          if (!conversation) throw new Error(`Conversation ${run.conversationId} not found`);
+          insertItems(tx, run.conversationId, runId, state.turn, items, at);
+          const created = pending.map((approval) =>
+            tx
+              .insert(approvals)
+              .values({
+                ...approval,
+                rule: JSON.stringify(approval.rule),
+                runId,
+                conversationId: run.conversationId,
+                teamId: conversation.teamId,
+                turn: state.turn,
+                status: 'pending',
+                requesterId: run.requesterId,
+                channelId: conversation.channelId,
+                threadTs: conversation.threadTs,
+                createdAt: at,
+                updatedAt: at,
+              })
+              .returning()
+              .get(),
+          );
+          tx.update(runs)
+            .set({ ...runStateColumns(state, at), status })
+            .where(eq(runs.id, runId))
+            .run();
+          appendAudit(tx, audit);
+          return created.map(toApprovalRecord);
+        },
+        { behavior: 'immediate' },
+      );
+    },
+
+    approvalsForTurn(runId, turn) {
+      return db
+        .select()
+        .from(approvals)
+        .where(and(eq(approvals.runId, runId), eq(approvals.turn, turn)))
+        .all()
+        .map(toApprovalRecord);
+    },
+
+    markExecuting(approvalId, audit) {
+      return db.transaction(
+        (tx) => {
+          const { changes } = tx
+            .update(approvals)
+            .set({ status: 'executing', updatedAt: clock.now() })
+            .where(and(eq(approvals.id, approvalId), eq(approvals.status, 'approved')))
+            .run();
+          if (changes !== 1) return false;
+          appendAudit(tx, audit);
+          return true;
+        },
+        { behavior: 'immediate' },
+      );
+    },
+
+    saveToolOutput({ runId, state, item, approval, audit }) {
+      const at = clock.now();
+      db.transaction(
+        (tx) => {
+          const run = tx
+            .select({ conversationId: runs.conversationId })
+            .from(runs)
+            .where(eq(runs.id, runId))
+            .get();
+          if (!run) throw new Error(`Run ${runId} not found`);
+          insertItems(tx, run.conversationId, runId, state.pausedTurn?.turn ?? state.turn, [item], at);
+          if (approval) {
+            tx.update(approvals)
+              .set({ status: approval.status, result: approval.result, updatedAt: at })
+              .where(eq(approvals.id, approval.id))
+              .run();
+          }
+          tx.update(runs).set(runStateColumns(state, at)).where(eq(runs.id, runId)).run();
+          appendAudit(tx, audit);
+        },
+        { behavior: 'immediate' },
+      );
+    },
+
+    finishRun({ runId, status, error, audit }) {
+      const at = clock.now();
+      db.transaction(
+        (tx) => {
+          tx.update(runs).set({ status, error, updatedAt: at }).where(eq(runs.id, runId)).run();
+          const open = tx
+            .select({ id: approvals.id })
+            .from(approvals)
+            .where(and(eq(approvals.runId, runId), eq(approvals.status, 'pending')))
+            .all();
+          if (open.length > 0) {
+            tx.update(approvals)
+              .set({ status: 'cancelled', reason: error, updatedAt: at })
+              .where(
+                inArray(
+                  approvals.id,
+                  open.map((a) => a.id),
+                ),
+              )
+              .run();
+          }
+          appendAudit(tx, audit);
+        },
+        { behavior: 'immediate' },
+      );
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import { createBot } from './bot.js';
+import { loadConfig, withDotEnv } from './config.js';
+import { describeError } from './errors.js';
+import { createLogger } from './logger.js';
+
+/** `npm start`: configuration, database, Slack; one clear message and exit code 1 when anything is missing. */
+async function main(): Promise<void> {
+  const loaded = loadConfig(withDotEnv(process.env), 'bot');
+  if (!loaded.ok) {
+    process.stderr.write(
+      `Configuration error: the bot cannot start.\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}\n`,
+    );
+    process.stderr.write('Set these in the environment or in .env (see .env.example and the README).\n');
+    process.exit(1);
+  }
+  const { config } = loaded;
+  const logger = createLogger(config.logLevel);
+  // Nothing a request carries may end the process: log what escaped a handler and keep serving.
+  process.on('unhandledRejection', (reason) =>
+    logger.error('unhandled rejection', { error: describeError(reason) }),
+  );
+  process.on('uncaughtException', (error) =>
+    logger.error('uncaught exception', { error: describeError(error) }),
+  );
+
+  const bot = createBot(config, logger);
+  const { port } = await bot.start();
+  logger.info('bot started', {
+    mode: config.slack.mode.kind,
+    port,
+    database: config.databasePath,
+    model: config.openai.model,
+  });
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down', { signal });
+    bot.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error('shutdown failed', { error: describeError(error) });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`The bot could not start: ${describeError(error)}\n`);
+  process.exit(1);
+});

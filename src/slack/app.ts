@@ -1,0 +1,91 @@
+import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
+import { App, LogLevel, type webApi } from '@slack/bolt';
+import type { ApprovalService } from '../approvals/approval-service.js';
+import type { SlackMode } from '../config.js';
+import type { ConversationService } from '../conversations/conversation-service.js';
+import type { DedupeStore } from '../conversations/ports.js';
+import type { Logger, LogLevel as OurLevel } from '../logger.js';
+import { registerActionListeners } from './listeners/actions.js';
+import { registerMessageListeners } from './listeners/messages.js';
+import { createSlackSurface, type SlackSurface } from './slack-surface.js';
+
+export interface SlackAppOptions {
+  botToken: string;
+  mode: SlackMode;
+  apiUrl: string;
+  port: number;
+  logLevel: OurLevel;
+  logger: Logger;
+  /** Health of what the bot depends on; /healthz answers 503 while it is false. */
+  health: () => { ok: boolean; detail: Record<string, unknown> };
+  /** Web API retry policy; tests use none. */
+  retryConfig?: webApi.RetryOptions;
+}
+
+export interface SlackServices {
+  conversations: ConversationService;
+  approvals: ApprovalService;
+  dedupe: DedupeStore;
+}
+
+export interface SlackApp {
+  app: App;
+  surface: SlackSurface;
+  /** Starts listening; resolves with the HTTP port actually bound. */
+  start(): Promise<{ port: number }>;
+  stop(): Promise<void>;
+}
+
+const BOLT_LEVELS: Record<OurLevel, LogLevel> = {
+  debug: LogLevel.DEBUG,
+  info: LogLevel.INFO,
+  warn: LogLevel.WARN,
+  error: LogLevel.ERROR,
+};
+
+/**
+ * The Bolt app in Socket Mode (when an app-level token is configured) or HTTP mode (`POST /slack/events` for
+ * events, interactivity and commands). `/healthz` is served on `port` in both modes.
+ */
+export function createSlackApp(
+  options: SlackAppOptions,
+  services: (surface: SlackSurface) => SlackServices,
+): SlackApp {
+  const healthz = (_req: IncomingMessage, res: ServerResponse) => {
+    const { ok, detail } = options.health();
+    res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ status: ok ? 'ok' : 'unavailable', mode: options.mode.kind, ...detail }));
+  };
+  const common = {
+    token: options.botToken,
+    logLevel: BOLT_LEVELS[options.logLevel],
+    port: options.port,
+    customRoutes: [{ path: '/healthz', method: ['GET'], handler: healthz }],
+    clientOptions: {
+      slackApiUrl: options.apiUrl,
+      ...(options.retryConfig ? { retryConfig: options.retryConfig } : {}),
+    },
+  };
+  const app =
+    options.mode.kind === 'socket'
+      ? new App({ ...common, appToken: options.mode.appToken, socketMode: true })
+      : new App({ ...common, signingSecret: options.mode.signingSecret, endpoints: '/slack/events' });
+  const surface = createSlackSurface(app.client);
+  const { conversations, approvals, dedupe } = services(surface);
+  registerMessageListeners(app, { conversations, dedupe, logger: options.logger });
+  registerActionListeners(app, { approvals, conversations, surface, logger: options.logger });
+  app.error(async (error) => {
+    options.logger.error('slack listener error', { error: error.message, code: error.code });
+  });
+  return {
+    app,
+    surface,
+    async start() {
+      const started: unknown = await app.start(options.port);
+      // HTTP mode resolves with the listening server; its port matters when `port` was 0.
+      const address = started instanceof Server ? started.address() : null;
+      return { port: address && typeof address === 'object' ? address.port : options.port };
+    },
+    stop: () => app.stop().then(() => undefined),
+  };
+}

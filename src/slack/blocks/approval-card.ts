@@ -1,0 +1,146 @@
+import type { types } from '@slack/bolt';
+
+type KnownBlock = types.KnownBlock;
+
+import { type ApprovalRecord, formatDuration } from '../../approvals/approval.js';
+import { describeApprovers } from '../../approvals/policy.js';
+import { encodeApprovalButtonValue } from '../button-value.js';
+import { ACTION_IDS } from '../ids.js';
+import { escapeMrkdwn, safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
+
+export interface SlackMessage {
+  text: string;
+  blocks: KnownBlock[];
+}
+
+/** Room for the arguments inside one section (3,000 characters) with the code fence and note. */
+const ARGUMENTS_BUDGET = 2600;
+
+/**
+ * The approval card: what the agent wants to run, with which arguments, for whom, and either the decision
+ * buttons (pending) or the outcome. Pure: `now` is not needed, every time shown comes from the record.
+ */
+export function buildApprovalCard(approval: ApprovalRecord, approvers: readonly string[] = []): SlackMessage {
+  const pending = approval.status === 'pending';
+  const version = `${approval.status}-${approvers.length}`;
+  const blocks: KnownBlock[] = [
+    {
+      type: 'section',
+      block_id: `summary-${version}`,
+      text: {
+        type: 'mrkdwn',
+        text: `${pending ? ':lock:' : statusEmoji(approval)} *Approval ${pending ? 'needed' : 'request'}:* \`${approval.toolName}\``,
+      },
+    },
+    {
+      type: 'section',
+      block_id: `arguments-${version}`,
+      text: { type: 'mrkdwn', text: argumentsText(approval) },
+    },
+    {
+      type: 'context',
+      block_id: `details-${version}`,
+      elements: [{ type: 'mrkdwn', text: detailsText(approval, approvers) }],
+    },
+  ];
+  if (pending) {
+    const value = encodeApprovalButtonValue(approval.id);
+    blocks.push({
+      type: 'actions',
+      block_id: `decide-${version}`,
+      elements: [
+        {
+          type: 'button',
+          action_id: ACTION_IDS.approve,
+          text: { type: 'plain_text', text: 'Approve' },
+          style: 'primary',
+          value,
+        },
+        {
+          type: 'button',
+          action_id: ACTION_IDS.reject,
+          text: { type: 'plain_text', text: 'Reject' },
+          style: 'danger',
+          value,
+        },
+      ],
+    });
+  } else {
+    blocks.push({
+      type: 'context',
+      block_id: `outcome-${version}`,
+      elements: [{ type: 'mrkdwn', text: outcomeText(approval) }],
+    });
+  }
+  return { text: fallbackText(approval), blocks };
+}
+
+function argumentsText(approval: ApprovalRecord): string {
+  const pretty = prettyArguments(approval.arguments);
+  const shown = truncateVisibly(
+    pretty,
+    ARGUMENTS_BUDGET,
+    `\n… (truncated; ${pretty.length} characters in all, kept in full in the audit log)`,
+  );
+  return `\`\`\`${escapeMrkdwn(shown)}\`\`\``;
+}
+
+function prettyArguments(raw: string): string {
+  try {
+    return JSON.stringify(JSON.parse(raw), null, 2);
+  } catch {
+    return raw === '' ? '(no arguments)' : `${raw}\n(not valid JSON)`;
+  }
+}
+
+function detailsText(approval: ApprovalRecord, approvers: readonly string[]): string {
+  const rule = approval.rule;
+  const parts = [`Requested by <@${approval.requesterId}>`, `Approvers: ${describeApprovers(rule)}`];
+  if (rule.quorum > 1) {
+    const who = approvers.map((id) => `<@${id}>`).join(', ');
+    parts.push(`${approvers.length} of ${rule.quorum} approvals${who ? `: ${who}` : ''}`);
+  }
+  if (rule.expiresAfterMs && approval.expiresAt && approval.status === 'pending') {
+    parts.push(`expires ${slackDate(approval.expiresAt)}`);
+  }
+  parts.push(`ID \`${approval.id}\``);
+  return parts.join(' · ');
+}
+
+function outcomeText(approval: ApprovalRecord): string {
+  const when = approval.decidedAt ? ` · ${slackDate(approval.decidedAt)}` : '';
+  const by = (approval.decidedBy ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((id) => `<@${id}>`)
+    .join(', ');
+  switch (approval.status) {
+    case 'approved':
+    case 'executing':
+    case 'executed':
+      return `:white_check_mark: Approved by ${by || 'someone'}${when}`;
+    case 'rejected': {
+      const reason = approval.reason ? `: “${safeMrkdwn(truncateVisibly(approval.reason, 500))}”` : '';
+      return `:x: Rejected by ${by || 'someone'}${when}${reason}`;
+    }
+    case 'expired':
+      return `:hourglass: Expired${approval.rule.expiresAfterMs ? ` after ${formatDuration(approval.rule.expiresAfterMs)}` : ''}, no decision`;
+    case 'cancelled':
+      return `:no_entry_sign: Cancelled: ${safeMrkdwn(truncateVisibly(approval.reason ?? 'no reason given', 500))}`;
+    case 'pending':
+      return '';
+  }
+}
+
+function statusEmoji(approval: ApprovalRecord): string {
+  if (approval.status === 'rejected') return ':x:';
+  if (approval.status === 'expired') return ':hourglass:';
+  if (approval.status === 'cancelled') return ':no_entry_sign:';
+  return ':white_check_mark:';
+}
+
+function fallbackText(approval: ApprovalRecord): string {
+  if (approval.status === 'pending')
+    return `Approval needed: ${approval.toolName} (requested by <@${approval.requesterId}>)`;
+  return `Approval request for ${approval.toolName}: ${approval.status}`;
+}

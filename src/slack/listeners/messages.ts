@@ -1,0 +1,66 @@
+import type { App } from '@slack/bolt';
+import type { ConversationService } from '../../conversations/conversation-service.js';
+import type { DedupeStore, IncomingMessage } from '../../conversations/ports.js';
+import { describeError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+
+export interface MessageListenerDeps {
+  conversations: ConversationService;
+  dedupe: DedupeStore;
+  logger: Logger;
+}
+
+/** `<@UBOT>` and any other leading mention, as the official samples strip it. */
+function stripMentions(text: string): string {
+  return text.replace(/<@[A-Z0-9]+>/g, '').trim();
+}
+
+/**
+ * Mentions in channels start (or continue) a conversation in the thread; thread replies continue a
+ * conversation the bot is already in; every DM is a conversation. Slack delivers a mention in a thread twice
+ * (app_mention and message, with different event ids), and retries deliveries: the dedupe keys on both the
+ * event id and team + channel + ts, so each message gets one answer.
+ */
+export function registerMessageListeners(app: App, deps: MessageListenerDeps): void {
+  const accept = (eventId: string | undefined, message: IncomingMessage) => {
+    const keys = [`msg:${message.teamId}:${message.channelId}:${message.messageTs}`];
+    if (eventId) keys.push(`event:${eventId}`);
+    if (!deps.dedupe.claim(keys)) return;
+    deps.conversations.handleMessage(message).catch((error: unknown) => {
+      deps.logger.error('message handling failed', {
+        channelId: message.channelId,
+        error: describeError(error),
+      });
+    });
+  };
+
+  app.event('app_mention', async ({ event, body, context }) => {
+    if (event.bot_id || !event.user) return;
+    const teamId = context.teamId ?? body.team_id;
+    accept(body.event_id, {
+      teamId,
+      channelId: event.channel,
+      threadTs: event.thread_ts ?? event.ts,
+      userId: event.user,
+      text: stripMentions(event.text),
+      messageTs: event.ts,
+    });
+  });
+
+  app.message(async ({ message, body, context }) => {
+    // Edits, deletions, joins and our own card updates (message_changed) all carry a subtype.
+    if (message.subtype !== undefined || message.bot_id || !message.user) return;
+    const teamId = context.teamId ?? body.team_id;
+    const threadTs = message.thread_ts ?? message.ts;
+    const thread = { teamId, channelId: message.channel, threadTs };
+    const direct = message.channel_type === 'im';
+    // In channels, top-level messages reach the bot only through app_mention.
+    if (!direct && (!message.thread_ts || !deps.conversations.isKnownThread(thread))) return;
+    accept(body.event_id, {
+      ...thread,
+      userId: message.user,
+      text: stripMentions(message.text ?? ''),
+      messageTs: message.ts,
+    });
+  });
+}

@@ -1,0 +1,23 @@
+import type { Clock } from '../agent/ports.js';
+import type { AgentTool } from '../agent/tool.js';
+import { createCreateNoteTool } from './create-note.js';
+import { createDeleteNoteTool } from './delete-note.js';
+import { createGetCurrentTimeTool } from './get-current-time.js';
+import { createListNotesTool } from './list-notes.js';
+import type { ChannelPoster, NotesStore } from './ports.js';
+import { createPostMessageTool } from './post-message.js';
+
+/** The tools every install has; their names are part of the product's interface (DESIGN.md section 5). */
+export function createBuiltInTools(deps: {
+  clock: Clock;
+  notes: NotesStore;
+  poster: ChannelPoster;
+}): AgentTool[] {
+  return [
+    createGetCurrentTimeTool(deps.clock),
+    createListNotesTool(deps.notes),
+    createCreateNoteTool(deps.notes),
+    createDeleteNoteTool(deps.notes),
+    createPostMessageTool(deps.poster),
+  ];
+}

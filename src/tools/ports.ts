@@ -1,0 +1,17 @@
+export interface Note {
+  id: number;
+  text: string;
+}
+
+/** Storage of the note tools, per workspace. */
+export interface NotesStore {
+  list(teamId: string): Note[];
+  create(teamId: string, text: string, createdBy: string): Note;
+  /** False when no note of that id exists in the workspace. */
+  delete(teamId: string, id: number): boolean;
+}
+
+/** Posting as the bot, for post_message. */
+export interface ChannelPoster {
+  post(channel: string, text: string): Promise<void>;
+}

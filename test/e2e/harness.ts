@@ -1,0 +1,196 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createOpenAIModel } from '../../src/agent/openai-client.js';
+import { type Bot, type BotOverrides, createBot, SYSTEM_PROMPT } from '../../src/bot.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.js';
+import { type FakeSlack, type SlackCall, startFakeSlack } from '../support/fake-slack.js';
+import { blockActionsPayload } from '../support/slack-payloads.js';
+import {
+  appMentionEvent,
+  eventEnvelope,
+  messageEvent,
+  nextTs,
+  postEvent,
+  postInteraction,
+} from '../support/slack-requests.js';
+import { waitUntil } from '../support/wait.js';
+
+export const SECRET = 'test-signing-secret';
+
+export interface Harness {
+  slack: FakeSlack;
+  model: FakeOpenAI;
+  bot: Bot;
+  url: string;
+  dbPath: string;
+  logs: string[];
+  /** Mentions the bot in a channel (a new thread unless `threadTs`); resolves with the message ts. */
+  mention(
+    text: string,
+    options?: { user?: string; channel?: string; threadTs?: string; eventId?: string },
+  ): Promise<string>;
+  /** A plain message: a thread reply in a channel, or a DM with `channelType: 'im'`. */
+  message(
+    text: string,
+    options: { user?: string; channel?: string; threadTs?: string; channelType?: 'channel' | 'im' },
+  ): Promise<string>;
+  click(card: SlackCall, action: 'approve' | 'reject', user: string): Promise<Response>;
+  /** Approval cards posted so far (chat.postMessage calls with decision buttons). */
+  cards(): SlackCall[];
+  waitForCards(count: number): Promise<SlackCall[]>;
+  /** Plain thread messages (no blocks) posted so far. */
+  texts(): string[];
+  waitForText(predicate: (text: string) => boolean): Promise<string>;
+  close(): Promise<void>;
+}
+
+export function approvalIdOf(card: SlackCall): string {
+  const blocks = card.params.blocks;
+  if (!Array.isArray(blocks)) throw new Error('card has no blocks');
+  for (const block of blocks) {
+    if (block && typeof block === 'object' && 'elements' in block && Array.isArray(block.elements)) {
+      for (const element of block.elements) {
+        if (element && typeof element === 'object' && 'value' in element && typeof element.value === 'string')
+          return element.value;
+      }
+    }
+  }
+  throw new Error('card has no button value');
+}
+
+function hasButtons(call: SlackCall): boolean {
+  try {
+    approvalIdOf(call);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function startHarness(
+  options: { env?: Record<string, string>; overrides?: BotOverrides; dbPath?: string } = {},
+): Promise<Harness> {
+  const slack = await startFakeSlack();
+  const model = await startFakeOpenAI();
+  const dir = mkdtempSync(join(tmpdir(), 'bot-e2e-'));
+  const dbPath = options.dbPath ?? join(dir, 'bot.db');
+  const loaded = loadConfig({
+    SLACK_BOT_TOKEN: 'xoxb-test-token',
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_API_URL: slack.url,
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: model.baseURL,
+    DATABASE_PATH: dbPath,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    ...options.env,
+  });
+  if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
+  const logs: string[] = [];
+  const logger = createLogger('debug', (line) => logs.push(line));
+  const bot = createBot(loaded.config, logger, {
+    model: createOpenAIModel({
+      ...loaded.config.openai,
+      systemPrompt: SYSTEM_PROMPT,
+      maxRetries: 0,
+      timeoutMs: 5000,
+    }),
+    retryConfig: { retries: 0 },
+    ...options.overrides,
+  });
+  const { port } = await bot.start();
+  const url = `http://127.0.0.1:${port}/slack/events`;
+  const send = async (event: Record<string, unknown> & { type: string }, eventId?: string) => {
+    const response = await postEvent(url, SECRET, eventEnvelope(event, eventId ? { eventId } : {}));
+    if (response.status !== 200) throw new Error(`event answered ${response.status}`);
+  };
+  const texts = () =>
+    slack
+      .callsTo('chat.postMessage')
+      .filter((c) => c.params.blocks === undefined)
+      .map((c) => String(c.params.text));
+  return {
+    slack,
+    model,
+    bot,
+    url,
+    dbPath,
+    logs,
+    async mention(text, o = {}) {
+      const ts = nextTs();
+      await send(
+        appMentionEvent({
+          user: o.user ?? 'U1',
+          channel: o.channel ?? 'C1',
+          text: `<@UBOT> ${text}`,
+          ts,
+          ...(o.threadTs ? { threadTs: o.threadTs } : {}),
+        }),
+        o.eventId,
+      );
+      return ts;
+    },
+    async message(text, o) {
+      const ts = nextTs();
+      await send(
+        messageEvent({
+          user: o.user ?? 'U1',
+          channel: o.channel ?? 'C1',
+          text,
+          ts,
+          channelType: o.channelType ?? 'channel',
+          ...(o.threadTs ? { threadTs: o.threadTs } : {}),
+        }),
+      );
+      return ts;
+    },
+    click(card, action, user) {
+      return postInteraction(
+        url,
+        SECRET,
+        blockActionsPayload({
+          userId: user,
+          channelId: String(card.params.channel),
+          messageTs: cardTs(card),
+          threadTs: String(card.params.thread_ts),
+          actionId: `approval:${action}`,
+          value: approvalIdOf(card),
+        }),
+      );
+    },
+    cards: () => slack.callsTo('chat.postMessage').filter(hasButtons),
+    async waitForCards(count) {
+      return waitUntil(
+        () => {
+          const cards = slack.callsTo('chat.postMessage').filter(hasButtons);
+          return cards.length >= count ? cards : undefined;
+        },
+        { timeoutMs: 10_000, message: `expected ${count} approval cards` },
+      );
+    },
+    texts,
+    waitForText(predicate) {
+      return waitUntil(() => texts().find(predicate), {
+        timeoutMs: 10_000,
+        message: 'expected a thread message',
+      });
+    },
+    async close() {
+      await bot.stop(2000);
+      await slack.close();
+      await model.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The ts the fake Slack answered for a posted card. */
+export function cardTs(card: SlackCall): string {
+  const reply = card.reply;
+  const ts = reply && typeof reply === 'object' && 'ts' in reply ? reply.ts : undefined;
+  if (typeof ts !== 'string') throw new Error('the fake did not record the ts of the card');
+  return ts;
+}

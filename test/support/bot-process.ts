@@ -1,0 +1,195 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { sleep } from './wait.js';
+
+/** Repository root: this file lives in `<root>/test/support/`. */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+const ENTRY_POINT = join(REPO_ROOT, 'src', 'main.ts');
+// An absolute URL, so `--import` works whatever the child's working directory is.
+const TSX_LOADER = pathToFileURL(join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+
+export type ProcessEnv = Record<string, string | undefined>;
+
+export interface BotProcessOptions {
+  /** Added to a minimal environment (PATH and HOME only). `PORT` defaults to a free port. */
+  env: ProcessEnv;
+  /** Working directory of the child; default the repo root. */
+  cwd?: string;
+  /** TypeScript file to run; default `<root>/src/main.ts`. */
+  entry?: string;
+  /** How long to wait for `GET /healthz` to answer 200; default 20 s. */
+  readyTimeoutMs?: number;
+}
+
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface BotProcess {
+  port: number;
+  /** `http://127.0.0.1:PORT`. */
+  url: string;
+  pid: number;
+  /** stdout and stderr so far, interleaved in arrival order. */
+  output(): string;
+  /** Sends `signal` (default SIGKILL: a crash, no clean shutdown) and resolves with the exit code once exited. */
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
+  exited: Promise<ProcessExit>;
+}
+
+const live = new Set<ChildProcess>();
+// A failed test must not leave a bot running: kill whatever is left when the test worker exits.
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+/** Asks the OS for a free TCP port on 127.0.0.1 (listen on 0, read it, close). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done, fail) => {
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => done());
+  });
+  const address = server.address();
+  await new Promise<void>((done) => server.close(() => done()));
+  if (address === null || typeof address === 'string') throw new Error('freePort: no TCP address');
+  return address.port;
+}
+
+function childEnv(env: ProcessEnv): Record<string, string> {
+  const result: Record<string, string> = {};
+  // Minimal on purpose: no NODE_OPTIONS or VITEST_* from the test runner leak into the bot.
+  for (const [key, value] of Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, ...env })) {
+    if (value !== undefined) result[key] = value;
+  }
+  return result;
+}
+
+interface Spawned {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  output(): string;
+  exited: Promise<ProcessExit>;
+}
+
+/** Spawns `node --import tsx <entry>` and collects its output. */
+function spawnBot(env: ProcessEnv, cwd: string | undefined, entry: string | undefined): Spawned {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, entry ?? ENTRY_POINT], {
+    cwd: cwd ?? REPO_ROOT,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  live.add(child);
+  let stdout = '';
+  let stderr = '';
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (text: string) => {
+    stdout += text;
+    output += text;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (text: string) => {
+    stderr += text;
+    output += text;
+  });
+  const exited = new Promise<ProcessExit>((done) => {
+    child.once('error', (error) => {
+      output += `\n[spawn error] ${error.message}\n`;
+      live.delete(child);
+      done({ code: null, signal: null });
+    });
+    // 'close' (not 'exit') fires after the output pipes are drained, so output() is complete.
+    child.once('close', (code, signal) => {
+      live.delete(child);
+      done({ code, signal });
+    });
+  });
+  return { child, stdout: () => stdout, stderr: () => stderr, output: () => output, exited };
+}
+
+async function healthy(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
+    await res.body?.cancel();
+    return res.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts the real entry point as a child process and waits until `GET /healthz` answers 200.
+ * Fails with the child's stdout and stderr in the message if it exits or is not ready in time.
+ *
+ * @example
+ * const bot = await startBotProcess({ env: { SLACK_API_URL: slack.url, DB_FILE: file } });
+ * await bot.kill(); // SIGKILL, like a crash
+ */
+export async function startBotProcess(options: BotProcessOptions): Promise<BotProcess> {
+  const port = options.env.PORT === undefined ? await freePort() : Number(options.env.PORT);
+  const spawned = spawnBot({ ...options.env, PORT: String(port) }, options.cwd, options.entry);
+  const url = `http://127.0.0.1:${port}`;
+  let exit: ProcessExit | undefined;
+  void spawned.exited.then((e) => {
+    exit = e;
+  });
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
+  while (!(await healthy(url))) {
+    if (exit !== undefined || Date.now() >= deadline) {
+      const reason = exit ? `exited (code ${exit.code}, signal ${exit.signal})` : 'was not healthy in time';
+      spawned.child.kill('SIGKILL');
+      await spawned.exited;
+      throw new Error(`bot process ${reason} on port ${port}; output:\n${spawned.output()}`);
+    }
+    await sleep(100);
+  }
+  return {
+    port,
+    url,
+    pid: spawned.child.pid ?? -1,
+    output: spawned.output,
+    kill: async (signal: NodeJS.Signals = 'SIGKILL') => {
+      if (exit === undefined) spawned.child.kill(signal);
+      return (await spawned.exited).code;
+    },
+    exited: spawned.exited,
+  };
+}
+
+export interface RunToExitOptions {
+  env: ProcessEnv;
+  cwd?: string;
+  /** TypeScript file to run; default `<root>/src/main.ts`. */
+  entry?: string;
+  /** Default 20 s; on timeout the child is killed and the promise rejects with its output. */
+  timeoutMs?: number;
+}
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the entry point until it exits by itself: for start-up failures such as a missing setting. */
+export async function runBotProcessToExit(options: RunToExitOptions): Promise<RunResult> {
+  const env = { PORT: String(await freePort()), ...options.env };
+  const spawned = spawnBot(env, options.cwd, options.entry);
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((done) => {
+    timer = setTimeout(() => done('timeout'), timeoutMs);
+  });
+  const result = await Promise.race([spawned.exited, timedOut]);
+  clearTimeout(timer);
+  if (result === 'timeout') {
+    spawned.child.kill('SIGKILL');
+    await spawned.exited;
+    throw new Error(`bot process did not exit within ${timeoutMs} ms; output:\n${spawned.output()}`);
+  }
+  return { code: result.code, stdout: spawned.stdout(), stderr: spawned.stderr() };
+}

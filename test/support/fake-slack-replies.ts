@@ -1,0 +1,138 @@
+import type { FakeReply } from './fake-slack.js';
+import { isRecord, stringOr } from './json-value.js';
+
+/** Counters one fake server uses to hand out unique ids. */
+export interface SlackIds {
+  ts: number;
+  view: number;
+  dm: Map<string, string>;
+}
+
+export const FAKE_TEAM_ID = 'T1';
+export const FAKE_BOT_USER_ID = 'UBOT';
+export const FAKE_BOT_ID = 'BBOT';
+export const FAKE_APP_ID = 'A1';
+
+/** Message timestamps the fake assigns: `1700000100.000001`, `1700000100.000002`, ... increasing. */
+function nextMessageTs(ids: SlackIds): string {
+  ids.ts += 1;
+  const seconds = 1_700_000_100 + Math.floor(ids.ts / 1_000_000);
+  return `${seconds}.${String(ids.ts % 1_000_000).padStart(6, '0')}`;
+}
+
+const ok = (fields: Record<string, unknown> = {}): FakeReply => ({ body: { ok: true, ...fields } });
+
+function postedMessage(params: Record<string, unknown>, ts: string): Record<string, unknown> {
+  const message: Record<string, unknown> = {
+    type: 'message',
+    user: FAKE_BOT_USER_ID,
+    bot_id: FAKE_BOT_ID,
+    app_id: FAKE_APP_ID,
+    team: FAKE_TEAM_ID,
+    text: stringOr(params.text) ?? stringOr(params.markdown_text) ?? '',
+    ts,
+  };
+  const threadTs = stringOr(params.thread_ts);
+  if (threadTs !== undefined) message.thread_ts = threadTs;
+  if (params.blocks !== undefined) message.blocks = params.blocks;
+  if (params.metadata !== undefined) message.metadata = params.metadata;
+  return message;
+}
+
+function viewReply(params: Record<string, unknown>, ids: SlackIds): FakeReply {
+  const view = isRecord(params.view) ? params.view : {};
+  ids.view += 1;
+  const id = stringOr(params.view_id) ?? `V${String(ids.view).padStart(9, '0')}`;
+  return ok({
+    view: {
+      id,
+      team_id: FAKE_TEAM_ID,
+      type: 'modal',
+      blocks: [],
+      private_metadata: '',
+      callback_id: '',
+      state: { values: {} },
+      hash: `hash-${ids.view}`,
+      app_id: FAKE_APP_ID,
+      bot_id: FAKE_BOT_ID,
+      ...view,
+    },
+  });
+}
+
+function dmChannel(params: Record<string, unknown>, ids: SlackIds): string {
+  const users = stringOr(params.users) ?? stringOr(params.channel) ?? 'unknown';
+  let id = ids.dm.get(users);
+  if (id === undefined) {
+    id = `D${String(ids.dm.size + 1).padStart(9, '0')}`;
+    ids.dm.set(users, id);
+  }
+  return id;
+}
+
+/** What real Slack answers (trimmed to the fields this bot reads) when a test has not scripted the method. */
+export function defaultSlackReply(method: string, params: Record<string, unknown>, ids: SlackIds): FakeReply {
+  const channel = stringOr(params.channel);
+  switch (method) {
+    case 'auth.test':
+      return ok({
+        url: 'https://test.slack.com/',
+        team: 'Test',
+        user: 'agent',
+        team_id: FAKE_TEAM_ID,
+        user_id: FAKE_BOT_USER_ID,
+        bot_id: FAKE_BOT_ID,
+        is_enterprise_install: false,
+      });
+    case 'chat.postMessage': {
+      const ts = nextMessageTs(ids);
+      return ok({ channel, ts, message: postedMessage(params, ts) });
+    }
+    case 'chat.update': {
+      const ts = stringOr(params.ts);
+      return ok({ channel, ts, text: stringOr(params.text) ?? '', message: postedMessage(params, ts ?? '') });
+    }
+    case 'chat.postEphemeral':
+      return ok({ message_ts: nextMessageTs(ids) });
+    case 'chat.startStream':
+      return ok({ channel, ts: nextMessageTs(ids) });
+    case 'chat.appendStream':
+      return ok({ channel, ts: stringOr(params.ts) });
+    case 'chat.stopStream': {
+      const ts = stringOr(params.ts) ?? '';
+      return ok({ channel, ts, message: postedMessage(params, ts) });
+    }
+    case 'views.open':
+    case 'views.update':
+    case 'views.publish':
+    case 'views.push':
+      return viewReply(params, ids);
+    case 'users.info': {
+      const id = stringOr(params.user) ?? 'U0';
+      return ok({
+        user: {
+          id,
+          team_id: FAKE_TEAM_ID,
+          name: `user-${id.toLowerCase()}`,
+          is_admin: false,
+          is_owner: false,
+        },
+      });
+    }
+    case 'conversations.replies':
+      return ok({ messages: [], has_more: false });
+    case 'conversations.open':
+      return ok({ channel: { id: dmChannel(params, ids) } });
+    case 'usergroups.users.list':
+      return ok({ users: [] });
+    case 'reactions.add':
+    case 'reactions.remove':
+    case 'assistant.threads.setStatus':
+    case 'assistant.threads.setSuggestedPrompts':
+    case 'assistant.threads.setTitle':
+    case 'response_url': // POSTs to FakeSlack.responseUrl(); Slack answers these with a bare `ok`
+      return ok();
+    default:
+      return { body: { ok: false, error: 'unknown_method' } };
+  }
+}
