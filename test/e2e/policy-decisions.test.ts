@@ -12,7 +12,7 @@ describe('approval policy: who may decide', () => {
     h = undefined;
   });
 
-  async function pauseOn(harness: Harness, tool: string, args: unknown, user = 'U1') {
+  async function pauseOn(harness: Harness, tool: string, args: Record<string, unknown>, user = 'U1') {
     harness.model.enqueue(reply.toolCalls([{ name: tool, arguments: args }]), reply.text('Finished.'));
     await harness.mention(`please run ${tool}`, { user });
     const [card] = await harness.waitForCards(1);
