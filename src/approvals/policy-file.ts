@@ -59,6 +59,9 @@ const fileSchema = z.strictObject({
   tools: z.record(z.string(), ruleSchema).optional(),
 });
 
+/** Just the tool names, so unknown ones are reported together with every other problem. */
+const toolsObject = z.object({ tools: z.record(z.string(), z.unknown()) });
+
 /** MCP tools are added at run time and named `SERVER__TOOL`; they may have rules before they exist. */
 const MCP_TOOL = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*__[A-Za-z0-9_-]+$/;
 
@@ -90,17 +93,17 @@ export function parsePolicyText(text: string, file: string, knownTools: readonly
     const detail = error instanceof Error ? error.message : 'syntax error';
     return { ok: false, problems: [`${file}: not valid JSON (${detail}); fix the syntax`] };
   }
-  const parsed = fileSchema.safeParse(json);
-  if (!parsed.success) return { ok: false, problems: parsed.error.issues.map((i) => policyProblem(file, i)) };
-  const { defaults = {}, tools = {} } = parsed.data;
-  const problems: string[] = [];
-  for (const name of Object.keys(tools)) {
-    if (!knownTools.includes(name) && !MCP_TOOL.test(name)) {
-      problems.push(
+  const toolNames = toolsObject.safeParse(json);
+  const problems = (toolNames.success ? Object.keys(toolNames.data.tools) : [])
+    .filter((name) => !knownTools.includes(name) && !MCP_TOOL.test(name))
+    .map(
+      (name) =>
         `${file}: tools.${name}: unknown tool "${name}"; use one of ${knownTools.join(', ')}, or SERVER__TOOL for an MCP tool`,
-      );
-    }
-  }
+    );
+  const parsed = fileSchema.safeParse(json);
+  if (!parsed.success)
+    return { ok: false, problems: [...problems, ...parsed.error.issues.map((i) => policyProblem(file, i))] };
+  const { defaults = {}, tools = {} } = parsed.data;
   const entries: Record<string, ToolPolicy> = {};
   for (const name of new Set([...knownTools, ...Object.keys(tools)])) {
     const base = BUILT_IN_TOOL_POLICIES[name] ?? BASE_TOOL_POLICY;

@@ -63,13 +63,14 @@ export function createCardPublisher(
       return queue.run(given.id, async () => {
         const approval = cards?.get(given.id) ?? given;
         const approvers = cards?.approvers(given.id) ?? givenApprovers;
+        const copies = cards?.extraCards(approval.id) ?? [];
         let failure: unknown;
-        for (const location of threadCards(approval, fallback)) {
+        for (const location of threadCards(approval, fallback, copies)) {
           await update(location, buildApprovalCard(approval, approvers)).catch((e: unknown) => {
             failure = e;
           });
         }
-        for (const copy of cards?.extraCards(approval.id) ?? []) {
+        for (const copy of copies) {
           try {
             await update(copy, buildApprovalCopyCard(approval, approvers, copy.link));
           } catch (error) {
@@ -86,13 +87,21 @@ export function createCardPublisher(
   };
 }
 
-/** The stored thread card, and the clicked one when it differs (a crash right after posting led to a repost). */
-function threadCards(approval: ApprovalRecord, fallback: CardLocation | undefined): CardLocation[] {
+/**
+ * The stored thread card, and the clicked one when it is neither that nor a copy (a crash right after posting
+ * led to a repost).
+ */
+function threadCards(
+  approval: ApprovalRecord,
+  fallback: CardLocation | undefined,
+  copies: readonly CardLocation[],
+): CardLocation[] {
+  const same = (a: CardLocation, b: CardLocation) =>
+    a.channelId === b.channelId && a.messageTs === b.messageTs;
   const stored = approval.messageTs
     ? { channelId: approval.channelId, messageTs: approval.messageTs }
     : undefined;
-  const locations = [stored, fallback].filter((l): l is CardLocation => l !== undefined);
-  return locations.filter(
-    (l, i) => locations.findIndex((o) => o.channelId === l.channelId && o.messageTs === l.messageTs) === i,
-  );
+  const clicked = fallback && !copies.some((copy) => same(copy, fallback)) ? fallback : undefined;
+  const locations = [stored, clicked].filter((l): l is CardLocation => l !== undefined);
+  return locations.filter((l, i) => locations.findIndex((o) => same(o, l)) === i);
 }

@@ -6,10 +6,9 @@ import type { Harness } from './harness.js';
 import { blocksText, query, startPolicyHarness } from './policy-support.js';
 
 describe('approval policy: who may decide', () => {
-  let h: Harness | undefined;
+  let h: Harness;
   afterEach(async () => {
     await h?.close();
-    h = undefined;
   });
 
   async function pauseOn(harness: Harness, tool: string, args: Record<string, unknown>, user = 'U1') {
@@ -29,7 +28,7 @@ describe('approval policy: who may decide', () => {
     h = await startPolicyHarness({ tools: { delete_note: { approvers: ['admins', 'U0BOSS'] } } });
     const card = await pauseOn(h, 'delete_note', { id: 1 });
     await h.click(card, 'approve', 'U2');
-    const notice = await waitUntil(() => ephemerals(h as Harness)[0]);
+    const notice = await waitUntil(() => ephemerals(h)[0]);
     expect(notice).toEqual({
       user: 'U2',
       text: 'You cannot decide this request. It can be decided by admins or <@U0BOSS>.',
@@ -54,7 +53,7 @@ describe('approval policy: who may decide', () => {
     h = await startPolicyHarness({ tools: { create_note: { allowSelfApproval: false } } });
     const card = await pauseOn(h, 'create_note', { text: 'mine' }, 'UADMIN');
     await h.click(card, 'approve', 'UADMIN');
-    const notice = await waitUntil(() => ephemerals(h as Harness)[0]);
+    const notice = await waitUntil(() => ephemerals(h)[0]);
     expect(notice.text).toBe(
       'You asked for this, and create_note cannot be approved by the person who asked. It can be decided by anyone in the conversation or admins.',
     );
@@ -73,7 +72,7 @@ describe('approval policy: who may decide', () => {
     const card = await pauseOn(h, 'create_note', { text: 'grouped' });
     expect(blocksText(card)).toContain('Approvers: <!subteam^S0REVIEW>');
     await h.click(card, 'approve', 'U2');
-    const notice = await waitUntil(() => ephemerals(h as Harness)[0]);
+    const notice = await waitUntil(() => ephemerals(h)[0]);
     expect(notice.text).toBe('You cannot decide this request. It can be decided by <!subteam^S0REVIEW>.');
     await h.click(card, 'approve', 'U8');
     await h.waitForText((t) => t === 'Finished.');
@@ -91,7 +90,7 @@ describe('approval policy: who may decide', () => {
     expect(blocksText(progress)).toContain('1 of 2 approvals: <@U2>');
     expect(blocksText(progress)).toContain('approval:approve');
     await h.click(card, 'approve', 'U2');
-    const again = await waitUntil(() => ephemerals(h as Harness)[0]);
+    const again = await waitUntil(() => ephemerals(h)[0]);
     expect(again.text).toContain('You have already voted');
     expect(query(h.dbPath, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
     expect(h.model.requests).toHaveLength(1);
@@ -129,7 +128,7 @@ describe('approval policy: who may decide', () => {
     expect(h.model.requests).toHaveLength(2);
     // The last picture of the card is the decision, whatever order the updates went out in.
     const last = await waitUntil(() => {
-      const update = h?.slack.callsTo('chat.update').at(-1);
+      const update = h.slack.callsTo('chat.update').at(-1);
       return update && !blocksText(update).includes('approval:approve') ? update : undefined;
     });
     expect(blocksText(last)).toMatch(/Approved by <@U\d+>, <@U\d+>, <@U\d+>/);
