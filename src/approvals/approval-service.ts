@@ -57,6 +57,9 @@ export class ApprovalService {
       approvalId: approval.id,
     };
     if (approval.status !== 'pending') return { ok: false, kind: 'already_decided', approval };
+    // Past its deadline the request is expired, even before the scheduler's next check records it.
+    if (approval.expiresAt !== null && approval.expiresAt <= clock.now())
+      return { ok: false, kind: 'already_decided', approval: { ...approval, status: 'expired' } };
     const permission = mayDecide(approval.rule, approval.requesterId, {
       userId: request.userId,
       isAdmin: this.isAdmin(request.userId),

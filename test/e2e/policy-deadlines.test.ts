@@ -38,6 +38,11 @@ describe('approval policy: expiry and reminders', () => {
     expect(query(h.dbPath, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
 
     clock.advance(1);
+    // Past the deadline a click decides nothing, even before the scheduler has looked.
+    await h.click(card, 'approve', 'U2');
+    const early = await h.slack.waitForCall('chat.postEphemeral');
+    expect(early.params.text).toBe('This request expired before anyone decided it.');
+    expect(query(h.dbPath, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
     await h.bot.checkDeadlines();
     await h.waitForText((t) => t === 'Nobody decided in time.');
     const update = await h.slack.waitForCall('chat.update');
@@ -52,8 +57,8 @@ describe('approval policy: expiry and reminders', () => {
     expect(audit.map((e) => JSON.parse(String(e.payload)).rule.expiresAfterMs)).toEqual([24 * HOUR]);
 
     // A late click changes nothing and is told why.
-    await h.click(card, 'approve', 'U2');
-    const notice = await h.slack.waitForCall('chat.postEphemeral');
+    await h.click(card, 'approve', 'U3');
+    const notice = await h.slack.waitForCall('chat.postEphemeral', (c) => c.params.user === 'U3');
     expect(notice.params.text).toBe('This request expired before anyone decided it.');
     await h.bot.checkDeadlines();
     expect(h.model.requests).toHaveLength(2);
