@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -155,5 +155,23 @@ describe('policy file', () => {
     expect(problems([1])).toEqual([
       expect.stringMatching(/^policy\.json: \(top level\): .*; use an object with "defaults" and "tools"$/),
     ]);
+  });
+});
+
+describe('README', () => {
+  it('the example policy file in the README is valid', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('### The policy file'));
+    const example = /```json\n([\s\S]*?)```/.exec(section)?.[1];
+    if (!example) throw new Error('no example in the README');
+    const result = parsePolicyText(example, './policy.json', KNOWN);
+    if (!result.ok) throw new Error(result.problems.join('\n'));
+    expect(result.policy.forTool('delete_note').rule).toMatchObject({
+      quorum: 2,
+      approvalChannel: 'C0123APPROVALS',
+    });
+    expect(result.policy.summary).toContain(
+      'Approval policy (./policy.json): create_note: conversation, expires after 24h, reminder every 4h; delete_note: admins or S012AB3CD, 2 approvals, no self-approval, no standing approval, expires after 7d, reminder every 4h, also in C0123APPROVALS;',
+    );
   });
 });
