@@ -3,7 +3,7 @@ import type { ApprovalRecord } from '../approvals/approval.js';
 import type { ApprovalTimerStore } from '../approvals/ports.js';
 import { toApprovalRecord } from './approval-rows.js';
 import { claimRunIfSettled } from './approval-store.js';
-import { appendAudit } from './audit-writer.js';
+import { appendAudit, type Tx } from './audit-writer.js';
 import type { Db } from './database.js';
 import { approvals } from './schema.js';
 
@@ -13,17 +13,7 @@ export function createApprovalTimerStore(db: Db): ApprovalTimerStore {
     expireDue(now, audit) {
       return db.transaction(
         (tx) => {
-          const due = tx
-            .select()
-            .from(approvals)
-            .where(
-              and(
-                eq(approvals.status, 'pending'),
-                isNotNull(approvals.expiresAt),
-                lte(approvals.expiresAt, now),
-              ),
-            )
-            .all();
+          const due = pendingDue(tx, approvals.expiresAt, now);
           const expired: { approval: ApprovalRecord; runClaimed: boolean }[] = [];
           for (const row of due) {
             const updated = tx
@@ -82,4 +72,13 @@ export function createApprovalTimerStore(db: Db): ApprovalTimerStore {
       );
     },
   };
+}
+
+/** Pending approvals whose `deadline` column is set and not after `now`. */
+function pendingDue(tx: Tx, deadline: typeof approvals.expiresAt | typeof approvals.remindAt, now: number) {
+  return tx
+    .select()
+    .from(approvals)
+    .where(and(eq(approvals.status, 'pending'), isNotNull(deadline), lte(deadline, now)))
+    .all();
 }

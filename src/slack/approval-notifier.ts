@@ -40,7 +40,10 @@ export function createApprovalNotifier(deps: ApprovalNotifierDeps): ApprovalTime
 }
 
 /** The thread reminder: which request waits, and a mention of everyone who may decide it. */
-export function reminderText(approval: ApprovalRecord, adminUserIds: readonly string[]): string {
+export function reminderText(
+  approval: Pick<ApprovalRecord, 'id' | 'toolName' | 'rule' | 'requesterId'>,
+  adminUserIds: readonly string[],
+): string {
   const who = mentionDeciders(approval.rule, approval.requesterId, adminUserIds);
   return `:bell: Reminder: the request to run \`${escapeMrkdwn(approval.toolName)}\` (ID \`${approval.id}\`) is still waiting for a decision. It can be decided by ${who}.`;
 }

@@ -80,4 +80,15 @@ describe('approval policy: approval channel', () => {
       expect(blocksText(update)).not.toContain('approval:approve');
     }
   });
+
+  it('without a permalink the copy still names the conversation channel', async () => {
+    h = await startPolicyHarness({ tools: { create_note: { approvalChannel: 'C0APPROVE' } } });
+    h.slack.setResponse('chat.getPermalink', () => slackReply.error('message_not_found'));
+    h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'x' } }]));
+    await h.mention('add a note x');
+    const [, copy] = await h.waitForCards(2);
+    if (!copy) throw new Error('no copy');
+    expect(copy.params.channel).toBe('C0APPROVE');
+    expect(blocksText(copy)).toContain('Requested in a thread in <#C1>');
+  });
 });

@@ -1,39 +1,17 @@
 import { webApi } from '@slack/bolt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApprovalRecord } from '../../src/approvals/approval.js';
 import { builtInPolicy } from '../../src/approvals/policy.js';
 import { silentLogger } from '../../src/logger.js';
 import { reminderText } from '../../src/slack/approval-notifier.js';
-import { buildApprovalCopyCard } from '../../src/slack/blocks/approval-copy-card.js';
 import { createUserGroupDirectory } from '../../src/slack/user-groups.js';
 import { type FakeSlack, slackReply, startFakeSlack } from '../support/fake-slack.js';
 
-function approval(overrides: Partial<ApprovalRecord> = {}): ApprovalRecord {
-  return {
-    id: 'apr_0123456789abcdef01234567',
-    runId: 'run_1',
-    conversationId: 'conv_1',
-    teamId: 'T1',
-    turn: 1,
-    callId: 'call_1',
-    toolName: 'delete_note',
-    arguments: '{"id":1}',
-    editedArguments: null,
-    status: 'pending',
-    requesterId: 'U1',
-    rule: builtInPolicy().forTool('delete_note').rule,
-    decidedBy: null,
-    decidedAt: null,
-    reason: null,
-    channelId: 'C1',
-    threadTs: '1.1',
-    messageTs: '1.2',
-    result: null,
-    expiresAt: null,
-    createdAt: 0,
-    ...overrides,
-  };
-}
+const request = {
+  id: 'apr_0123456789abcdef01234567',
+  toolName: 'delete_note',
+  requesterId: 'U1',
+  rule: builtInPolicy().forTool('delete_note').rule,
+};
 
 describe('user group directory', () => {
   let slack: FakeSlack;
@@ -65,20 +43,14 @@ describe('user group directory', () => {
   });
 });
 
-describe('approval channel copy and reminders', () => {
-  it('without a permalink the copy still names the conversation channel', () => {
-    const card = buildApprovalCopyCard(approval(), [], null);
-    expect(JSON.stringify(card.blocks)).toContain('Requested in a thread in <#C1>');
-    expect(card.blocks[1]?.type).toBe('context');
-  });
-
+describe('reminders', () => {
   it('a reminder mentions who may decide and leaves out the requester when self-approval is off', () => {
-    const rule = { ...approval().rule, approvers: ['admins', 'requester', 'U1', 'U5', 'S3'] };
-    expect(reminderText(approval({ rule }), ['U1', 'U2'])).toBe(
+    const rule = { ...request.rule, approvers: ['admins', 'requester', 'U1', 'U5', 'S3'] };
+    expect(reminderText({ ...request, rule }, ['U1', 'U2'])).toBe(
       ':bell: Reminder: the request to run `delete_note` (ID `apr_0123456789abcdef01234567`) is still waiting for a decision. It can be decided by <@U2>, <@U5>, <!subteam^S3>.',
     );
     const open = { ...rule, approvers: ['conversation', 'requester'], allowSelfApproval: true };
-    expect(reminderText(approval({ rule: open }), [])).toContain(
+    expect(reminderText({ ...request, rule: open }, [])).toContain(
       'It can be decided by anyone in this conversation, <@U1>.',
     );
   });
