@@ -9,6 +9,13 @@ import { buildApprovalCard } from './blocks/approval-card.js';
 import { buildApprovalCopyCard } from './blocks/approval-copy-card.js';
 import type { CardLocation } from './slack-surface.js';
 
+export interface RefreshOptions {
+  /** Where a click saw the thread card, when that may differ from the stored one. */
+  fallback?: CardLocation;
+  /** Approvals so far, used only when the store cannot say. */
+  approvers?: readonly string[];
+}
+
 /** A permalink safe to put inside `<url|label>`. */
 const permalinkSchema = z.object({ permalink: z.url().regex(/^https:\/\/[^|<>\s]+$/) });
 
@@ -20,8 +27,8 @@ const permalinkSchema = z.object({ permalink: z.url().regex(/^https:\/\/[^|<>\s]
 export interface CardPublisher {
   /** Posts the copy in the rule's approval channel, if it names one, and records where it went. */
   postCopies(approval: ApprovalRecord): Promise<void>;
-  /** Re-renders every copy; `fallback` is where a click saw the thread card when its ts was never stored. */
-  refresh(approval: ApprovalRecord, fallback?: CardLocation, approvers?: readonly string[]): Promise<void>;
+  /** Re-renders every copy of the card from the state stored now. */
+  refresh(approval: ApprovalRecord, options?: RefreshOptions): Promise<void>;
 }
 
 export function createCardPublisher(
@@ -59,7 +66,7 @@ export function createCardPublisher(
       if (!posted.ts) throw new Error('chat.postMessage returned no ts');
       cards.addExtraCard(approval, { channelId: posted.channel ?? channel, messageTs: posted.ts, link });
     },
-    refresh(given, fallback, givenApprovers = []) {
+    refresh(given, { fallback, approvers: givenApprovers = [] } = {}) {
       return queue.run(given.id, async () => {
         const approval = cards?.get(given.id) ?? given;
         const approvers = cards?.approvers(given.id) ?? givenApprovers;

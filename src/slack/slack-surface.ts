@@ -30,8 +30,7 @@ export function createSlackSurface(
 ): SlackSurface {
   const logger = options.logger ?? silentLogger;
   const publisher = createCardPublisher(client, options.cards, logger);
-  const updateCard: SlackSurface['updateCard'] = (approval, o = {}) =>
-    publisher.refresh(approval, o.fallback, o.approvers);
+  const updateCard: SlackSurface['updateCard'] = (approval, o = {}) => publisher.refresh(approval, o);
   return {
     async postText(thread: ThreadRef, text: string) {
       await client.chat.postMessage({
