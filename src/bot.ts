@@ -3,8 +3,10 @@ import type { ChatModel } from './agent/model.js';
 import { createOpenAIModel } from './agent/openai-client.js';
 import type { Clock, IdGenerator } from './agent/ports.js';
 import { DEFAULT_LIMITS, Runner, type RunnerLimits } from './agent/runner.js';
+import type { AgentTool } from './agent/tool.js';
 import { ToolRegistry } from './agent/tool-registry.js';
 import { ApprovalService } from './approvals/approval-service.js';
+import { ArgumentEditService } from './approvals/argument-edit-service.js';
 import { type ApprovalPolicy, builtInPolicy } from './approvals/policy.js';
 import type { Config } from './config.js';
 import { ConversationService } from './conversations/conversation-service.js';
@@ -32,6 +34,8 @@ export interface BotOverrides {
   newId?: IdGenerator;
   policy?: ApprovalPolicy;
   limits?: RunnerLimits;
+  /** The tools to register, given the built-in ones (tests add a failing tool or retire one). */
+  tools?: (builtIn: AgentTool[]) => AgentTool[];
   retryConfig?: webApi.RetryOptions;
 }
 
@@ -63,9 +67,8 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       ...(overrides.retryConfig ? { retryConfig: overrides.retryConfig } : {}),
     },
     (surface) => {
-      const tools = new ToolRegistry(
-        createBuiltInTools({ clock, notes: createNotesStore(db, clock), poster: surface }),
-      );
+      const builtIn = createBuiltInTools({ clock, notes: createNotesStore(db, clock), poster: surface });
+      const tools = new ToolRegistry(overrides.tools ? overrides.tools(builtIn) : builtIn);
       const runner = new Runner({
         model,
         tools,
@@ -84,12 +87,14 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
         newId,
         logger,
       });
+      const approvalStore = createApprovalStore(db, clock);
       const approvals = new ApprovalService({
-        store: createApprovalStore(db, clock),
+        store: approvalStore,
         clock,
         adminUserIds: config.adminUserIds,
       });
-      return { conversations, approvals, dedupe: createDedupeStore(db, () => clock.now()) };
+      const edits = new ArgumentEditService({ tools, approvals, store: approvalStore });
+      return { conversations, approvals, edits, dedupe: createDedupeStore(db, () => clock.now()) };
     },
   );
   if (!conversations) throw new Error('Slack app did not build its services');

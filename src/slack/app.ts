@@ -1,6 +1,7 @@
 import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
 import { App, LogLevel, type webApi } from '@slack/bolt';
 import type { ApprovalService } from '../approvals/approval-service.js';
+import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
 import type { SlackMode } from '../config.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
 import type { DedupeStore } from '../conversations/ports.js';
@@ -25,6 +26,7 @@ export interface SlackAppOptions {
 export interface SlackServices {
   conversations: ConversationService;
   approvals: ApprovalService;
+  edits: ArgumentEditService;
   dedupe: DedupeStore;
 }
 
@@ -71,9 +73,9 @@ export function createSlackApp(
       ? new App({ ...common, appToken: options.mode.appToken, socketMode: true })
       : new App({ ...common, signingSecret: options.mode.signingSecret, endpoints: '/slack/events' });
   const surface = createSlackSurface(app.client);
-  const { conversations, approvals, dedupe } = services(surface);
+  const { conversations, approvals, edits, dedupe } = services(surface);
   registerMessageListeners(app, { conversations, dedupe, logger: options.logger });
-  registerActionListeners(app, { approvals, conversations, surface, logger: options.logger });
+  registerActionListeners(app, { approvals, edits, conversations, surface, logger: options.logger });
   app.error(async (error) => {
     options.logger.error('slack listener error', { error: error.message, code: error.code });
   });

@@ -14,7 +14,7 @@ export interface SlackSurface extends ThreadSurface, ChannelPoster {
   /** Updates a card in place; `fallback` is where a click saw it when its ts was never stored. */
   updateCard(
     approval: ApprovalRecord,
-    options?: { fallback?: CardLocation; approvers?: readonly string[] },
+    options?: { fallback?: CardLocation; approvers?: readonly string[]; standing?: boolean },
   ): Promise<void>;
   postEphemeral(channelId: string, userId: string, text: string, threadTs?: string): Promise<void>;
 }
@@ -31,7 +31,7 @@ export function createSlackSurface(client: webApi.WebClient): SlackSurface {
     const distinct = locations.filter(
       (l, i) => locations.findIndex((o) => o.channelId === l.channelId && o.messageTs === l.messageTs) === i,
     );
-    const card = buildApprovalCard(approval, options.approvers);
+    const card = buildApprovalCard(approval, options.approvers, { standing: options.standing ?? false });
     for (const location of distinct) {
       // Always send the full blocks: an update with text only leaves the old buttons in place.
       await client.chat.update({
