@@ -427,7 +427,14 @@ export class Runner {
       if (!tool) throw new Error(`Unknown tool ${call.name}`);
       result = { text: await tool.execute(args, toolContext(run)), status: 'ok' };
     } catch (error) {
-      this.#deps.logger.error('tool failed', { runId: run.id, callId: call.callId, tool: call.name, error });
+      // The model gets a short sentence; the log keeps the whole error with its stack.
+      this.#deps.logger.error('tool failed', {
+        runId: run.id,
+        callId: call.callId,
+        tool: call.name,
+        error: describeError(error),
+        stack: error instanceof Error ? error.stack : undefined,
+      });
       result = {
         text: `The tool ${call.name} failed: ${describeError(error).slice(0, 300)}`,
         status: 'error',
