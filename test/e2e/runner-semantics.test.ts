@@ -121,7 +121,9 @@ describe('runner semantics through Slack', () => {
       { text: 'round one' },
       { text: 'round two' },
     ]);
-    expect(rows(h.dbPath, 'SELECT status FROM runs')).toEqual([{ status: 'completed' }]);
+    expect(
+      rows(h.dbPath, "SELECT status, schema_version, json_extract(state, '$.schemaVersion') AS v FROM runs"),
+    ).toEqual([{ status: 'completed', schema_version: 1, v: 1 }]);
   });
 
   it('partial resolution: one of two cards decided leaves the run paused; one model call after the last, with every output', async () => {
