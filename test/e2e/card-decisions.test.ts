@@ -87,12 +87,17 @@ describe('the approval card: reject with a reason, approve for this thread, edit
     await h.waitForText((text) => text === 'Three added.');
     expect(h.texts()).toContain('`create_note` auto-approved (approved for this thread by <@U0TRUSTED>)');
     expect(h.cards()).toHaveLength(2);
-    expect(rows(h.dbPath, 'SELECT text FROM notes ORDER BY id')).toEqual([{ text: 'one' }, { text: 'three' }]);
+    expect(rows(h.dbPath, 'SELECT text FROM notes ORDER BY id')).toEqual([
+      { text: 'one' },
+      { text: 'three' },
+    ]);
     const auto = rows(
       h.dbPath,
       "SELECT status, decided_by, origin_approval_id FROM approvals WHERE arguments LIKE '%three%'",
     );
-    expect(auto).toEqual([{ status: 'executed', decided_by: 'U0TRUSTED', origin_approval_id: approvalIdOf(first) }]);
+    expect(auto).toEqual([
+      { status: 'executed', decided_by: 'U0TRUSTED', origin_approval_id: approvalIdOf(first) },
+    ]);
     const audit = rows(h.dbPath, "SELECT actor, payload FROM audit_events WHERE kind = 'approval.approved'");
     expect(audit.map((e) => [e.actor, JSON.parse(String(e.payload)).automatic ?? false])).toEqual([
       ['U0TRUSTED', false],

@@ -30,7 +30,8 @@ describe('run bounds hold across pauses and resumes (default limits)', () => {
     await h.mention('keep going');
     // Each round: a paused call, a resume, then a call that runs at once: two model calls per resume.
     for (let i = 1; i <= rounds; i++) await approveCard(h, i);
-    const stop = 'I stopped because the run reached its limit of 10 model calls; please ask again, more narrowly.';
+    const stop =
+      'I stopped because the run reached its limit of 10 model calls; please ask again, more narrowly.';
     await h.waitForText((text) => text === stop);
     expect(h.model.requests).toHaveLength(DEFAULT_LIMITS.maxTurns);
     expect(h.texts()).toEqual([stop]);

@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { defineTool } from '../../src/agent/tool.js';
 import { QUEUED_NOTICE } from '../../src/conversations/conversation-service.js';
 import { reply } from '../support/fake-openai.js';
@@ -91,7 +91,9 @@ describe('runner semantics through Slack', () => {
     await h.mention('look up customer 104');
     await h.waitForText((text) => text === 'The CRM is down.');
     const [[, output]] = toolMessages(h, 1) as [[string, string]];
-    expect(output).toMatch(/^The tool lookup_customer failed: Error: connection to crm.internal:5432 refused/);
+    expect(output).toMatch(
+      /^The tool lookup_customer failed: Error: connection to crm.internal:5432 refused/,
+    );
     expect(output.length).toBeLessThanOrEqual(400);
     expect(output).not.toContain('END-OF-DETAIL');
     const logged = h.logs.find((line) => line.includes('"msg":"tool failed"'));

@@ -1,11 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  CURRENT_RUN_STATE_VERSION,
-  parseRunState,
-  serializeRunState,
-} from '../../src/agent/run-state.js';
+import { CURRENT_RUN_STATE_VERSION, parseRunState, serializeRunState } from '../../src/agent/run-state.js';
 import { REPO_ROOT } from '../support/bot-process.js';
 
 /** Frozen: these files are only ever read. A new schema version adds a new file; old ones never change. */
