@@ -64,7 +64,7 @@ export interface RunStore {
   standingApproval(conversationId: string, toolName: string): StandingApproval | undefined;
   /** Records a call approved automatically by a standing approval, already marked `executing`. */
   startAutoApproved(input: {
-    runId: string;
+    run: RunRecord;
     turn: number;
     approval: NewApproval;
     grant: StandingApproval;

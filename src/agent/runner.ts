@@ -186,22 +186,14 @@ export class Runner {
           parsed.ok && requirement.rule.allowStandingApproval
             ? this.#deps.store.standingApproval(run.conversationId, call.name)
             : undefined;
-        if (!grant) {
+        if (!parsed.ok || !grant) {
           pending.push(approval);
           continue;
         }
-        const output = await this.#autoApprove(
-          run,
-          turn,
-          call,
-          parsed.ok ? parsed.args : {},
-          approval,
-          grant,
-          {
-            audit,
-            hooks,
-          },
-        );
+        const output = await this.#autoApprove(run, turn, call, parsed.args, approval, grant, {
+          audit,
+          hooks,
+        });
         items.push(toolOutput(call, output.text, output.status));
         settled.push({ id: approval.id, status: 'executed', result: output.text });
         done.add(call.callId);
@@ -298,7 +290,7 @@ export class Runner {
       originApprovalId: grant.originApprovalId,
     };
     this.#deps.store.startAutoApproved({
-      runId: run.id,
+      run,
       turn,
       approval,
       grant,

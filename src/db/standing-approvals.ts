@@ -3,7 +3,7 @@ import type { Clock, RunStore } from '../agent/ports.js';
 import { toApprovalRecord } from './approval-rows.js';
 import { appendAudit, type Tx } from './audit-writer.js';
 import type { Db } from './database.js';
-import { approvals, conversations, runs, standingApprovals } from './schema.js';
+import { approvals, standingApprovals } from './schema.js';
 
 /** Records "approve for this thread" inside the transaction of the decision that grants it. */
 export function grantStanding(
@@ -45,34 +45,27 @@ export function createStandingApprovalStore(
       return row ? { grantedBy: row.grantedBy, originApprovalId: row.originApprovalId } : undefined;
     },
 
-    startAutoApproved({ runId, turn, approval, grant, audit }) {
+    startAutoApproved({ run, turn, approval, grant, audit }) {
       const at = clock.now();
       return db.transaction(
         (tx) => {
-          const row = tx
-            .select({ run: runs, conversation: conversations })
-            .from(runs)
-            .innerJoin(conversations, eq(conversations.id, runs.conversationId))
-            .where(eq(runs.id, runId))
-            .get();
-          if (!row) throw new Error(`Run ${runId} not found`);
           // Marked executing at once: the call runs right after this commit, and never twice.
           const created = tx
             .insert(approvals)
             .values({
               ...approval,
               rule: JSON.stringify(approval.rule),
-              runId,
-              conversationId: row.run.conversationId,
-              teamId: row.conversation.teamId,
+              runId: run.id,
+              conversationId: run.conversationId,
+              teamId: run.teamId,
               turn,
               status: 'executing',
-              requesterId: row.run.requesterId,
+              requesterId: run.requesterId,
               decidedBy: grant.grantedBy,
               decidedAt: at,
               originApprovalId: grant.originApprovalId,
-              channelId: row.conversation.channelId,
-              threadTs: row.conversation.threadTs,
+              channelId: run.channelId,
+              threadTs: run.threadTs,
               createdAt: at,
               updatedAt: at,
             })

@@ -104,10 +104,15 @@ describe('the approval card: reject with a reason, approve for this thread, edit
       ['U0TRUSTED', true],
     ]);
 
+    // Arguments that do not parse always ask a person, standing approval or not.
+    h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 7 } }]));
+    await h.message('add seven', { threadTs: ts });
+    await h.waitForCards(3);
+
     // Another conversation is not covered.
     h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'elsewhere' } }]));
     await h.mention('add elsewhere');
-    await h.waitForCards(3);
+    await h.waitForCards(4);
   });
 
   it('Approve for this thread is not offered for delete_note, and a forged click is refused', async () => {
