@@ -22,22 +22,32 @@ export interface ActionListenerDeps {
 export const UNKNOWN_BUTTON =
   'This button does not belong to an approval request I know of, so nothing happened.';
 
+/** A private reply to the person who clicked, in the card's thread; a failure to send it is only logged. */
+export function ephemeralTo(
+  deps: ActionListenerDeps,
+  body: BlockAction<ButtonAction>,
+): (text: string) => Promise<void> {
+  const channelId = body.channel?.id ?? body.container?.channel_id;
+  const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
+  return (text) =>
+    channelId
+      ? deps.surface.postEphemeral(channelId, body.user.id, text, threadTs).catch((error: unknown) => {
+          deps.logger.warn('ephemeral reply failed', { channelId, error: describeError(error) });
+        })
+      : Promise.resolve();
+}
+
 /**
- * Approve and Reject clicks. Slack wants an ack within 3 seconds, so the ack comes first; the decision is
- * taken from the button's approval id and the verified clicker alone.
+ * Approve and Approve for this thread clicks (Reject and Edit open a modal first, see decision-modals.ts).
+ * Slack wants an ack within 3 seconds, so the ack comes first; the decision is taken from the button's
+ * approval id and the verified clicker alone.
  */
 export function registerActionListeners(app: App, deps: ActionListenerDeps): void {
   app.action<BlockAction<ButtonAction>>({ action_id: DECISION_ACTION }, async ({ ack, body, action }) => {
     await ack();
     const channelId = body.channel?.id ?? body.container?.channel_id;
     const messageTs = body.message?.ts ?? body.container?.message_ts;
-    const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
-    const tell = (text: string) =>
-      channelId
-        ? deps.surface.postEphemeral(channelId, body.user.id, text, threadTs).catch((error: unknown) => {
-            deps.logger.warn('ephemeral reply failed', { channelId, error: describeError(error) });
-          })
-        : Promise.resolve();
+    const tell = ephemeralTo(deps, body);
     const decoded = decodeApprovalButtonValue(action.value);
     const teamId = body.team?.id ?? body.user.team_id;
     if (!decoded.ok || !teamId) {

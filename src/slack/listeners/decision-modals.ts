@@ -10,7 +10,13 @@ import {
 } from '../blocks/decision-modals.js';
 import { decodeApprovalButtonValue } from '../button-value.js';
 import { ACTION_IDS, CALLBACK_IDS, MODAL_INPUTS } from '../ids.js';
-import { type ActionListenerDeps, alreadyDecided, applyResult, UNKNOWN_BUTTON } from './actions.js';
+import {
+  type ActionListenerDeps,
+  alreadyDecided,
+  applyResult,
+  ephemeralTo,
+  UNKNOWN_BUTTON,
+} from './actions.js';
 
 const inputValue = z.object({ value: z.string().nullish() });
 
@@ -31,12 +37,7 @@ export function registerDecisionModalListeners(app: App, deps: ActionListenerDep
     async ({ ack, body, action, client }) => {
       await ack();
       const channelId = body.channel?.id ?? body.container?.channel_id;
-      const tell = (text: string) =>
-        channelId
-          ? deps.surface
-              .postEphemeral(channelId, body.user.id, text, body.container?.thread_ts)
-              .catch(() => {})
-          : Promise.resolve();
+      const tell = ephemeralTo(deps, body);
       const decoded = decodeApprovalButtonValue(action.value);
       const teamId = body.team?.id ?? body.user.team_id;
       const draft = decoded.ok && teamId ? deps.edits.draft(decoded.approvalId, teamId) : undefined;
