@@ -60,6 +60,13 @@ describe('reference scenario: approve, restart, approve, reject in one thread', 
       },
     });
   const events = () => `${bot?.url}/slack/events`;
+  /** A thread reply without a mention, as a person continuing the conversation writes it. */
+  const replyInThread = (text: string, threadTs: string) =>
+    postEvent(
+      events(),
+      SECRET,
+      eventEnvelope(messageEvent({ user: 'U1', channel: 'C1', text, ts: nextTs(), threadTs })),
+    );
   const history = (): Item[] =>
     rows(dbPath(), 'SELECT kind, data FROM conversation_items ORDER BY id').map((row) => ({
       kind: String(row.kind),
@@ -139,13 +146,7 @@ describe('reference scenario: approve, restart, approve, reject in one thread', 
       reply.toolCalls([{ name: 'create_note', arguments: { text: 'Customer 104: note updated' } }]),
       reply.text('The note for customer 104 is updated.'),
     );
-    await postEvent(
-      events(),
-      SECRET,
-      eventEnvelope(
-        messageEvent({ user: 'U1', channel: 'C1', text: turns[1] ?? '', ts: nextTs(), threadTs }),
-      ),
-    );
+    await replyInThread(turns[1] ?? '', threadTs);
     const second = await nthCard(2);
     await click(second, 'approval:approve', 'U2', threadTs);
     await answer('The note for customer 104 is updated.');
@@ -156,13 +157,7 @@ describe('reference scenario: approve, restart, approve, reject in one thread', 
       reply.toolCalls([{ name: 'delete_note', arguments: { id: 1 } }]),
       reply.text('I did not delete the note: the request was not approved.'),
     );
-    await postEvent(
-      events(),
-      SECRET,
-      eventEnvelope(
-        messageEvent({ user: 'U1', channel: 'C1', text: turns[2] ?? '', ts: nextTs(), threadTs }),
-      ),
-    );
+    await replyInThread(turns[2] ?? '', threadTs);
     const third = await nthCard(3);
     await click(third, 'approval:reject', 'UADMIN1', threadTs);
     const modal = await slack.waitForCall('views.open', undefined, 10_000);
