@@ -1,6 +1,7 @@
 import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
 import { App, LogLevel, type webApi } from '@slack/bolt';
 import type { ApprovalService } from '../approvals/approval-service.js';
+import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { SlackMode } from '../config.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
@@ -28,6 +29,7 @@ export interface SlackAppOptions {
 export interface SlackServices {
   conversations: ConversationService;
   approvals: ApprovalService;
+  edits: ArgumentEditService;
   dedupe: DedupeStore;
 }
 
@@ -77,9 +79,9 @@ export function createSlackApp(
     logger: options.logger,
     ...(options.cards ? { cards: options.cards } : {}),
   });
-  const { conversations, approvals, dedupe } = services(surface, app.client);
+  const { conversations, approvals, edits, dedupe } = services(surface, app.client);
   registerMessageListeners(app, { conversations, dedupe, logger: options.logger });
-  registerActionListeners(app, { approvals, conversations, surface, logger: options.logger });
+  registerActionListeners(app, { approvals, edits, conversations, surface, logger: options.logger });
   app.error(async (error) => {
     options.logger.error('slack listener error', { error: error.message, code: error.code });
   });
