@@ -8,10 +8,12 @@ import { ApprovalService } from './approvals/approval-service.js';
 import { type ApprovalPolicy, builtInPolicy } from './approvals/policy.js';
 import type { Config } from './config.js';
 import { ConversationService } from './conversations/conversation-service.js';
+import { WelcomeService } from './conversations/welcome-service.js';
 import { createApprovalStore } from './db/approval-store.js';
 import { createConversationStore } from './db/conversation-store.js';
 import { openDatabase } from './db/database.js';
 import { createDedupeStore } from './db/dedupe-store.js';
+import { createGreetingStore } from './db/greeting-store.js';
 import { createNotesStore } from './db/notes-store.js';
 import { createRunStore } from './db/run-store.js';
 import { randomId } from './ids.js';
@@ -23,7 +25,7 @@ export const SYSTEM_PROMPT = [
   'You are a helpful assistant in a Slack workspace, with tools.',
   'Some tools need a human approval before they run; when you call one, the people in the thread are asked.',
   'If a tool output says the call was not approved or expired, do not call it again unless asked; tell the user.',
-  'Answer concisely in Slack mrkdwn (*bold*, _italic_, `code`). Keep user mentions such as <@U123> exactly as written.',
+  'Answer concisely in Markdown (**bold**, _italic_, `code`, lists). Keep user mentions such as <@U123> exactly as written.',
 ].join(' ');
 
 export interface BotOverrides {
@@ -83,13 +85,21 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
         clock,
         newId,
         logger,
+        threadContextMessages: config.threadContextMessages,
+      });
+      const welcome = new WelcomeService({
+        store: createGreetingStore(db),
+        surface,
+        clock,
+        logger,
+        prompts: config.suggestedPrompts,
       });
       const approvals = new ApprovalService({
         store: createApprovalStore(db, clock),
         clock,
         adminUserIds: config.adminUserIds,
       });
-      return { conversations, approvals, dedupe: createDedupeStore(db, () => clock.now()) };
+      return { conversations, approvals, welcome, dedupe: createDedupeStore(db, () => clock.now()) };
     },
   );
   if (!conversations) throw new Error('Slack app did not build its services');

@@ -4,9 +4,11 @@ import type { ApprovalService } from '../approvals/approval-service.js';
 import type { SlackMode } from '../config.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
 import type { DedupeStore } from '../conversations/ports.js';
+import type { WelcomeService } from '../conversations/welcome-service.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
 import { registerActionListeners } from './listeners/actions.js';
 import { registerMessageListeners } from './listeners/messages.js';
+import { registerMessagesTabListener } from './listeners/messages-tab.js';
 import { createSlackSurface, type SlackSurface } from './slack-surface.js';
 
 export interface SlackAppOptions {
@@ -26,6 +28,8 @@ export interface SlackServices {
   conversations: ConversationService;
   approvals: ApprovalService;
   dedupe: DedupeStore;
+  /** The Messages tab (greeting, suggested prompts). */
+  welcome?: WelcomeService;
 }
 
 export interface SlackApp {
@@ -70,10 +74,11 @@ export function createSlackApp(
     options.mode.kind === 'socket'
       ? new App({ ...common, appToken: options.mode.appToken, socketMode: true })
       : new App({ ...common, signingSecret: options.mode.signingSecret, endpoints: '/slack/events' });
-  const surface = createSlackSurface(app.client);
-  const { conversations, approvals, dedupe } = services(surface);
+  const surface = createSlackSurface(app.client, options.logger);
+  const { conversations, approvals, dedupe, welcome } = services(surface);
   registerMessageListeners(app, { conversations, dedupe, logger: options.logger });
   registerActionListeners(app, { approvals, conversations, surface, logger: options.logger });
+  if (welcome) registerMessagesTabListener(app, { welcome, logger: options.logger });
   app.error(async (error) => {
     options.logger.error('slack listener error', { error: error.message, code: error.code });
   });

@@ -1,9 +1,14 @@
 import type { webApi } from '@slack/bolt';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import type { ThreadRef, ThreadSurface } from '../conversations/ports.js';
+import type { Logger } from '../logger.js';
+import { silentLogger } from '../logger.js';
 import type { ChannelPoster } from '../tools/ports.js';
+import { createAnswerStream, postAnswerMessages } from './answer-stream.js';
 import { buildApprovalCard } from './blocks/approval-card.js';
 import { safeMrkdwn } from './mrkdwn.js';
+import { createProgressIndicator } from './progress-indicator.js';
+import { readThreadMessages } from './thread-reader.js';
 
 export interface CardLocation {
   channelId: string;
@@ -17,10 +22,16 @@ export interface SlackSurface extends ThreadSurface, ChannelPoster {
     options?: { fallback?: CardLocation; approvers?: readonly string[] },
   ): Promise<void>;
   postEphemeral(channelId: string, userId: string, text: string, threadTs?: string): Promise<void>;
+  /** Messages tab: the prompts offered above the message box (agent apps: without a thread). */
+  setSuggestedPrompts(
+    channelId: string,
+    prompts: readonly { title: string; message: string }[],
+    title?: string,
+  ): Promise<void>;
 }
 
 /** Speaks in Slack threads through the Web API. Text from users and the model is escaped before posting. */
-export function createSlackSurface(client: webApi.WebClient): SlackSurface {
+export function createSlackSurface(client: webApi.WebClient, logger: Logger = silentLogger): SlackSurface {
   const updateCard: SlackSurface['updateCard'] = async (approval, options = {}) => {
     const stored = approval.messageTs
       ? { channelId: approval.channelId, messageTs: approval.messageTs }
@@ -60,6 +71,18 @@ export function createSlackSurface(client: webApi.WebClient): SlackSurface {
       });
       if (!posted.ts) throw new Error('chat.postMessage returned no ts');
       return { channelId: posted.channel ?? approval.channelId, messageTs: posted.ts };
+    },
+    postAnswer: (thread, text) => postAnswerMessages(client, thread, text),
+    startProgress: (target) => createProgressIndicator(client, target, logger),
+    streamAnswer: (target) => createAnswerStream(client, target, logger),
+    readThread: (thread, options) => readThreadMessages(client, thread, options),
+    async setSuggestedPrompts(channelId, prompts, title) {
+      // No thread_ts: for agent apps a call with one silently does nothing.
+      await client.assistant.threads.setSuggestedPrompts({
+        channel_id: channelId,
+        prompts: [...prompts],
+        ...(title ? { title } : {}),
+      });
     },
     updateApprovalCard: (approval) => updateCard(approval),
     updateCard,

@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../support/fake-slack.js';
+import { type SeenMessage, seenMessages } from '../support/slack-messages.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
 import {
   appMentionEvent,
@@ -43,8 +44,10 @@ export interface Harness {
   /** Approval cards posted so far (chat.postMessage calls with decision buttons). */
   cards(): SlackCall[];
   waitForCards(count: number): Promise<SlackCall[]>;
-  /** Plain thread messages (no blocks) posted so far. */
+  /** Thread messages posted so far, cards excepted: plain texts and answers, streamed ones once finished. */
   texts(): string[];
+  /** The same messages with where and how they were posted (stream or post). */
+  messages(): SeenMessage[];
   waitForText(predicate: (text: string) => boolean): Promise<string>;
   close(): Promise<void>;
 }
@@ -109,11 +112,11 @@ export async function startHarness(
     const response = await postEvent(url, SECRET, eventEnvelope(event, eventId ? { eventId } : {}));
     if (response.status !== 200) throw new Error(`event answered ${response.status}`);
   };
+  // Answers may be streamed or posted as markdown blocks; both count once they are complete.
   const texts = () =>
-    slack
-      .callsTo('chat.postMessage')
-      .filter((c) => c.params.blocks === undefined)
-      .map((c) => String(c.params.text));
+    seenMessages(slack.calls)
+      .filter((m) => m.finished)
+      .map((m) => m.text);
   return {
     slack,
     model,
@@ -175,6 +178,7 @@ export async function startHarness(
       );
     },
     texts,
+    messages: () => seenMessages(slack.calls),
     waitForText(predicate) {
       return waitUntil(() => texts().find(predicate), {
         timeoutMs: 10_000,

@@ -53,6 +53,8 @@ describe('the real entry point as a child process', () => {
     OPENAI_BASE_URL: model.baseURL,
     DATABASE_PATH: join(dir, 'data', 'bot.db'),
     LOG_LEVEL: 'info',
+    // The answers are read from chat.postMessage below, so they are posted, not streamed.
+    OPENAI_STREAM: 'false',
   });
 
   it('a card survives SIGKILL: after a restart the click completes the run, and the tool ran once', async () => {
