@@ -67,12 +67,18 @@ export function splitAnswer(text: string, max = MAX_ANSWER_CHARS): string[] {
   const parts: string[] = [];
   let rest = text.trim();
   let reopen = false;
+  const fencesOpen = (part: string) => (part.match(/```/g) ?? []).length % 2 === 1;
   while (rest.length > 0) {
     const prefix: string = reopen ? '```\n' : '';
-    const budget = max - prefix.length - 4;
-    const cut = rest.length + prefix.length <= max ? rest.length : cutPoint(rest, budget);
+    const take = (budget: number) => (rest.length <= budget ? rest.length : cutPoint(rest, budget));
+    let cut = take(max - prefix.length);
     let part: string = prefix + rest.slice(0, cut).trimEnd();
-    reopen = (part.match(/```/g) ?? []).length % 2 === 1;
+    // A part that leaves a code block open is closed with a fence, which needs room.
+    if (fencesOpen(part) && part.length + 4 > max) {
+      cut = take(max - prefix.length - 4);
+      part = prefix + rest.slice(0, cut).trimEnd();
+    }
+    reopen = fencesOpen(part) && cut < rest.length;
     if (reopen) part += '\n```';
     parts.push(part);
     rest = rest.slice(cut).trimStart();
