@@ -87,14 +87,29 @@ export function splitAnswer(text: string, max = MAX_ANSWER_CHARS): string[] {
 }
 
 /**
- * How much of streamed text is settled: everything up to the last line break (the sanitiser works per line,
- * so a finished line never changes). A line longer than `maxLine` is released up to its last space, so a
- * very long paragraph still streams.
+ * How much of streamed text is settled, from `from` (a point already released): every finished line, then the
+ * current line up to its last space outside `[…]`, `](…)` and `<…>`. The sanitiser works within lines and no
+ * construct it rewrites spans such a space, so releasing settled text piece by piece gives the same result as
+ * sanitising the whole answer at once.
  */
-export function settledLength(text: string, from: number, maxLine = 2000): number {
-  const newline = text.lastIndexOf('\n');
-  const settled = newline >= from ? newline + 1 : from;
-  if (text.length - settled <= maxLine) return settled;
-  const space = text.lastIndexOf(' ', text.length - 1);
-  return space > settled ? space + 1 : settled;
+export function settledLength(text: string, from: number): number {
+  const lineStart = Math.max(from, text.lastIndexOf('\n') + 1);
+  let brackets = 0;
+  let closer: string | undefined;
+  let settled = lineStart;
+  for (let i = lineStart; i < text.length; i += 1) {
+    const c = text[i];
+    const next = text[i + 1];
+    if (closer !== undefined) {
+      if (c === closer) closer = undefined;
+    } else if (c === '<' && next !== ' ') closer = '>';
+    else if (c === '[') brackets += 1;
+    else if (c === ']') {
+      // Whether `(` follows is not known yet at the end of the text: nothing after it is settled.
+      if (next === undefined) break;
+      brackets = Math.max(0, brackets - 1);
+      if (next === '(') closer = ')';
+    } else if (c === ' ' && brackets === 0) settled = i + 1;
+  }
+  return settled;
 }

@@ -51,9 +51,26 @@ describe('splitAnswer', () => {
 });
 
 describe('settledLength', () => {
-  it('releases finished lines, and a very long line up to its last space', () => {
+  it('releases finished lines and words, never inside a link, a mention or a bracket', () => {
     expect(settledLength('one\ntwo', 0)).toBe(4);
-    expect(settledLength('no newline yet', 0)).toBe(0);
-    expect(settledLength('aaa bbb ccc', 0, 5)).toBe(8);
+    expect(settledLength('aaa bbb ccc', 0)).toBe(8);
+    expect(settledLength('see [the docs](https://x.example "a b") now', 0)).toBe(40);
+    expect(settledLength('see [the docs', 0)).toBe(4);
+    expect(settledLength('hi <@U012AB and', 0)).toBe(3);
+    expect(settledLength('a < b and', 0)).toBe(6);
+    expect(settledLength('done. next line', 6)).toBe(11);
+  });
+
+  it('gives the same text piece by piece as at once', () => {
+    const text = 'Ask <@U012AB> about [the big plan](https://x.example/p) or <!here> @channel & more words';
+    let shown = 0;
+    let out = '';
+    for (let end = 1; end <= text.length; end += 1) {
+      const settled = settledLength(text.slice(0, end), shown);
+      out += safeMarkdown(text.slice(shown, settled));
+      shown = settled;
+    }
+    out += safeMarkdown(text.slice(shown));
+    expect(out).toBe(safeMarkdown(text));
   });
 });
