@@ -26,9 +26,10 @@ export async function postAnswerMessages(
 
 /**
  * Streams an answer into the thread with `chat.startStream` / `appendStream` / `stopStream` as the model writes
- * it. Text is released line by line (so it is sanitised exactly as a whole message would be) and a message
- * that would outgrow Slack's limit is stopped and continued in a new one. When Slack refuses streaming at any
- * point, what it has not shown yet is posted as plain messages at the end. Never throws.
+ * it, in pieces of at least `STREAM_FLUSH_CHARS` cut only where `settledLength` allows (so each piece is
+ * sanitised exactly as the whole message would be). A message that would outgrow Slack's limit is stopped at a
+ * paragraph boundary and continued in a new one. When Slack refuses streaming at any point, what it has not
+ * shown yet is posted as ordinary messages at the end. Never throws.
  */
 export function createAnswerStream(
   client: webApi.WebClient,
