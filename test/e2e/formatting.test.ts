@@ -15,7 +15,7 @@ function expectSafe(text: string): void {
   expect(text).toContain('<@U0ALICE>');
   expect(text).toContain('<#C0DEPLOY>');
   expect(text).not.toMatch(/<!/);
-  expect(text).not.toMatch(/(^|[^\u2060])@here/);
+  expect(text).not.toContain('@here');
   expect(text).toContain('the logs (https://evil.example/steal)');
   expect(text).not.toContain('](');
   expect(text).not.toContain('<https://');
