@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
+import { DEFAULT_SUGGESTED_PROMPTS, parseSuggestedPrompts } from './conversations/suggested-prompts.js';
+import type { SuggestedPrompt } from './conversations/welcome-service.js';
 
 const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
 
@@ -37,6 +39,23 @@ const envSchema = z.object({
     ),
   APPROVAL_POLICY_FILE: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  OPENAI_STREAM: z.stringbool({ error: 'must be true or false' }).default(true),
+  THREAD_CONTEXT_MESSAGES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(200, 'must be a number of messages from 0 to 200')
+    .default(20),
+  SUGGESTED_PROMPTS: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return [...DEFAULT_SUGGESTED_PROMPTS];
+      const parsed = parseSuggestedPrompts(raw);
+      if (parsed.ok) return parsed.prompts;
+      ctx.addIssue({ code: 'custom', message: parsed.error });
+      return z.NEVER;
+    }),
 });
 
 export type SlackMode = { kind: 'socket'; appToken: string } | { kind: 'http'; signingSecret: string };
@@ -44,11 +63,14 @@ export type SlackMode = { kind: 'socket'; appToken: string } | { kind: 'http'; s
 export interface Config {
   slack: { botToken: string; mode: SlackMode; apiUrl: string };
   port: number;
-  openai: { apiKey: string; baseURL: string | undefined; model: string };
+  openai: { apiKey: string; baseURL: string | undefined; model: string; stream: boolean };
   databasePath: string;
   adminUserIds: string[];
   approvalPolicyFile: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Earlier thread messages read when the bot is first mentioned mid-thread (0: none). */
+  threadContextMessages: number;
+  suggestedPrompts: SuggestedPrompt[];
 }
 
 /** What the calling program needs: the bot needs Slack credentials, the terminal chat does not. */
@@ -87,11 +109,18 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
       slack: { botToken: e.SLACK_BOT_TOKEN ?? '', mode, apiUrl: e.SLACK_API_URL },
       port: e.PORT,
       // Local OpenAI-compatible servers usually ignore the key, but the client insists on one.
-      openai: { apiKey: e.OPENAI_API_KEY ?? 'not-needed', baseURL: e.OPENAI_BASE_URL, model: e.OPENAI_MODEL },
+      openai: {
+        apiKey: e.OPENAI_API_KEY ?? 'not-needed',
+        baseURL: e.OPENAI_BASE_URL,
+        model: e.OPENAI_MODEL,
+        stream: e.OPENAI_STREAM,
+      },
       databasePath: e.DATABASE_PATH,
       adminUserIds: e.ADMIN_USER_IDS,
       approvalPolicyFile: e.APPROVAL_POLICY_FILE,
       logLevel: e.LOG_LEVEL,
+      threadContextMessages: e.THREAD_CONTEXT_MESSAGES,
+      suggestedPrompts: e.SUGGESTED_PROMPTS,
     },
   };
 }

@@ -6,9 +6,11 @@ import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { SlackMode } from '../config.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
 import type { DedupeStore } from '../conversations/ports.js';
+import type { WelcomeService } from '../conversations/welcome-service.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
 import { registerActionListeners } from './listeners/actions.js';
 import { registerMessageListeners } from './listeners/messages.js';
+import { registerMessagesTabListener } from './listeners/messages-tab.js';
 import { createSlackSurface, type SlackSurface } from './slack-surface.js';
 
 export interface SlackAppOptions {
@@ -31,6 +33,8 @@ export interface SlackServices {
   approvals: ApprovalService;
   edits: ArgumentEditService;
   dedupe: DedupeStore;
+  /** The Messages tab (greeting, suggested prompts). */
+  welcome?: WelcomeService;
 }
 
 export interface SlackApp {
@@ -79,9 +83,10 @@ export function createSlackApp(
     logger: options.logger,
     ...(options.cards ? { cards: options.cards } : {}),
   });
-  const { conversations, approvals, edits, dedupe } = services(surface, app.client);
+  const { conversations, approvals, edits, dedupe, welcome } = services(surface, app.client);
   registerMessageListeners(app, { conversations, dedupe, logger: options.logger });
   registerActionListeners(app, { approvals, edits, conversations, surface, logger: options.logger });
+  if (welcome) registerMessagesTabListener(app, { welcome, logger: options.logger });
   app.error(async (error) => {
     options.logger.error('slack listener error', { error: error.message, code: error.code });
   });
