@@ -6,6 +6,7 @@ import { DEFAULT_LIMITS, Runner, type RunnerLimits } from './agent/runner.js';
 import { ToolRegistry } from './agent/tool-registry.js';
 import { ApprovalService } from './approvals/approval-service.js';
 import { type ApprovalPolicy, builtInPolicy } from './approvals/policy.js';
+import { isTerminalThread } from './cli/terminal-thread.js';
 import type { Config } from './config.js';
 import { ConversationService } from './conversations/conversation-service.js';
 import { createApprovalStore } from './db/approval-store.js';
@@ -16,6 +17,8 @@ import { createNotesStore } from './db/notes-store.js';
 import { createRunStore } from './db/run-store.js';
 import { randomId } from './ids.js';
 import type { Logger } from './logger.js';
+import { loadMcpServers } from './mcp/load-mcp-servers.js';
+import { McpServers } from './mcp/mcp-servers.js';
 import { createSlackApp } from './slack/app.js';
 import { createBuiltInTools } from './tools/built-in-tools.js';
 
@@ -44,6 +47,7 @@ export interface Bot {
 
 /** The composition root shared by `npm start` and the end-to-end tests: wires every adapter to the core. */
 export function createBot(config: Config, logger: Logger, overrides: BotOverrides = {}): Bot {
+  const mcpServers = loadMcpServers(config.mcpServersFile);
   const clock = overrides.clock ?? { now: () => Date.now() };
   const newId = overrides.newId ?? randomId;
   const database = openDatabase(config.databasePath);
@@ -51,6 +55,7 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
   const policy = overrides.policy ?? builtInPolicy();
   const model = overrides.model ?? createOpenAIModel({ ...config.openai, systemPrompt: SYSTEM_PROMPT });
   let conversations: ConversationService | undefined;
+  let registry: ToolRegistry | undefined;
   const slack = createSlackApp(
     {
       botToken: config.slack.botToken,
@@ -59,13 +64,20 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       port: config.port,
       logLevel: config.logLevel,
       logger,
-      health: () => ({ ok: database.isOpen(), detail: { database: database.isOpen() ? 'ok' : 'closed' } }),
+      health: () => ({
+        ok: database.isOpen(),
+        detail: {
+          database: database.isOpen() ? 'ok' : 'closed',
+          ...(mcpServers.length > 0 ? { mcp: mcp.status() } : {}),
+        },
+      }),
       ...(overrides.retryConfig ? { retryConfig: overrides.retryConfig } : {}),
     },
     (surface) => {
       const tools = new ToolRegistry(
         createBuiltInTools({ clock, notes: createNotesStore(db, clock), poster: surface }),
       );
+      registry = tools;
       const runner = new Runner({
         model,
         tools,
@@ -92,18 +104,22 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       return { conversations, approvals, dedupe: createDedupeStore(db, () => clock.now()) };
     },
   );
-  if (!conversations) throw new Error('Slack app did not build its services');
+  if (!conversations || !registry) throw new Error('Slack app did not build its services');
   const service: ConversationService = conversations;
+  const mcp = new McpServers({ servers: mcpServers, registry, logger });
   return {
     conversations: service,
     async start() {
+      // Before recovery: a run resumed at start-up must find the MCP tools it paused on.
+      await mcp.connectAll();
       const started = await slack.start();
-      await service.recover();
+      await service.recover((thread) => !isTerminalThread(thread));
       return started;
     },
     async stop(graceMs = 10_000) {
       await slack.stop();
       await Promise.race([service.idle(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+      await mcp.close();
       database.close();
     },
   };
