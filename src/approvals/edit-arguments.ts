@@ -1,6 +1,6 @@
 import type { Clock } from '../agent/ports.js';
-import type { AgentTool } from '../agent/tool.js';
 import { readableArguments } from '../agent/runner.js';
+import type { AgentTool } from '../agent/tool.js';
 import { type AuditInput, auditEvent } from '../audit/audit-event.js';
 import type { ApprovalRecord } from './approval.js';
 import { mayDecide } from './policy.js';
@@ -44,7 +44,11 @@ export function editApprovalArguments(deps: EditArgumentsDeps, request: EditRequ
     isAdmin: deps.isAdmin(request.userId),
     inConversation: request.channelId === approval.channelId,
   });
-  if (!permission.ok) return { ok: false, message: `You cannot decide this request. It can be decided by ${permission.approvers}.` };
+  if (!permission.ok)
+    return {
+      ok: false,
+      message: `You cannot decide this request. It can be decided by ${permission.approvers}.`,
+    };
   const tool = deps.tool(approval.toolName);
   if (!tool) return { ok: false, message: `The tool ${approval.toolName} is no longer available.` };
   const parsed = tool.parseArguments(request.arguments);

@@ -44,7 +44,10 @@ export async function runChatSession(deps: ChatSessionDeps): Promise<void> {
   let messages = 0;
   for (;;) {
     const line = await reader.next('you> ');
-    if (line === undefined || line.trim() === '/exit') return;
+    if (line === undefined || line.trim() === '/exit') {
+      write('\n');
+      return;
+    }
     if (line.trim() === '') continue;
     messages += 1;
     await deps.conversations.handleMessage({

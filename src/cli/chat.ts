@@ -6,7 +6,6 @@ import { ToolRegistry } from '../agent/tool-registry.js';
 import { ApprovalService } from '../approvals/approval-service.js';
 import { editApprovalArguments } from '../approvals/edit-arguments.js';
 import { builtInPolicy } from '../approvals/policy.js';
-import { SYSTEM_PROMPT } from '../bot.js';
 import { loadConfig, withDotEnv } from '../config.js';
 import { ConversationService } from '../conversations/conversation-service.js';
 import { createApprovalEditStore } from '../db/approval-edit-store.js';
@@ -26,6 +25,14 @@ import { runChatSession } from './chat-session.js';
 import { createLineReader } from './line-reader.js';
 import { createTerminalSurface } from './terminal-surface.js';
 import { terminalThread } from './terminal-thread.js';
+
+/** The Slack bot's prompt, for a terminal: plain text instead of Slack mrkdwn. */
+const TERMINAL_SYSTEM_PROMPT = [
+  'You are a helpful assistant in a terminal chat, with tools.',
+  'Some tools need a human approval before they run; when you call one, the person at the terminal is asked.',
+  'If a tool output says the call was not approved or expired, do not call it again unless asked; tell the user.',
+  'Answer concisely in plain text.',
+].join(' ');
 
 const USAGE = 'Usage: npm run chat -- [--thread NAME] [--user NAME]';
 const NAME = /^[a-zA-Z0-9._@-]{1,64}$/;
@@ -73,7 +80,7 @@ async function main(): Promise<number> {
   const mcp = new McpServers({ servers: mcpServers, registry: tools, logger });
   const runStore = createRunStore(db, clock);
   const runner = new Runner({
-    model: createOpenAIModel({ ...config.openai, systemPrompt: SYSTEM_PROMPT }),
+    model: createOpenAIModel({ ...config.openai, systemPrompt: TERMINAL_SYSTEM_PROMPT }),
     tools,
     policy: builtInPolicy(),
     store: runStore,

@@ -43,6 +43,7 @@ export function compileArgumentSchema(schema: Record<string, unknown>): Compiled
 
 function describeError(error: ErrorObject): string {
   const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.') || '(root)';
-  const extra = error.keyword === 'additionalProperties' ? ` (${String(error.params.additionalProperty)})` : '';
+  const extra =
+    error.keyword === 'additionalProperties' ? ` (${String(error.params.additionalProperty)})` : '';
   return `${path}: ${error.message ?? 'is invalid'}${extra}`;
 }

@@ -78,7 +78,10 @@ export class McpServers {
     } catch (error) {
       connection.closing = true;
       await client.close().catch(() => undefined);
-      const message = describeError(error);
+      // fetch hides why it failed (refused, unknown host) in its cause.
+      const cause =
+        error instanceof Error && error.cause !== undefined ? ` (${describeError(error.cause)})` : '';
+      const message = `${describeError(error)}${cause}`;
       this.#status.set(server.name, { state: 'failed', error: message });
       logger.error('MCP server failed to start; its tools are not available', {
         server: server.name,
@@ -152,7 +155,9 @@ export class McpServers {
 
   #transport(server: McpServerConfig): Transport {
     if (server.kind === 'http') {
-      return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } });
+      return new StreamableHTTPClientTransport(new URL(server.url), {
+        requestInit: { headers: server.headers },
+      });
     }
     const transport = new StdioClientTransport({
       command: server.command,

@@ -54,7 +54,10 @@ export function readMcpServersFile(path: string): McpServersResult {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return { ok: false, problems: [`not valid JSON (${error instanceof Error ? error.message : 'parse error'})`] };
+    return {
+      ok: false,
+      problems: [`not valid JSON (${error instanceof Error ? error.message : 'parse error'})`],
+    };
   }
   return parseMcpServers(json);
 }
@@ -69,7 +72,9 @@ export function parseMcpServers(json: unknown): McpServersResult {
     const at = ['mcpServers', name];
     const kind = serverKind(value);
     if (!kind) {
-      problems.push(`${at.join('.')}: needs either "command" (a stdio server) or "url" (a streamable HTTP server)`);
+      problems.push(
+        `${at.join('.')}: needs either "command" (a stdio server) or "url" (a streamable HTTP server)`,
+      );
       continue;
     }
     const parsed = parseServer(name, kind, value);
@@ -106,8 +111,9 @@ function serverKind(value: unknown): 'stdio' | 'http' | undefined {
 function describeIssues(prefix: string[], issues: readonly z.core.$ZodIssue[]): string[] {
   return issues.map((issue) => {
     const path = [...prefix, ...issue.path.map(String)];
-    const keys = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';
-    return `${path.length > 0 ? path.join('.') : '(top level)'}: ${issue.message}${keys}`;
+    // A bad server name: zod reports "Invalid key in record" and keeps the reason one level down.
+    const message = (issue.code === 'invalid_key' && issue.issues[0]?.message) || issue.message;
+    return `${path.length > 0 ? path.join('.') : '(top level)'}: ${message}`;
   });
 }
 

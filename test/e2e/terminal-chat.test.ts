@@ -1,10 +1,11 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { approvals, auditEvents, notes } from '../../src/db/schema.js';
+import { REPO_ROOT, TSX_LOADER } from '../support/bot-process.js';
 import { type ChatProcess, startChatProcess } from '../support/chat-process.js';
 import { type FakeOpenAI, reply, startFakeOpenAI } from '../support/fake-openai.js';
 
@@ -174,5 +175,30 @@ describe('npm run chat: a terminal conversation with y/n approvals', () => {
     admin.send('yes');
     await admin.waitFor('agent> There was no note 7.');
     expect(toolOutputs(1)).toEqual(['There is no note #7.']);
+  });
+
+  it('MCP tools are offered in the terminal too, and need approval like in Slack', async () => {
+    const records = join(dir, 'records.json');
+    const config = join(dir, 'mcp.json');
+    const server = {
+      command: process.execPath,
+      args: ['--import', TSX_LOADER, join(REPO_ROOT, 'test', 'fixtures', 'mcp-server.ts')],
+      env: { RECORDS_FILE: records },
+    };
+    writeFileSync(config, JSON.stringify({ mcpServers: { records: server } }));
+    model.enqueue(
+      reply.toolCalls([{ name: 'records__write_record', arguments: { id: 4, text: 'four' } }]),
+      reply.text('Record 4 saved.'),
+    );
+    const c = chat('mcp', 'alice', { MCP_SERVERS_FILE: config });
+    const started = await c.waitFor('you> ');
+    expect(started).toContain('MCP server records: records__read_record, records__write_record');
+    c.send('save record 4');
+    const shown = await c.waitFor(QUESTION);
+    expect(shown).toContain('wants to run records__write_record');
+    expect(existsSync(records)).toBe(false);
+    c.send('y');
+    await c.waitFor('agent> Record 4 saved.');
+    expect(JSON.parse(readFileSync(records, 'utf8'))).toEqual({ 4: 'four' });
   });
 });

@@ -71,7 +71,9 @@ export function startChatProcess(args: string[], env: ProcessEnv, cwd?: string):
         message: `chat never printed ${JSON.stringify(text)}; stdout:\n${stdout}\nstderr:\n${stderr}`,
       });
       if (count(stdout, text) < target)
-        throw new Error(`chat exited before printing ${JSON.stringify(text)}; stdout:\n${stdout}\nstderr:\n${stderr}`);
+        throw new Error(
+          `chat exited before printing ${JSON.stringify(text)}; stdout:\n${stdout}\nstderr:\n${stderr}`,
+        );
       seen.set(text, target);
       return stdout;
     },
