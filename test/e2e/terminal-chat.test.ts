@@ -8,6 +8,7 @@ import { approvals, auditEvents, notes } from '../../src/db/schema.js';
 import { REPO_ROOT, TSX_LOADER } from '../support/bot-process.js';
 import { type ChatProcess, startChatProcess } from '../support/chat-process.js';
 import { type FakeOpenAI, reply, startFakeOpenAI } from '../support/fake-openai.js';
+import { startHarness } from './harness.js';
 
 const QUESTION = 'Approve? [y]es / [n]o / [r]eason / [e]dit';
 
@@ -200,5 +201,31 @@ describe('npm run chat: a terminal conversation with y/n approvals', () => {
     c.send('y');
     await c.waitFor('agent> Record 4 saved.');
     expect(JSON.parse(readFileSync(records, 'utf8'))).toEqual({ 4: 'four' });
+  });
+
+  it('an answer cut off by a closed terminal is finished on --thread, and the Slack bot leaves it alone', async () => {
+    model.enqueue(reply.hang());
+    const first = chat('cut-off', 'alice');
+    await first.waitFor('you> ');
+    first.send('what time is it?');
+    await model.waitForRequests(1);
+    await first.kill();
+
+    const slackBot = await startHarness({ dbPath });
+    try {
+      // Bolt checks its token right after start; let that finish before closing the fake Slack.
+      await slackBot.slack.waitForCall('auth.test');
+      expect(slackBot.model.requests).toHaveLength(0);
+      expect(slackBot.slack.callsTo('chat.postMessage')).toHaveLength(0);
+    } finally {
+      await slackBot.close();
+    }
+
+    model.enqueue(reply.text('It is noon.'));
+    const second = chat('cut-off', 'alice');
+    await second.waitFor('agent> It is noon.');
+    expect(model.requests[1]?.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+      'what time is it?',
+    ]);
   });
 });

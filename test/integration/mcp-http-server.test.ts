@@ -4,19 +4,10 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { ToolContext } from '../../src/agent/tool.js';
 import { ToolRegistry } from '../../src/agent/tool-registry.js';
 import { silentLogger } from '../../src/logger.js';
 import { McpServers } from '../../src/mcp/mcp-servers.js';
-
-const CONTEXT: ToolContext = {
-  teamId: 'T1',
-  conversationId: 'c',
-  channelId: 'C1',
-  threadTs: '1',
-  runId: 'r',
-  requesterId: 'U1',
-};
+import { TOOL_CONTEXT } from '../support/tool-context.js';
 
 /** A stateless streamable HTTP MCP server on 127.0.0.1 with one `echo` tool; records each Authorization. */
 async function startHttpMcpServer(): Promise<{
@@ -69,16 +60,16 @@ describe('MCP over streamable HTTP', () => {
 
     const echo = registry.get('remote__echo');
     if (!echo) throw new Error('remote__echo was not registered');
-    expect(await echo.needsApproval({ text: 'x' }, CONTEXT)).toBe(true);
+    expect(await echo.needsApproval({ text: 'x' }, TOOL_CONTEXT)).toBe(true);
     expect(echo.parseArguments('{"text": 5}')).toEqual({
       ok: false,
       error: 'The arguments are invalid: text: must be string.',
     });
-    expect(await echo.execute({ text: 'hi' }, CONTEXT)).toBe('echo: hi');
+    expect(await echo.execute({ text: 'hi' }, TOOL_CONTEXT)).toBe('echo: hi');
 
     remote.server.closeAllConnections();
     await new Promise<void>((done) => remote.server.close(() => done()));
-    await expect(echo.execute({ text: 'again' }, CONTEXT)).rejects.toThrow();
+    await expect(echo.execute({ text: 'again' }, TOOL_CONTEXT)).rejects.toThrow();
     expect(registry.has('remote__echo')).toBe(false);
     expect(servers.status().remote).toMatchObject({ state: 'disconnected' });
   });

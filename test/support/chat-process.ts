@@ -13,6 +13,8 @@ export interface ChatProcess {
   send(line: string): void;
   /** Closes standard input: Ctrl-D. */
   end(): void;
+  /** SIGKILL, like a crash or a closed terminal; resolves once it has exited. */
+  kill(): Promise<ProcessExit>;
   /**
    * Resolves once `text` has been printed `times` times (default once more than when the last wait for it
    * returned), with stdout so far.
@@ -64,6 +66,10 @@ export function startChatProcess(args: string[], env: ProcessEnv, cwd?: string):
       child.stdin.write(`${line}\n`);
     },
     end: () => child.stdin.end(),
+    kill: () => {
+      if (exit === undefined) child.kill('SIGKILL');
+      return exited;
+    },
     async waitFor(text, times) {
       const target = times ?? (seen.get(text) ?? 0) + 1;
       await waitUntil(() => count(stdout, text) >= target || exit !== undefined, {

@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolContext } from '../../src/agent/tool.js';
 import { compileArgumentSchema } from '../../src/mcp/json-schema-arguments.js';
 import { createMcpTool } from '../../src/mcp/mcp-tool.js';
 import { toolResultText } from '../../src/mcp/tool-result-text.js';
-
-const CONTEXT: ToolContext = {
-  teamId: 'T1',
-  conversationId: 'c',
-  channelId: 'C1',
-  threadTs: '1',
-  runId: 'r',
-  requesterId: 'U1',
-};
+import { TOOL_CONTEXT } from '../support/tool-context.js';
 
 describe('MCP tool arguments: checked against the server schema before any call', () => {
   it('draft-07 schemas (as zod-based servers send them) and the 2020-12 default both validate', () => {
@@ -77,9 +68,9 @@ describe('createMcpTool', () => {
     expect(tool.name).toBe('files__write');
     expect(tool.description).toBe('Writes. (MCP server "files")');
     expect(tool.approvalMode).toBe(true);
-    expect(await tool.needsApproval({ n: 1 }, CONTEXT)).toBe(true);
-    expect(await tool.execute({ n: 1 }, CONTEXT)).toBe('done');
-    await expect(tool.execute({ n: 'x' }, CONTEXT)).rejects.toThrow('n: must be integer');
+    expect(await tool.needsApproval({ n: 1 }, TOOL_CONTEXT)).toBe(true);
+    expect(await tool.execute({ n: 1 }, TOOL_CONTEXT)).toBe('done');
+    await expect(tool.execute({ n: 'x' }, TOOL_CONTEXT)).rejects.toThrow('n: must be integer');
     expect(calls).toEqual([['write', { n: 1 }]]);
   });
 
