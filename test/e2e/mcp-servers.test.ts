@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,9 +17,12 @@ interface Files {
   pid: string;
 }
 
+const dirs: string[] = [];
+
 /** An MCP servers file with the fixture server as `records`, plus any extra servers. */
 function serversFile(extra: Record<string, unknown> = {}): Files {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-e2e-'));
+  dirs.push(dir);
   const files = {
     dir,
     config: join(dir, 'mcp.json'),
@@ -47,6 +50,7 @@ describe('MCP servers: their tools, under the same approval policy', () => {
   afterEach(async () => {
     await h?.close();
     h = undefined;
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
   it('a server tool reaches the model as SERVER__TOOL with its schema, needs approval, and runs once approved', async () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
@@ -29,6 +29,7 @@ describe('npm run chat: a terminal conversation with y/n approvals', () => {
       await chat.exited;
     }
     await model.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   const chat = (thread: string, user: string, env: Record<string, string> = {}) => {
