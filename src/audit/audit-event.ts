@@ -14,6 +14,7 @@ export type AuditKind =
   | 'approval.refused'
   | 'approval.edited'
   | 'approval.expired'
+  | 'approval.reminded'
   | 'approval.cancelled'
   | 'approval.card_posted'
   | 'tool.started'

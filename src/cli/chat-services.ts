@@ -3,7 +3,7 @@ import { DEFAULT_LIMITS, Runner } from '../agent/runner.js';
 import { ToolRegistry } from '../agent/tool-registry.js';
 import { ApprovalService } from '../approvals/approval-service.js';
 import { editApprovalArguments } from '../approvals/edit-arguments.js';
-import { builtInPolicy } from '../approvals/policy.js';
+import { loadApprovalPolicy } from '../approvals/policy-file.js';
 import type { Config } from '../config.js';
 import { ConversationService } from '../conversations/conversation-service.js';
 import type { ThreadRef } from '../conversations/ports.js';
@@ -14,6 +14,7 @@ import { openDatabase } from '../db/database.js';
 import { createNotesStore } from '../db/notes-store.js';
 import { listPendingApprovals } from '../db/pending-approvals.js';
 import { createRunStore } from '../db/run-store.js';
+import { AppError } from '../errors.js';
 import { randomId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { loadMcpServers } from '../mcp/load-mcp-servers.js';
@@ -50,6 +51,9 @@ export function createChatServices(
   write: (text: string) => void,
 ): ChatServices {
   const mcpServers = loadMcpServers(config.mcpServersFile);
+  const policy = loadApprovalPolicy(config.approvalPolicyFile);
+  if (!policy.ok)
+    throw new AppError('config.policy', `Invalid approval policy: ${policy.problems.join('; ')}`);
   const clock = { now: () => Date.now() };
   const database = openDatabase(config.databasePath);
   const { db } = database;
@@ -62,7 +66,7 @@ export function createChatServices(
   const runner = new Runner({
     model: createOpenAIModel({ ...config.openai, systemPrompt: TERMINAL_SYSTEM_PROMPT }),
     tools,
-    policy: builtInPolicy(),
+    policy: policy.policy,
     store: runStore,
     clock,
     newId: randomId,

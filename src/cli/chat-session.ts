@@ -120,7 +120,7 @@ async function decide(
   vote: Vote,
   reason: string | null,
 ): Promise<Asked> {
-  const result = deps.approvals.decide({
+  const result = await deps.approvals.decide({
     approvalId: approval.id,
     userId: deps.userId,
     teamId: approval.teamId,
