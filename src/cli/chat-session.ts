@@ -143,12 +143,13 @@ async function decide(
     case 'already_voted':
       deps.write('You have already voted on this request.\n');
       return 'left';
+    // Not asked again in this pass: a request past its deadline stays pending until the deadline check.
     case 'already_decided':
       deps.write(`This request is already ${result.approval.status}.\n`);
-      return 'decided';
+      return 'left';
     case 'not_found':
       deps.write('This request no longer exists.\n');
-      return 'decided';
+      return 'left';
   }
 }
 

@@ -2,7 +2,6 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { builtInPolicy, createPolicy } from '../../src/approvals/policy.js';
 import { REPO_ROOT, TSX_LOADER } from '../support/bot-process.js';
 import { reply } from '../support/fake-openai.js';
 import { waitUntil } from '../support/wait.js';
@@ -97,14 +96,15 @@ describe('MCP servers: their tools, under the same approval policy', () => {
     expect(existsSync(files.records)).toBe(false);
   });
 
-  it('a policy rule naming an MCP tool lets it run without approval', async () => {
+  it('a policy file rule naming an MCP tool lets it run without approval', async () => {
     const files = serversFile();
     writeFileSync(files.records, JSON.stringify({ 3: 'three' }));
-    const base = builtInPolicy();
-    const policy = createPolicy(base.forTool('records__read_record'), {
-      records__read_record: { ...base.forTool('records__read_record'), requireApproval: false },
-    });
-    h = await startHarness({ env: { MCP_SERVERS_FILE: files.config }, overrides: { policy } });
+    const policyFile = join(files.dir, 'policy.json');
+    writeFileSync(
+      policyFile,
+      JSON.stringify({ tools: { records__read_record: { requireApproval: false } } }),
+    );
+    h = await startHarness({ env: { MCP_SERVERS_FILE: files.config, APPROVAL_POLICY_FILE: policyFile } });
     h.model.enqueue(
       reply.toolCalls([{ name: 'records__read_record', arguments: { id: 3 } }]),
       reply.text('Record 3 says three.'),
