@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT, TSX_LOADER } from '../support/bot-process.js';
+import { REPO_ROOT, runBotProcessToExit, TSX_LOADER } from '../support/bot-process.js';
 import { reply } from '../support/fake-openai.js';
 import { waitUntil } from '../support/wait.js';
 import { type Harness, startHarness } from './harness.js';
@@ -156,5 +156,22 @@ describe('MCP servers: their tools, under the same approval policy', () => {
     );
     expect(existsSync(files.records)).toBe(false);
     expect(h.model.requests).toHaveLength(1);
+  });
+
+  it('an invalid servers file stops npm start with exit code 1, naming the place of each problem', async () => {
+    const files = serversFile({ tickets: { url: 'mcp.example.com', header: {} } });
+    const result = await runBotProcessToExit({
+      env: {
+        SLACK_BOT_TOKEN: 'xoxb-test',
+        SLACK_SIGNING_SECRET: 'secret',
+        OPENAI_API_KEY: 'sk-test',
+        DATABASE_PATH: join(files.dir, 'bot.db'),
+        MCP_SERVERS_FILE: files.config,
+      },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`MCP_SERVERS_FILE ${files.config} is invalid:`);
+    expect(result.stderr).toContain('mcpServers.tickets.url: must be an http:// or https:// URL');
+    expect(result.stderr).toContain('mcpServers.tickets: Unrecognized key: "header"');
   });
 });
