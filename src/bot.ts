@@ -11,6 +11,7 @@ import { ArgumentEditService } from './approvals/argument-edit-service.js';
 import type { ApprovalPolicy } from './approvals/policy.js';
 import { loadApprovalPolicy } from './approvals/policy-file.js';
 import { auditEvent } from './audit/audit-event.js';
+import { isTerminalThread } from './cli/terminal-thread.js';
 import type { Config } from './config.js';
 import { ConversationService } from './conversations/conversation-service.js';
 import { WelcomeService } from './conversations/welcome-service.js';
@@ -26,6 +27,8 @@ import { createRunStore } from './db/run-store.js';
 import { AppError } from './errors.js';
 import { randomId } from './ids.js';
 import type { Logger } from './logger.js';
+import { loadMcpServers } from './mcp/load-mcp-servers.js';
+import { McpServers } from './mcp/mcp-servers.js';
 import { createSlackApp } from './slack/app.js';
 import { createApprovalNotifier } from './slack/approval-notifier.js';
 import { createUserGroupDirectory } from './slack/user-groups.js';
@@ -62,6 +65,7 @@ export interface Bot {
 
 /** The composition root shared by `npm start` and the end-to-end tests: wires every adapter to the core. */
 export function createBot(config: Config, logger: Logger, overrides: BotOverrides = {}): Bot {
+  const mcpServers = loadMcpServers(config.mcpServersFile);
   const clock = overrides.clock ?? { now: () => Date.now() };
   const newId = overrides.newId ?? randomId;
   const database = openDatabase(config.databasePath);
@@ -70,6 +74,7 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
   const approvalStore = createApprovalStore(db, clock);
   const model = overrides.model ?? createOpenAIModel({ ...config.openai, systemPrompt: SYSTEM_PROMPT });
   let conversations: ConversationService | undefined;
+  let registry: ToolRegistry | undefined;
   const slack = createSlackApp(
     {
       botToken: config.slack.botToken,
@@ -78,13 +83,20 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       port: config.port,
       logLevel: config.logLevel,
       logger,
-      health: () => ({ ok: database.isOpen(), detail: { database: database.isOpen() ? 'ok' : 'closed' } }),
+      health: () => ({
+        ok: database.isOpen(),
+        detail: {
+          database: database.isOpen() ? 'ok' : 'closed',
+          ...(mcpServers.length > 0 ? { mcp: mcp.status() } : {}),
+        },
+      }),
       ...(overrides.retryConfig ? { retryConfig: overrides.retryConfig } : {}),
       cards: createApprovalCardStore(db, clock, approvalStore),
     },
     (surface, client) => {
       const builtIn = createBuiltInTools({ clock, notes: createNotesStore(db, clock), poster: surface });
       const tools = new ToolRegistry(overrides.tools ? overrides.tools(builtIn) : builtIn);
+      registry = tools;
       const runner = new Runner({
         model,
         tools,
@@ -122,8 +134,9 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       return { conversations, approvals, edits, welcome, dedupe: createDedupeStore(db, () => clock.now()) };
     },
   );
-  if (!conversations) throw new Error('Slack app did not build its services');
+  if (!conversations || !registry) throw new Error('Slack app did not build its services');
   const service: ConversationService = conversations;
+  const mcp = new McpServers({ servers: mcpServers, registry, logger });
   const scheduler = new ApprovalScheduler({
     store: createApprovalTimerStore(db),
     events: createApprovalNotifier({
@@ -144,8 +157,10 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       approvalStore.recordAudit([
         auditEvent('policy.loaded', { at: clock.now(), payload: { summary: policy.summary } }),
       ]);
+      // Before recovery: a run resumed at start-up must find the MCP tools it paused on.
+      await mcp.connectAll();
       const started = await slack.start();
-      await service.recover();
+      await service.recover((thread) => !isTerminalThread(thread));
       // Handles at once what expired while the process was down, then checks on its interval.
       await scheduler.start();
       return started;
@@ -154,6 +169,7 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       await scheduler.stop();
       await slack.stop();
       await Promise.race([service.idle(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+      await mcp.close();
       database.close();
     },
   };

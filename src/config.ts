@@ -38,6 +38,7 @@ const envSchema = z.object({
       'must be comma-separated Slack user IDs such as U012ABCDEF',
     ),
   APPROVAL_POLICY_FILE: z.string().min(1).optional(),
+  MCP_SERVERS_FILE: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   OPENAI_STREAM: z.stringbool({ error: 'must be true or false' }).default(true),
   THREAD_CONTEXT_MESSAGES: z.coerce
@@ -67,6 +68,8 @@ export interface Config {
   databasePath: string;
   adminUserIds: string[];
   approvalPolicyFile: string | undefined;
+  /** JSON file listing MCP servers whose tools the agent gets (src/mcp/servers-file.ts). */
+  mcpServersFile: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Earlier thread messages read when the bot is first mentioned mid-thread (0: none). */
   threadContextMessages: number;
@@ -118,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
       databasePath: e.DATABASE_PATH,
       adminUserIds: e.ADMIN_USER_IDS,
       approvalPolicyFile: e.APPROVAL_POLICY_FILE,
+      mcpServersFile: e.MCP_SERVERS_FILE,
       logLevel: e.LOG_LEVEL,
       threadContextMessages: e.THREAD_CONTEXT_MESSAGES,
       suggestedPrompts: e.SUGGESTED_PROMPTS,

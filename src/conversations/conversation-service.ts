@@ -82,12 +82,16 @@ export class ConversationService {
 
   /**
    * At start-up: drive runs a stopped process left running, and post the cards that were never posted.
-   * Expired and executing approvals are handled by the runner when the run is driven.
+   * Expired and executing approvals are handled by the runner when the run is driven. `only` limits this to
+   * the threads a surface can speak in (the Slack bot leaves terminal conversations to the terminal).
    */
-  async recover(): Promise<void> {
+  async recover(only: (thread: ThreadRef) => boolean = () => true): Promise<void> {
     const { store, logger } = this.#deps;
-    for (const approval of store.approvalsWithoutCard()) await this.#postCard(approval);
-    const interrupted = store.interruptedRuns();
+    for (const approval of store.approvalsWithoutCard()) if (only(approval)) await this.#postCard(approval);
+    const interrupted = store.interruptedRuns().filter(({ conversationId }) => {
+      const thread = store.thread(conversationId);
+      return thread !== undefined && only(thread);
+    });
     if (interrupted.length > 0) logger.info('resuming interrupted runs', { count: interrupted.length });
     await Promise.all(
       interrupted.map(({ runId, conversationId }) => {
