@@ -2,12 +2,11 @@ import { createOpenAIModel } from '../agent/openai-client.js';
 import { DEFAULT_LIMITS, Runner } from '../agent/runner.js';
 import { ToolRegistry } from '../agent/tool-registry.js';
 import { ApprovalService } from '../approvals/approval-service.js';
-import { editApprovalArguments } from '../approvals/edit-arguments.js';
+import { ArgumentEditService } from '../approvals/argument-edit-service.js';
 import { loadApprovalPolicy } from '../approvals/policy-file.js';
 import type { Config } from '../config.js';
 import { ConversationService } from '../conversations/conversation-service.js';
 import type { ThreadRef } from '../conversations/ports.js';
-import { createApprovalEditStore } from '../db/approval-edit-store.js';
 import { createApprovalStore } from '../db/approval-store.js';
 import { createConversationStore } from '../db/conversation-store.js';
 import { openDatabase } from '../db/database.js';
@@ -32,10 +31,7 @@ const TERMINAL_SYSTEM_PROMPT = [
 ].join(' ');
 
 export interface ChatServices
-  extends Pick<
-    ChatSessionDeps,
-    'conversations' | 'approvals' | 'editArguments' | 'pendingApprovals' | 'history'
-  > {
+  extends Pick<ChatSessionDeps, 'conversations' | 'approvals' | 'edits' | 'pendingApprovals' | 'history'> {
   findConversation(thread: ThreadRef): string | undefined;
   mcp: McpServers;
   close(): Promise<void>;
@@ -82,21 +78,17 @@ export function createChatServices(
     newId: randomId,
     logger,
   });
+  const approvalStore = createApprovalStore(db, clock);
   const approvals = new ApprovalService({
-    store: createApprovalStore(db, clock),
+    store: approvalStore,
     clock,
     adminUserIds: config.adminUserIds,
   });
-  const editDeps = {
-    store: createApprovalEditStore(db, clock),
-    clock,
-    tool: (name: string) => tools.get(name),
-    isAdmin: (id: string) => approvals.isAdmin(id),
-  };
+  const edits = new ArgumentEditService({ tools, approvals, store: approvalStore });
   return {
     conversations,
     approvals,
-    editArguments: (request) => editApprovalArguments(editDeps, request),
+    edits,
     findConversation: (thread) => conversationStore.find(thread),
     pendingApprovals: (conversationId) => listPendingApprovals(db, conversationId),
     history: (conversationId) => runStore.loadHistory(conversationId),

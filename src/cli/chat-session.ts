@@ -1,7 +1,7 @@
 import type { StoredItem } from '../agent/history.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
-import type { ApprovalService } from '../approvals/approval-service.js';
-import type { EditRequest, EditResult } from '../approvals/edit-arguments.js';
+import type { ApprovalService, DecisionResult } from '../approvals/approval-service.js';
+import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
 import { describeApprovers } from '../approvals/policy.js';
 import type { Vote } from '../approvals/ports.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
@@ -15,7 +15,7 @@ const EARLIER_ITEMS_SHOWN = 20;
 export interface ChatSessionDeps {
   conversations: ConversationService;
   approvals: ApprovalService;
-  editArguments: (request: EditRequest) => EditResult;
+  edits: ArgumentEditService;
   /** The conversation's id once it exists. */
   conversationId: () => string | undefined;
   pendingApprovals: (conversationId: string) => ApprovalRecord[];
@@ -96,19 +96,19 @@ async function ask(deps: ChatSessionDeps, approval: ApprovalRecord): Promise<Ask
     if (choice === 'e' || choice === 'edit') {
       const edited = await reader.next('New arguments (JSON): ');
       if (edited === undefined) return 'ended';
-      const result = deps.editArguments({
+      const result = await deps.edits.submit({
         approvalId: approval.id,
         userId: deps.userId,
         teamId: approval.teamId,
         channelId: approval.channelId,
-        arguments: edited,
+        json: edited,
       });
-      if (!result.ok) {
+      if (result.kind === 'invalid') {
         write(`Not changed: ${result.message}\n`);
         continue;
       }
-      write(`Arguments changed to ${result.approval.editedArguments ?? ''}\n`);
-      return decide(deps, approval, 'approve', null);
+      if (result.ok) write(`Arguments changed to ${result.approval.editedArguments ?? edited.trim()}\n`);
+      return settle(deps, approval, 'approve', result);
     }
     write('Please answer y, n, r or e.\n');
   }
@@ -128,6 +128,16 @@ async function decide(
     vote,
     reason,
   });
+  return settle(deps, approval, vote, result);
+}
+
+/** Tells the terminal what a decision did, and resumes the run when the decision completed its turn. */
+async function settle(
+  deps: ChatSessionDeps,
+  approval: ApprovalRecord,
+  vote: Vote,
+  result: DecisionResult,
+): Promise<Asked> {
   switch (result.kind) {
     case 'decided':
       deps.write(`${vote === 'approve' ? 'Approved' : 'Rejected'} by ${deps.userId}.\n`);
