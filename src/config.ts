@@ -51,8 +51,11 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
-/** What the calling program needs: the bot needs Slack credentials, the terminal chat does not. */
-export type ConfigPurpose = 'bot' | 'chat';
+/**
+ * What the calling program needs: the bot needs Slack credentials, the terminal chat does not, and the audit
+ * command line needs neither Slack nor the model (only the database).
+ */
+export type ConfigPurpose = 'bot' | 'chat' | 'audit';
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
 
@@ -89,7 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
       );
     }
   }
-  if (!e.OPENAI_API_KEY && !e.OPENAI_BASE_URL) {
+  if (purpose !== 'audit' && !e.OPENAI_API_KEY && !e.OPENAI_BASE_URL) {
     problems.push('OPENAI_API_KEY: required unless OPENAI_BASE_URL points at an OpenAI-compatible server');
   }
   if (problems.length > 0) return { ok: false, problems };
