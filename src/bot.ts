@@ -6,9 +6,11 @@ import { DEFAULT_LIMITS, Runner, type RunnerLimits } from './agent/runner.js';
 import { ToolRegistry } from './agent/tool-registry.js';
 import { ApprovalService } from './approvals/approval-service.js';
 import { type ApprovalPolicy, builtInPolicy } from './approvals/policy.js';
+import { policyLoadedEvent } from './audit/policy-loaded-event.js';
 import type { Config } from './config.js';
 import { ConversationService } from './conversations/conversation-service.js';
 import { createApprovalStore } from './db/approval-store.js';
+import { createAuditQueryStore } from './db/audit-query-store.js';
 import { createConversationStore } from './db/conversation-store.js';
 import { openDatabase } from './db/database.js';
 import { createDedupeStore } from './db/dedupe-store.js';
@@ -61,6 +63,7 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       logger,
       health: () => ({ ok: database.isOpen(), detail: { database: database.isOpen() ? 'ok' : 'closed' } }),
       ...(overrides.retryConfig ? { retryConfig: overrides.retryConfig } : {}),
+      auditIncludesWorkspaceAdmins: config.auditIncludesWorkspaceAdmins,
     },
     (surface) => {
       const tools = new ToolRegistry(
@@ -84,12 +87,20 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
         newId,
         logger,
       });
+      const approvalStore = createApprovalStore(db, clock);
+      const policySource = config.approvalPolicyFile ?? 'built-in defaults';
+      approvalStore.recordAudit([policyLoadedEvent(policy, tools.names(), policySource, clock.now())]);
       const approvals = new ApprovalService({
-        store: createApprovalStore(db, clock),
+        store: approvalStore,
         clock,
         adminUserIds: config.adminUserIds,
       });
-      return { conversations, approvals, dedupe: createDedupeStore(db, () => clock.now()) };
+      return {
+        conversations,
+        approvals,
+        dedupe: createDedupeStore(db, () => clock.now()),
+        auditQueries: createAuditQueryStore(db),
+      };
     },
   );
   if (!conversations) throw new Error('Slack app did not build its services');

@@ -36,6 +36,10 @@ const envSchema = z.object({
       'must be comma-separated Slack user IDs such as U012ABCDEF',
     ),
   APPROVAL_POLICY_FILE: z.string().min(1).optional(),
+  AUDIT_INCLUDE_WORKSPACE_ADMINS: z
+    .enum(['true', 'false'], { message: 'must be true or false' })
+    .default('false')
+    .transform((value) => value === 'true'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 
@@ -47,6 +51,8 @@ export interface Config {
   openai: { apiKey: string; baseURL: string | undefined; model: string };
   databasePath: string;
   adminUserIds: string[];
+  /** Slack workspace admins and owners may also use /approvals and the admins' App Home (read-only rights). */
+  auditIncludesWorkspaceAdmins: boolean;
   approvalPolicyFile: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
@@ -108,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
       openai: { apiKey: e.OPENAI_API_KEY ?? 'not-needed', baseURL: e.OPENAI_BASE_URL, model: e.OPENAI_MODEL },
       databasePath: e.DATABASE_PATH,
       adminUserIds: e.ADMIN_USER_IDS,
+      auditIncludesWorkspaceAdmins: e.AUDIT_INCLUDE_WORKSPACE_ADMINS,
       approvalPolicyFile: e.APPROVAL_POLICY_FILE,
       logLevel: e.LOG_LEVEL,
     },

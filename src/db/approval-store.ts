@@ -1,7 +1,8 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Clock } from '../agent/ports.js';
 import type { ApprovalStore } from '../approvals/ports.js';
-import { toApprovalRecord } from './approval-rows.js';
+import { auditEvent } from '../audit/audit-event.js';
+import { type ApprovalRow, toApprovalRecord } from './approval-rows.js';
 import { appendAudit, type Tx } from './audit-writer.js';
 import type { Db } from './database.js';
 import { approvals, approvalVotes, runs } from './schema.js';
@@ -77,6 +78,7 @@ export function createApprovalStore(db: Db, clock: Clock): ApprovalStore {
               .set({ status: 'running', updatedAt: at })
               .where(and(eq(runs.id, decided.runId), eq(runs.status, 'paused')))
               .run().changes === 1;
+          if (runClaimed) appendAudit(tx, [runResumedEvent(decided, userId, at)]);
           return { kind: 'decided' as const, approval: toApprovalRecord(decided), runClaimed };
         },
         { behavior: 'immediate' },
@@ -87,4 +89,17 @@ export function createApprovalStore(db: Db, clock: Clock): ApprovalStore {
       db.transaction((tx) => appendAudit(tx, events), { behavior: 'immediate' });
     },
   };
+}
+
+/** The last decision of a paused turn hands the run back to the runner: recorded with the claim. */
+function runResumedEvent(decided: ApprovalRow, userId: string, at: number) {
+  return auditEvent('run.resumed', {
+    at,
+    actor: userId,
+    teamId: decided.teamId,
+    conversationId: decided.conversationId,
+    runId: decided.runId,
+    approvalId: decided.id,
+    payload: { turn: decided.turn },
+  });
 }

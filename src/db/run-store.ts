@@ -2,7 +2,8 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import { type HistoryItem, historyItemSchema, type StoredItem } from '../agent/history.js';
 import type { Clock, RunRecord, RunStore } from '../agent/ports.js';
 import { CURRENT_RUN_STATE_VERSION, type RunState, serializeRunState } from '../agent/run-state.js';
-import { toApprovalRecord } from './approval-rows.js';
+import { auditEvent } from '../audit/audit-event.js';
+import { type ApprovalRow, toApprovalRecord } from './approval-rows.js';
 import { appendAudit, type Tx } from './audit-writer.js';
 import type { Db } from './database.js';
 import { approvals, conversationItems, conversations, runs } from './schema.js';
@@ -178,7 +179,7 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
         (tx) => {
           tx.update(runs).set({ status, error, updatedAt: at }).where(eq(runs.id, runId)).run();
           const open = tx
-            .select({ id: approvals.id })
+            .select()
             .from(approvals)
             .where(and(eq(approvals.runId, runId), eq(approvals.status, 'pending')))
             .all();
@@ -193,10 +194,21 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
               )
               .run();
           }
-          appendAudit(tx, audit);
+          appendAudit(tx, [...audit, ...open.map((approval) => approvalCancelledEvent(approval, error, at))]);
         },
         { behavior: 'immediate' },
       );
     },
   };
+}
+
+function approvalCancelledEvent(approval: ApprovalRow, reason: string | null, at: number) {
+  return auditEvent('approval.cancelled', {
+    at,
+    teamId: approval.teamId,
+    conversationId: approval.conversationId,
+    runId: approval.runId,
+    approvalId: approval.id,
+    payload: { tool: approval.toolName, callId: approval.callId, reason },
+  });
 }

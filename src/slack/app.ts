@@ -1,11 +1,16 @@
 import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
 import { App, LogLevel, type webApi } from '@slack/bolt';
 import type { ApprovalService } from '../approvals/approval-service.js';
+import type { AuditQueries } from '../audit/audit-queries.js';
 import type { SlackMode } from '../config.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
 import type { DedupeStore } from '../conversations/ports.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
+import { createAuditAccess } from './audit-access.js';
+import { createHomePublisher } from './home-publisher.js';
 import { registerActionListeners } from './listeners/actions.js';
+import { registerCommandListeners } from './listeners/commands.js';
+import { registerHomeListeners } from './listeners/home.js';
 import { registerMessageListeners } from './listeners/messages.js';
 import { createSlackSurface, type SlackSurface } from './slack-surface.js';
 
@@ -20,12 +25,15 @@ export interface SlackAppOptions {
   health: () => { ok: boolean; detail: Record<string, unknown> };
   /** Web API retry policy; tests use none. */
   retryConfig?: webApi.RetryOptions;
+  /** Workspace admins and owners may audit too (users.info). */
+  auditIncludesWorkspaceAdmins?: boolean;
 }
 
 export interface SlackServices {
   conversations: ConversationService;
   approvals: ApprovalService;
   dedupe: DedupeStore;
+  auditQueries: AuditQueries;
 }
 
 export interface SlackApp {
@@ -71,9 +79,25 @@ export function createSlackApp(
       ? new App({ ...common, appToken: options.mode.appToken, socketMode: true })
       : new App({ ...common, signingSecret: options.mode.signingSecret, endpoints: '/slack/events' });
   const surface = createSlackSurface(app.client);
-  const { conversations, approvals, dedupe } = services(surface);
-  registerMessageListeners(app, { conversations, dedupe, logger: options.logger });
-  registerActionListeners(app, { approvals, conversations, surface, logger: options.logger });
+  const { conversations, approvals, dedupe, auditQueries } = services(surface);
+  const { logger } = options;
+  const access = createAuditAccess(app.client, {
+    isAdmin: (userId) => approvals.isAdmin(userId),
+    includeWorkspaceAdmins: options.auditIncludesWorkspaceAdmins ?? false,
+    now: Date.now,
+    logger,
+  });
+  const home = createHomePublisher(app.client, { queries: auditQueries, access, logger });
+  registerMessageListeners(app, { conversations, dedupe, logger });
+  registerActionListeners(app, {
+    approvals,
+    conversations,
+    surface,
+    logger,
+    afterDecision: home.afterDecision,
+  });
+  registerCommandListeners(app, { queries: auditQueries, access, now: Date.now, logger });
+  registerHomeListeners(app, { home, logger });
   app.error(async (error) => {
     options.logger.error('slack listener error', { error: error.message, code: error.code });
   });

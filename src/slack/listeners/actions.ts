@@ -14,6 +14,8 @@ export interface ActionListenerDeps {
   conversations: ConversationService;
   surface: SlackSurface;
   logger: Logger;
+  /** Called after a vote was counted or settled a request (e.g. to refresh App Home views). Must not throw. */
+  afterDecision?: (approval: ApprovalRecord, deciderId: string) => Promise<void>;
 }
 
 const UNKNOWN_BUTTON = 'This button does not belong to an approval request I know of, so nothing happened.';
@@ -23,34 +25,41 @@ const UNKNOWN_BUTTON = 'This button does not belong to an approval request I kno
  * taken from the button's approval id and the verified clicker alone.
  */
 export function registerActionListeners(app: App, deps: ActionListenerDeps): void {
-  app.action<BlockAction<ButtonAction>>({ action_id: DECISION_ACTION }, async ({ ack, body, action }) => {
-    await ack();
-    const channelId = body.channel?.id ?? body.container?.channel_id;
-    const messageTs = body.message?.ts ?? body.container?.message_ts;
-    const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
-    const tell = (text: string) =>
-      channelId
-        ? deps.surface.postEphemeral(channelId, body.user.id, text, threadTs).catch((error: unknown) => {
-            deps.logger.warn('ephemeral reply failed', { channelId, error: describeError(error) });
-          })
-        : Promise.resolve();
-    const decoded = decodeApprovalButtonValue(action.value);
-    const teamId = body.team?.id ?? body.user.team_id;
-    if (!decoded.ok || !teamId) {
-      await tell(UNKNOWN_BUTTON);
-      return;
-    }
-    const result = deps.approvals.decide({
-      approvalId: decoded.approvalId,
-      userId: body.user.id,
-      teamId,
-      channelId,
-      vote: action.action_id === ACTION_IDS.approve ? 'approve' : 'reject',
-      reason: null,
-    });
-    const fallback = channelId && messageTs ? { channelId, messageTs } : undefined;
-    await applyResult(deps, result, fallback, tell);
-  });
+  app.action<BlockAction<ButtonAction>>(
+    { action_id: DECISION_ACTION },
+    async ({ ack, body, action, client }) => {
+      await ack();
+      const channelId = body.channel?.id ?? body.container?.channel_id;
+      const messageTs = body.message?.ts ?? body.container?.message_ts;
+      const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
+      // A click in App Home has no channel (its container is the view): answer in the app's DM instead.
+      const tell = (text: string) =>
+        (channelId
+          ? deps.surface.postEphemeral(channelId, body.user.id, text, threadTs)
+          : client.chat.postMessage({ channel: body.user.id, text }).then(() => undefined)
+        ).catch((error: unknown) => {
+          deps.logger.warn('reply to a click failed', { channelId, error: describeError(error) });
+        });
+      const decoded = decodeApprovalButtonValue(action.value);
+      const teamId = body.team?.id ?? body.user.team_id;
+      if (!decoded.ok || !teamId) {
+        await tell(UNKNOWN_BUTTON);
+        return;
+      }
+      const result = deps.approvals.decide({
+        approvalId: decoded.approvalId,
+        userId: body.user.id,
+        teamId,
+        channelId,
+        vote: action.action_id === ACTION_IDS.approve ? 'approve' : 'reject',
+        reason: null,
+      });
+      const fallback = channelId && messageTs ? { channelId, messageTs } : undefined;
+      await applyResult(deps, result, fallback, tell);
+      if (result.kind === 'decided' || result.kind === 'counted')
+        await deps.afterDecision?.(result.approval, body.user.id);
+    },
+  );
 }
 
 async function applyResult(
