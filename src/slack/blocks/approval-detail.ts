@@ -59,7 +59,7 @@ export function buildApprovalDetail({ approval, votes, events }: ApprovalDetail)
     .slice(0, MAX_EVENTS)
     .map(
       (event) =>
-        `#${event.seq} ${slackDate(event.at)} \`${event.kind}\` ${/^[UW][A-Z0-9]{2,}$/.test(event.actor) ? `<@${event.actor}>` : escapeMrkdwn(event.actor)}`,
+        `#${event.seq} ${slackDate(event.at)} \`${event.kind}\` ${/^[UW][A-Z0-9]+$/.test(event.actor) ? `<@${event.actor}>` : escapeMrkdwn(event.actor)}`,
     );
   if (events.length > MAX_EVENTS) trail.push(`… and ${events.length - MAX_EVENTS} more`);
   blocks.push(context('trail-title', '*Audit trail*'), {
