@@ -17,6 +17,17 @@ const STATUS_EMOJI: Record<ApprovalStatus, string> = {
   cancelled: ':no_entry_sign:',
 };
 
+/** The decision behind a status: an executing or executed call was approved. */
+const OUTCOME: Record<ApprovalStatus, string> = {
+  pending: 'pending',
+  approved: 'approved',
+  executing: 'approved',
+  executed: 'approved',
+  rejected: 'rejected',
+  expired: 'expired',
+  cancelled: 'cancelled',
+};
+
 /** Arguments with secrets redacted, as JSON (or the raw text when they are not JSON). */
 export function redactedArguments(raw: string, space?: number): string {
   try {
@@ -41,9 +52,9 @@ export function approvalLine(approval: ApprovalRecord): string {
   const state =
     approval.status === 'pending'
       ? `waiting since ${slackDate(approval.createdAt)}`
-      : `${approval.status}${approval.decidedBy ? ` by ${mentions(approval.decidedBy)}` : ''}${
+      : `${OUTCOME[approval.status]}${approval.decidedBy ? ` by ${mentions(approval.decidedBy)}` : ''}${
           approval.decidedAt ? ` ${slackDate(approval.decidedAt)}` : ''
-        }`;
+        }${approval.status === 'executing' ? ' · running' : approval.status === 'executed' ? ' · ran' : ''}`;
   return `${STATUS_EMOJI[approval.status]} \`${approval.toolName}\` \`${args}\`\nRequested by <@${approval.requesterId}> · ${state} · \`${approval.id}\``;
 }
 
