@@ -26,7 +26,7 @@ export interface ApprovalsCommandInput {
 }
 
 /** Requests shown in each part of the overview, so it stays one short message. */
-const OVERVIEW_SIZE = 10;
+const OVERVIEW_SIZE = 8;
 
 /**
  * The answer to `/approvals …`, for admins only: anyone else gets the same refusal whatever they typed, so the

@@ -4,7 +4,7 @@ import type { ApprovalDetail } from '../../audit/audit-queries.js';
 import { redactText } from '../../audit/redact.js';
 import { escapeMrkdwn, safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
 import type { SlackMessage } from './approval-card.js';
-import { context, header, mentions, redactedArguments } from './approval-lines.js';
+import { context, escapedWithin, header, mentions, redactedArguments } from './approval-lines.js';
 
 type KnownBlock = types.KnownBlock;
 
@@ -38,7 +38,7 @@ export function buildApprovalDetail({ approval, votes, events }: ApprovalDetail)
       block_id: 'arguments',
       text: {
         type: 'mrkdwn',
-        text: `*Arguments${approval.editedArguments ? ' (as edited)' : ''}:*\n\`\`\`${escapeMrkdwn(truncateVisibly(args, SECTION_BUDGET, cut))}\`\`\``,
+        text: `*Arguments${approval.editedArguments ? ' (as edited)' : ''}:*\n\`\`\`${escapedWithin(args, SECTION_BUDGET, cut)}\`\`\``,
       },
     },
     {
@@ -48,7 +48,7 @@ export function buildApprovalDetail({ approval, votes, events }: ApprovalDetail)
     },
   ];
   if (approval.result !== null) {
-    const result = escapeMrkdwn(truncateVisibly(redactText(approval.result), 1500, '…'));
+    const result = escapedWithin(redactText(approval.result), 1500, '…');
     blocks.push({
       type: 'section',
       block_id: 'result',

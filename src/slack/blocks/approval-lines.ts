@@ -37,6 +37,16 @@ export function redactedArguments(raw: string, space?: number): string {
   }
 }
 
+/**
+ * Text escaped for mrkdwn and then cut to `max` characters (escaping can grow it up to five times), never
+ * inside an entity, with `note` saying it was cut.
+ */
+export function escapedWithin(text: string, max: number, note: string): string {
+  const escaped = escapeMrkdwn(text);
+  if (escaped.length <= max) return escaped;
+  return `${escaped.slice(0, Math.max(0, max - note.length)).replace(/&[a-z]{0,3}$/, '')}${note}`;
+}
+
 /** `people` from a comma-separated list of user IDs, as mentions. */
 export function mentions(ids: string | null): string {
   return (ids ?? '')
@@ -48,7 +58,7 @@ export function mentions(ids: string | null): string {
 
 /** One request in one line of mrkdwn: tool, short arguments, requester, state and id. */
 export function approvalLine(approval: ApprovalRecord): string {
-  const args = escapeMrkdwn(truncateVisibly(redactedArguments(approval.arguments), 120, '…'));
+  const args = escapedWithin(redactedArguments(approval.arguments), 100, '…');
   const state =
     approval.status === 'pending'
       ? `waiting since ${slackDate(approval.createdAt)}`
