@@ -47,12 +47,7 @@ export function createConversationStore(db: Db, clock: Clock, newId: IdGenerator
       const at = clock.now();
       return db.transaction(
         (tx) => {
-          const active = tx
-            .select({ id: runs.id })
-            .from(runs)
-            .where(and(eq(runs.conversationId, conversationId), inArray(runs.status, ['running', 'paused'])))
-            .get();
-          if (active) {
+          if (hasActiveRun(tx, conversationId)) {
             tx.insert(queuedMessages)
               .values({
                 conversationId,
@@ -77,12 +72,7 @@ export function createConversationStore(db: Db, clock: Clock, newId: IdGenerator
       const at = clock.now();
       return db.transaction(
         (tx) => {
-          const active = tx
-            .select({ id: runs.id })
-            .from(runs)
-            .where(and(eq(runs.conversationId, conversationId), inArray(runs.status, ['running', 'paused'])))
-            .get();
-          if (active) return undefined;
+          if (hasActiveRun(tx, conversationId)) return undefined;
           const next = tx
             .select()
             .from(queuedMessages)
@@ -156,4 +146,14 @@ function userItem(message: { userId: string; text: string; messageTs: string }):
     kind: 'user_message',
     data: { text: message.text, userId: message.userId, messageTs: message.messageTs },
   };
+}
+
+/** One active (running or paused) run per conversation at a time. */
+function hasActiveRun(tx: Tx, conversationId: string): boolean {
+  const active = tx
+    .select({ id: runs.id })
+    .from(runs)
+    .where(and(eq(runs.conversationId, conversationId), inArray(runs.status, ['running', 'paused'])))
+    .get();
+  return active !== undefined;
 }

@@ -22,18 +22,25 @@ export interface SlackSurface extends ThreadSurface, ChannelPoster {
 /** Speaks in Slack threads through the Web API. Text from users and the model is escaped before posting. */
 export function createSlackSurface(client: webApi.WebClient): SlackSurface {
   const updateCard: SlackSurface['updateCard'] = async (approval, options = {}) => {
-    const location = approval.messageTs
+    const stored = approval.messageTs
       ? { channelId: approval.channelId, messageTs: approval.messageTs }
-      : options.fallback;
-    if (!location) return;
+      : undefined;
+    const { fallback } = options;
+    // The clicked card may differ from the stored one when a crash right after posting led to a repost.
+    const locations = [stored, fallback].filter((l): l is CardLocation => l !== undefined);
+    const distinct = locations.filter(
+      (l, i) => locations.findIndex((o) => o.channelId === l.channelId && o.messageTs === l.messageTs) === i,
+    );
     const card = buildApprovalCard(approval, options.approvers);
-    // Always send the full blocks: an update with text only leaves the old buttons in place.
-    await client.chat.update({
-      channel: location.channelId,
-      ts: location.messageTs,
-      text: card.text,
-      blocks: card.blocks,
-    });
+    for (const location of distinct) {
+      // Always send the full blocks: an update with text only leaves the old buttons in place.
+      await client.chat.update({
+        channel: location.channelId,
+        ts: location.messageTs,
+        text: card.text,
+        blocks: card.blocks,
+      });
+    }
   };
   return {
     async postText(thread: ThreadRef, text: string) {
