@@ -44,27 +44,7 @@ export function buildApprovalCard(approval: ApprovalRecord, approvers: readonly 
     },
   ];
   if (pending) {
-    const value = encodeApprovalButtonValue(approval.id);
-    blocks.push({
-      type: 'actions',
-      block_id: `decide-${version}`,
-      elements: [
-        {
-          type: 'button',
-          action_id: ACTION_IDS.approve,
-          text: { type: 'plain_text', text: 'Approve' },
-          style: 'primary',
-          value,
-        },
-        {
-          type: 'button',
-          action_id: ACTION_IDS.reject,
-          text: { type: 'plain_text', text: 'Reject' },
-          style: 'danger',
-          value,
-        },
-      ],
-    });
+    blocks.push(decisionActions(approval, `decide-${version}`));
   } else {
     blocks.push({
       type: 'context',
@@ -73,6 +53,31 @@ export function buildApprovalCard(approval: ApprovalRecord, approvers: readonly 
     });
   }
   return { text: fallbackText(approval), blocks };
+}
+
+/** The card's decision buttons; App Home shows the same block, so one listener decides both. */
+export function decisionActions(approval: ApprovalRecord, blockId: string): KnownBlock {
+  const value = encodeApprovalButtonValue(approval.id);
+  return {
+    type: 'actions',
+    block_id: blockId,
+    elements: [
+      {
+        type: 'button',
+        action_id: ACTION_IDS.approve,
+        text: { type: 'plain_text', text: 'Approve' },
+        style: 'primary',
+        value,
+      },
+      {
+        type: 'button',
+        action_id: ACTION_IDS.reject,
+        text: { type: 'plain_text', text: 'Reject' },
+        style: 'danger',
+        value,
+      },
+    ],
+  };
 }
 
 function argumentsText(approval: ApprovalRecord): string {

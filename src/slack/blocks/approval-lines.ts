@@ -1,8 +1,6 @@
 import type { types } from '@slack/bolt';
 import type { ApprovalRecord, ApprovalStatus } from '../../approvals/approval.js';
 import { redactValue } from '../../audit/redact.js';
-import { encodeApprovalButtonValue } from '../button-value.js';
-import { ACTION_IDS } from '../ids.js';
 import { escapeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
 
 type KnownBlock = types.KnownBlock;
@@ -73,31 +71,6 @@ export function approvalSection(approval: ApprovalRecord, blockPrefix: string): 
     type: 'section',
     block_id: `${blockPrefix}-${approval.id}`,
     text: { type: 'mrkdwn', text: approvalLine(approval) },
-  };
-}
-
-/** The same Approve and Reject buttons as the card, so the same listener decides them. */
-export function decisionButtons(approval: ApprovalRecord): KnownBlock {
-  const value = encodeApprovalButtonValue(approval.id);
-  return {
-    type: 'actions',
-    block_id: `decide-${approval.id}`,
-    elements: [
-      {
-        type: 'button',
-        action_id: ACTION_IDS.approve,
-        text: { type: 'plain_text', text: 'Approve' },
-        style: 'primary',
-        value,
-      },
-      {
-        type: 'button',
-        action_id: ACTION_IDS.reject,
-        text: { type: 'plain_text', text: 'Reject' },
-        style: 'danger',
-        value,
-      },
-    ],
   };
 }
 

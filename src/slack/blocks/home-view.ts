@@ -1,6 +1,7 @@
 import type { types } from '@slack/bolt';
 import type { ApprovalRecord } from '../../approvals/approval.js';
-import { approvalSection, context, decisionButtons, header } from './approval-lines.js';
+import { decisionActions } from './approval-card.js';
+import { approvalSection, context, header } from './approval-lines.js';
 
 type KnownBlock = types.KnownBlock;
 
@@ -56,7 +57,8 @@ function decidable(title: string, items: ApprovalRecord[], total: number, more: 
   const shown = items.slice(0, MAX_PENDING_SHOWN);
   const blocks: KnownBlock[] = [header('pending-title', `${title} (${total})`)];
   if (shown.length === 0) blocks.push(context('pending-empty', 'Nothing is waiting.'));
-  for (const approval of shown) blocks.push(approvalSection(approval, 'pending'), decisionButtons(approval));
+  for (const approval of shown)
+    blocks.push(approvalSection(approval, 'pending'), decisionActions(approval, `decide-${approval.id}`));
   if (total > shown.length) {
     blocks.push(context('pending-more', `${total - shown.length} more not shown.${more ? ` ${more}` : ''}`));
   }
