@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ApprovalStatus } from '../../src/approvals/approval.js';
+import { builtInPolicy } from '../../src/approvals/policy.js';
 import { type AuditInput, auditEvent } from '../../src/audit/audit-event.js';
 import { appendAudit } from '../../src/db/audit-writer.js';
 import type { Db } from '../../src/db/database.js';
@@ -54,13 +55,8 @@ export function seedApproval(db: Db, seed: SeedApproval = {}): string {
         status,
         requesterId,
         rule: JSON.stringify({
-          approvers: seed.approvers ?? ['conversation', 'admins'],
-          allowSelfApproval: true,
-          quorum: 1,
-          allowStandingApproval: true,
-          expiresAfterMs: null,
-          remindAfterMs: null,
-          approvalChannel: null,
+          ...builtInPolicy().forTool(toolName).rule,
+          ...(seed.approvers ? { approvers: seed.approvers } : {}),
         }),
         decidedBy: decided ? (seed.decidedBy ?? null) : null,
         decidedAt,
