@@ -52,7 +52,13 @@ export function formatEvents(rows: readonly AuditEventRow[], format: ExportForma
     case 'jsonl':
       return rows.map((row) => JSON.stringify({ ...cells(row), payload: row.payload }));
     case 'csv':
-      return [COLUMNS.join(','), ...rows.map((row) => COLUMNS.map((c) => csvCell(cells(row)[c])).join(','))];
+      return [
+        COLUMNS.join(','),
+        ...rows.map((row) => {
+          const all = cells(row);
+          return COLUMNS.map((c) => csvCell(all[c])).join(',');
+        }),
+      ];
     case 'table':
       return formatTable(rows);
   }

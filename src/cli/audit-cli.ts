@@ -8,7 +8,7 @@ import { parseTimePoint } from '../audit/time-filter.js';
 import { verifyChain } from '../audit/verify-chain.js';
 import { loadConfig } from '../config.js';
 import { createAuditQueryStore } from '../db/audit-query-store.js';
-import { openDatabase } from '../db/database.js';
+import { openDatabaseReadOnly } from '../db/read-only-database.js';
 import { describeError } from '../errors.js';
 
 export interface CliIo {
@@ -138,7 +138,7 @@ export function runAuditCli(argv: readonly string[], env: NodeJS.ProcessEnv, io:
     io.err(`No database at ${path}. Set DATABASE_PATH to the bot's SQLite file.`);
     return 2;
   }
-  const database = openDatabase(path);
+  const database = openDatabaseReadOnly(path);
   try {
     const queries = createAuditQueryStore(database.db);
     if (args.command === 'verify') {

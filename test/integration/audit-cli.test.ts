@@ -79,10 +79,12 @@ describe('npm run audit: verify, list, export', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('verify: an untouched log is intact', () => {
+  it('verify: an untouched log is intact, and reading it changes nothing in the file', () => {
+    const before = readFileSync(dbPath);
     const run = cli('verify');
     expect(run.code).toBe(0);
     expect(run.out[0]).toMatch(/^5 events, chain intact \(head [0-9a-f]{64}\)$/);
+    expect(readFileSync(dbPath).equals(before)).toBe(true);
   });
 
   it('verify: an edited event is named', () => {
