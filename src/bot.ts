@@ -4,21 +4,28 @@ import { createOpenAIModel } from './agent/openai-client.js';
 import type { Clock, IdGenerator } from './agent/ports.js';
 import { DEFAULT_LIMITS, Runner, type RunnerLimits } from './agent/runner.js';
 import { ToolRegistry } from './agent/tool-registry.js';
+import { ApprovalScheduler, DEFAULT_SCHEDULER_INTERVAL_MS } from './approvals/approval-scheduler.js';
 import { ApprovalService } from './approvals/approval-service.js';
-import { type ApprovalPolicy, builtInPolicy } from './approvals/policy.js';
-import { policyLoadedEvent } from './audit/policy-loaded-event.js';
+import type { ApprovalPolicy } from './approvals/policy.js';
+import { loadApprovalPolicy } from './approvals/policy-file.js';
+import { auditEvent } from './audit/audit-event.js';
 import type { Config } from './config.js';
 import { ConversationService } from './conversations/conversation-service.js';
+import { createApprovalCardStore } from './db/approval-card-store.js';
 import { createApprovalStore } from './db/approval-store.js';
+import { createApprovalTimerStore } from './db/approval-timer-store.js';
 import { createAuditQueryStore } from './db/audit-query-store.js';
 import { createConversationStore } from './db/conversation-store.js';
 import { openDatabase } from './db/database.js';
 import { createDedupeStore } from './db/dedupe-store.js';
 import { createNotesStore } from './db/notes-store.js';
 import { createRunStore } from './db/run-store.js';
+import { AppError } from './errors.js';
 import { randomId } from './ids.js';
 import type { Logger } from './logger.js';
 import { createSlackApp } from './slack/app.js';
+import { createApprovalNotifier } from './slack/approval-notifier.js';
+import { createUserGroupDirectory } from './slack/user-groups.js';
 import { createBuiltInTools } from './tools/built-in-tools.js';
 
 export const SYSTEM_PROMPT = [
@@ -35,6 +42,8 @@ export interface BotOverrides {
   policy?: ApprovalPolicy;
   limits?: RunnerLimits;
   retryConfig?: webApi.RetryOptions;
+  /** How often approval deadlines (expiry, reminders) are checked. */
+  schedulerIntervalMs?: number;
 }
 
 export interface Bot {
@@ -42,6 +51,8 @@ export interface Bot {
   /** Stops intake, lets in-flight work finish (bounded), closes the database. */
   stop(graceMs?: number): Promise<void>;
   conversations: ConversationService;
+  /** Checks approval deadlines now (the scheduler also does on its own interval). */
+  checkDeadlines(): Promise<void>;
 }
 
 /** The composition root shared by `npm start` and the end-to-end tests: wires every adapter to the core. */
@@ -50,7 +61,8 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
   const newId = overrides.newId ?? randomId;
   const database = openDatabase(config.databasePath);
   const { db } = database;
-  const policy = overrides.policy ?? builtInPolicy();
+  const policy = overrides.policy ?? policyOrThrow(config.approvalPolicyFile);
+  const approvalStore = createApprovalStore(db, clock);
   const model = overrides.model ?? createOpenAIModel({ ...config.openai, systemPrompt: SYSTEM_PROMPT });
   let conversations: ConversationService | undefined;
   const slack = createSlackApp(
@@ -63,9 +75,10 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       logger,
       health: () => ({ ok: database.isOpen(), detail: { database: database.isOpen() ? 'ok' : 'closed' } }),
       ...(overrides.retryConfig ? { retryConfig: overrides.retryConfig } : {}),
+      cards: createApprovalCardStore(db, clock, approvalStore),
       auditIncludesWorkspaceAdmins: config.auditIncludesWorkspaceAdmins,
     },
-    (surface) => {
+    (surface, client) => {
       const tools = new ToolRegistry(
         createBuiltInTools({ clock, notes: createNotesStore(db, clock), poster: surface }),
       );
@@ -87,13 +100,11 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
         newId,
         logger,
       });
-      const approvalStore = createApprovalStore(db, clock);
-      const policySource = config.approvalPolicyFile ?? 'built-in defaults';
-      approvalStore.recordAudit([policyLoadedEvent(policy, tools.names(), policySource, clock.now())]);
       const approvals = new ApprovalService({
         store: approvalStore,
         clock,
         adminUserIds: config.adminUserIds,
+        groups: createUserGroupDirectory(client, clock, logger),
       });
       return {
         conversations,
@@ -105,17 +116,44 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
   );
   if (!conversations) throw new Error('Slack app did not build its services');
   const service: ConversationService = conversations;
+  const scheduler = new ApprovalScheduler({
+    store: createApprovalTimerStore(db),
+    events: createApprovalNotifier({
+      client: slack.app.client,
+      surface: slack.surface,
+      conversations: service,
+      adminUserIds: config.adminUserIds,
+      logger,
+    }),
+    clock,
+    logger,
+    intervalMs: overrides.schedulerIntervalMs ?? DEFAULT_SCHEDULER_INTERVAL_MS,
+  });
   return {
     conversations: service,
+    checkDeadlines: () => scheduler.tick(),
     async start() {
+      approvalStore.recordAudit([
+        auditEvent('policy.loaded', { at: clock.now(), payload: { summary: policy.summary } }),
+      ]);
       const started = await slack.start();
       await service.recover();
+      // Handles at once what expired while the process was down, then checks on its interval.
+      await scheduler.start();
       return started;
     },
     async stop(graceMs = 10_000) {
+      await scheduler.stop();
       await slack.stop();
       await Promise.race([service.idle(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
       database.close();
     },
   };
+}
+
+function policyOrThrow(file: string | undefined): ApprovalPolicy {
+  const loaded = loadApprovalPolicy(file);
+  if (!loaded.ok)
+    throw new AppError('config.policy', `Invalid approval policy: ${loaded.problems.join('; ')}`);
+  return loaded.policy;
 }

@@ -2,7 +2,7 @@ import type { Clock } from '../agent/ports.js';
 import { auditEvent } from '../audit/audit-event.js';
 import type { ApprovalRecord } from './approval.js';
 import { mayDecide } from './policy.js';
-import type { ApprovalStore, Vote } from './ports.js';
+import type { ApprovalStore, GroupDirectory, Vote } from './ports.js';
 
 export interface DecisionRequest {
   approvalId: string;
@@ -26,6 +26,8 @@ export interface ApprovalServiceDeps {
   store: ApprovalStore;
   clock: Clock;
   adminUserIds: readonly string[];
+  /** Members of user groups named in rules; without it nobody matches a group. */
+  groups?: GroupDirectory;
 }
 
 /**
@@ -43,7 +45,7 @@ export class ApprovalService {
     return this.#deps.adminUserIds.includes(userId);
   }
 
-  decide(request: DecisionRequest): DecisionResult {
+  async decide(request: DecisionRequest): Promise<DecisionResult> {
     const { store, clock } = this.#deps;
     const approval = store.get(request.approvalId);
     // An approval of another workspace is as unknown as a forged id: reveal nothing.
@@ -55,10 +57,14 @@ export class ApprovalService {
       approvalId: approval.id,
     };
     if (approval.status !== 'pending') return { ok: false, kind: 'already_decided', approval };
+    // Past its deadline the request is expired, even before the scheduler's next check records it.
+    if (approval.expiresAt !== null && approval.expiresAt <= clock.now())
+      return { ok: false, kind: 'already_decided', approval: { ...approval, status: 'expired' } };
     const permission = mayDecide(approval.rule, approval.requesterId, {
       userId: request.userId,
       isAdmin: this.isAdmin(request.userId),
       inConversation: request.channelId === approval.channelId,
+      groupMembers: await this.#groupMembers(approval.rule.approvers),
     });
     if (!permission.ok) {
       store.recordAudit([
@@ -66,7 +72,7 @@ export class ApprovalService {
           at: clock.now(),
           actor: request.userId,
           ...scope,
-          payload: { vote: request.vote, reason: permission.reason },
+          payload: { vote: request.vote, reason: permission.reason, rule: approval.rule },
         }),
       ]);
       const message =
@@ -89,6 +95,7 @@ export class ApprovalService {
           payload: {
             tool: approval.toolName,
             callId: approval.callId,
+            rule: approval.rule,
             ...(request.reason ? { reason: request.reason } : {}),
           },
         }),
@@ -103,5 +110,14 @@ export class ApprovalService {
       case 'already_voted':
         return { ok: false, kind: result.kind, approval: result.approval };
     }
+  }
+
+  async #groupMembers(approvers: readonly string[]): Promise<Map<string, ReadonlySet<string>>> {
+    const groups = approvers.filter((approver) => approver.startsWith('S'));
+    const { groups: directory } = this.#deps;
+    const members = new Map<string, ReadonlySet<string>>();
+    if (!directory) return members;
+    for (const group of groups) members.set(group, await directory.members(group));
+    return members;
   }
 }

@@ -60,25 +60,7 @@ export function createApprovalStore(db: Db, clock: Clock): ApprovalStore {
             .get();
           if (!decided) throw new Error(`Approval ${approvalId} changed inside its transaction`);
           appendAudit(tx, audit);
-          const stillPending = tx
-            .select({ id: approvals.id })
-            .from(approvals)
-            .where(
-              and(
-                eq(approvals.runId, decided.runId),
-                eq(approvals.turn, decided.turn),
-                eq(approvals.status, 'pending'),
-              ),
-            )
-            .get();
-          const runClaimed =
-            !stillPending &&
-            tx
-              .update(runs)
-              .set({ status: 'running', updatedAt: at })
-              .where(and(eq(runs.id, decided.runId), eq(runs.status, 'paused')))
-              .run().changes === 1;
-          if (runClaimed) appendAudit(tx, [runResumedEvent(decided, userId, at)]);
+          const runClaimed = claimRunIfSettled(tx, decided, userId, at);
           return { kind: 'decided' as const, approval: toApprovalRecord(decided), runClaimed };
         },
         { behavior: 'immediate' },
@@ -91,15 +73,38 @@ export function createApprovalStore(db: Db, clock: Clock): ApprovalStore {
   };
 }
 
-/** The last decision of a paused turn hands the run back to the runner: recorded with the claim. */
-function runResumedEvent(decided: ApprovalRow, userId: string, at: number) {
-  return auditEvent('run.resumed', {
-    at,
-    actor: userId,
-    teamId: decided.teamId,
-    conversationId: decided.conversationId,
-    runId: decided.runId,
-    approvalId: decided.id,
-    payload: { turn: decided.turn },
-  });
+/**
+ * When no call of the paused turn is still pending, claims the run (paused -> running) with a compare-and-set,
+ * so exactly one caller, whether a decision (`actor` the person) or an expiry (`system`), resumes it, and
+ * records `run.resumed`. Call inside the settling transaction.
+ */
+export function claimRunIfSettled(tx: Tx, settled: ApprovalRow, actor: string, at: number): boolean {
+  const { runId, turn } = settled;
+  const stillPending = tx
+    .select({ id: approvals.id })
+    .from(approvals)
+    .where(and(eq(approvals.runId, runId), eq(approvals.turn, turn), eq(approvals.status, 'pending')))
+    .get();
+  if (stillPending) return false;
+  const claimed =
+    tx
+      .update(runs)
+      .set({ status: 'running', updatedAt: at })
+      .where(and(eq(runs.id, runId), eq(runs.status, 'paused')))
+      .run().changes === 1;
+  // The settling decision (or expiry) hands the run back to the runner: recorded with the claim.
+  if (claimed) {
+    appendAudit(tx, [
+      auditEvent('run.resumed', {
+        at,
+        actor,
+        teamId: settled.teamId,
+        conversationId: settled.conversationId,
+        runId,
+        approvalId: settled.id,
+        payload: { turn },
+      }),
+    ]);
+  }
+  return claimed;
 }

@@ -109,6 +109,20 @@ export const approvalVotes = sqliteTable(
   (t) => [uniqueIndex('approval_votes_user').on(t.approvalId, t.userId)],
 );
 
+/** Copies of an approval card outside the conversation's thread (the rule's approval channel). */
+export const approvalCards = sqliteTable(
+  'approval_cards',
+  {
+    approvalId: text('approval_id').notNull(),
+    channelId: text('channel_id').notNull(),
+    messageTs: text('message_ts').notNull(),
+    /** Permalink to the conversation's thread, shown on the copy. */
+    link: text('link'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('approval_cards_message').on(t.approvalId, t.channelId, t.messageTs)],
+);
+
 /** Append-only, hash-chained. Nothing updates or deletes these rows. */
 export const auditEvents = sqliteTable(
   'audit_events',

@@ -1,6 +1,7 @@
 import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
 import { App, LogLevel, type webApi } from '@slack/bolt';
 import type { ApprovalService } from '../approvals/approval-service.js';
+import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { AuditQueries } from '../audit/audit-queries.js';
 import type { SlackMode } from '../config.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
@@ -25,6 +26,8 @@ export interface SlackAppOptions {
   health: () => { ok: boolean; detail: Record<string, unknown> };
   /** Web API retry policy; tests use none. */
   retryConfig?: webApi.RetryOptions;
+  /** Where approval cards are shown and what they render from (approval-channel copies, fresh updates). */
+  cards?: ApprovalCardStore;
   /** Workspace admins and owners may audit too (users.info). */
   auditIncludesWorkspaceAdmins?: boolean;
 }
@@ -57,7 +60,7 @@ const BOLT_LEVELS: Record<OurLevel, LogLevel> = {
  */
 export function createSlackApp(
   options: SlackAppOptions,
-  services: (surface: SlackSurface) => SlackServices,
+  services: (surface: SlackSurface, client: App['client']) => SlackServices,
 ): SlackApp {
   const healthz = (_req: IncomingMessage, res: ServerResponse) => {
     const { ok, detail } = options.health();
@@ -78,9 +81,12 @@ export function createSlackApp(
     options.mode.kind === 'socket'
       ? new App({ ...common, appToken: options.mode.appToken, socketMode: true })
       : new App({ ...common, signingSecret: options.mode.signingSecret, endpoints: '/slack/events' });
-  const surface = createSlackSurface(app.client);
-  const { conversations, approvals, dedupe, auditQueries } = services(surface);
   const { logger } = options;
+  const surface = createSlackSurface(app.client, {
+    logger,
+    ...(options.cards ? { cards: options.cards } : {}),
+  });
+  const { conversations, approvals, dedupe, auditQueries } = services(surface, app.client);
   const access = createAuditAccess(app.client, {
     isAdmin: (userId) => approvals.isAdmin(userId),
     includeWorkspaceAdmins: options.auditIncludesWorkspaceAdmins ?? false,

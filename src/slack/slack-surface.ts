@@ -1,7 +1,11 @@
 import type { webApi } from '@slack/bolt';
 import type { ApprovalRecord } from '../approvals/approval.js';
+import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { ThreadRef, ThreadSurface } from '../conversations/ports.js';
+import { describeError } from '../errors.js';
+import { type Logger, silentLogger } from '../logger.js';
 import type { ChannelPoster } from '../tools/ports.js';
+import { createCardPublisher } from './approval-card-publisher.js';
 import { buildApprovalCard } from './blocks/approval-card.js';
 import { safeMrkdwn } from './mrkdwn.js';
 
@@ -20,28 +24,13 @@ export interface SlackSurface extends ThreadSurface, ChannelPoster {
 }
 
 /** Speaks in Slack threads through the Web API. Text from users and the model is escaped before posting. */
-export function createSlackSurface(client: webApi.WebClient): SlackSurface {
-  const updateCard: SlackSurface['updateCard'] = async (approval, options = {}) => {
-    const stored = approval.messageTs
-      ? { channelId: approval.channelId, messageTs: approval.messageTs }
-      : undefined;
-    const { fallback } = options;
-    // The clicked card may differ from the stored one when a crash right after posting led to a repost.
-    const locations = [stored, fallback].filter((l): l is CardLocation => l !== undefined);
-    const distinct = locations.filter(
-      (l, i) => locations.findIndex((o) => o.channelId === l.channelId && o.messageTs === l.messageTs) === i,
-    );
-    const card = buildApprovalCard(approval, options.approvers);
-    for (const location of distinct) {
-      // Always send the full blocks: an update with text only leaves the old buttons in place.
-      await client.chat.update({
-        channel: location.channelId,
-        ts: location.messageTs,
-        text: card.text,
-        blocks: card.blocks,
-      });
-    }
-  };
+export function createSlackSurface(
+  client: webApi.WebClient,
+  options: { cards?: ApprovalCardStore; logger?: Logger } = {},
+): SlackSurface {
+  const logger = options.logger ?? silentLogger;
+  const publisher = createCardPublisher(client, options.cards, logger);
+  const updateCard: SlackSurface['updateCard'] = (approval, o = {}) => publisher.refresh(approval, o);
   return {
     async postText(thread: ThreadRef, text: string) {
       await client.chat.postMessage({
@@ -59,6 +48,13 @@ export function createSlackSurface(client: webApi.WebClient): SlackSurface {
         blocks: card.blocks,
       });
       if (!posted.ts) throw new Error('chat.postMessage returned no ts');
+      await publisher.postCopies(approval).catch((error: unknown) => {
+        logger.error('approval card copy could not be posted', {
+          approvalId: approval.id,
+          channelId: approval.rule.approvalChannel,
+          error: describeError(error),
+        });
+      });
       return { channelId: posted.channel ?? approval.channelId, messageTs: posted.ts };
     },
     updateApprovalCard: (approval) => updateCard(approval),

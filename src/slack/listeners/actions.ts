@@ -46,7 +46,7 @@ export function registerActionListeners(app: App, deps: ActionListenerDeps): voi
         await tell(UNKNOWN_BUTTON);
         return;
       }
-      const result = deps.approvals.decide({
+      const result = await deps.approvals.decide({
         approvalId: decoded.approvalId,
         userId: body.user.id,
         teamId,
