@@ -8,7 +8,7 @@ import { ApprovalScheduler, DEFAULT_SCHEDULER_INTERVAL_MS } from './approvals/ap
 import { ApprovalService } from './approvals/approval-service.js';
 import type { ApprovalPolicy } from './approvals/policy.js';
 import { loadApprovalPolicy } from './approvals/policy-file.js';
-import { auditEvent } from './audit/audit-event.js';
+import { auditEvent, SYSTEM_ACTOR } from './audit/audit-event.js';
 import type { Config } from './config.js';
 import { ConversationService } from './conversations/conversation-service.js';
 import { createApprovalCardStore } from './db/approval-card-store.js';
@@ -124,6 +124,7 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       conversations: service,
       adminUserIds: config.adminUserIds,
       logger,
+      afterExpiry: (approval) => slack.home.afterDecision(approval, SYSTEM_ACTOR),
     }),
     clock,
     logger,

@@ -8,7 +8,7 @@ import type { ConversationService } from '../conversations/conversation-service.
 import type { DedupeStore } from '../conversations/ports.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
 import { createAuditAccess } from './audit-access.js';
-import { createHomePublisher } from './home-publisher.js';
+import { createHomePublisher, type HomePublisher } from './home-publisher.js';
 import { registerActionListeners } from './listeners/actions.js';
 import { registerCommandListeners } from './listeners/commands.js';
 import { registerHomeListeners } from './listeners/home.js';
@@ -42,6 +42,8 @@ export interface SlackServices {
 export interface SlackApp {
   app: App;
   surface: SlackSurface;
+  /** App Home views, refreshed by whatever changes a request (decisions here, expiries in the scheduler). */
+  home: HomePublisher;
   /** Starts listening; resolves with the HTTP port actually bound. */
   start(): Promise<{ port: number }>;
   stop(): Promise<void>;
@@ -110,6 +112,7 @@ export function createSlackApp(
   return {
     app,
     surface,
+    home,
     async start() {
       const started: unknown = await app.start(options.port);
       // HTTP mode resolves with the listening server; its port matters when `port` was 0.

@@ -1,5 +1,7 @@
+import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
+import { approvals } from '../../src/db/schema.js';
 import { ACTION_IDS } from '../../src/slack/ids.js';
 import { type SeedApproval, seedApproval } from '../support/audit-seed.js';
 import { reply } from '../support/fake-openai.js';
@@ -135,6 +137,23 @@ describe('App Home', () => {
     expect(JSON.stringify(await homeView(ADMIN))).toContain('Pending approvals (1)');
     await h.click(card as SlackCall, 'reject', 'U2');
     expect(JSON.stringify(await homeView(ADMIN, 2))).toContain('Pending approvals (0)');
+  });
+
+  it('an expiry refreshes the Home of an admin who opened it', async () => {
+    const [id] = seed({ toolName: 'delete_note', approvers: ['admins'] });
+    await openHome(ADMIN);
+    expect(JSON.stringify(await homeView(ADMIN))).toContain('Pending approvals (1)');
+    const database = openDatabase(h.dbPath);
+    database.db
+      .update(approvals)
+      .set({ expiresAt: Date.now() - 1000 })
+      .where(eq(approvals.id, String(id)))
+      .run();
+    database.close();
+    await h.bot.checkDeadlines();
+    const refreshed = JSON.stringify(await homeView(ADMIN, 2));
+    expect(refreshed).toContain('Pending approvals (0)');
+    expect(refreshed).toContain(':hourglass: `delete_note`');
   });
 
   it('a refused click in Home is explained in a direct message', async () => {
