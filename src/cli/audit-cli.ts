@@ -8,6 +8,7 @@ import { parseTimePoint } from '../audit/time-filter.js';
 import { verifyChain } from '../audit/verify-chain.js';
 import { loadConfig } from '../config.js';
 import { createAuditQueryStore } from '../db/audit-query-store.js';
+import type { Db } from '../db/database.js';
 import { openDatabaseReadOnly } from '../db/read-only-database.js';
 import { describeError } from '../errors.js';
 
@@ -140,27 +141,35 @@ export function runAuditCli(argv: readonly string[], env: NodeJS.ProcessEnv, io:
   }
   const database = openDatabaseReadOnly(path);
   try {
-    const queries = createAuditQueryStore(database.db);
-    if (args.command === 'verify') {
-      const verdict = verifyChain(queries.chain());
-      if (verdict.ok) {
-        io.out(`${verdict.count} events, chain intact (head ${verdict.headHash})`);
-        return 0;
-      }
-      io.err(`Chain broken at event ${verdict.seq} (${verdict.count} events read): ${verdict.message}`);
-      return 1;
-    }
-    const rows = queries.events(args.filter);
-    if (args.command === 'list') {
-      for (const line of formatEvents(rows, args.format ?? 'table')) io.out(line);
-      return 0;
-    }
-    const out = args.out ?? '';
-    const format = args.format ?? (out.endsWith('.jsonl') ? 'jsonl' : 'csv');
-    writeFileSync(out, `${formatEvents(rows, format).join('\n')}\n`, { mode: 0o600 });
-    io.out(`Wrote ${rows.length} events to ${out} (${format})`);
-    return 0;
+    return runCommand(args, database.db, io);
+  } catch (error) {
+    if (!/no such table/.test(describeError(error))) throw error;
+    io.err(`${path} has no audit log: it is not the bot's database, or the bot never started on it.`);
+    return 2;
   } finally {
     database.close();
   }
+}
+
+function runCommand(args: Extract<Parsed, { ok: true }>, db: Db, io: CliIo): number {
+  const queries = createAuditQueryStore(db);
+  if (args.command === 'verify') {
+    const verdict = verifyChain(queries.chain());
+    if (verdict.ok) {
+      io.out(`${verdict.count} events, chain intact (head ${verdict.headHash})`);
+      return 0;
+    }
+    io.err(`Chain broken at event ${verdict.seq} (${verdict.count} events read): ${verdict.message}`);
+    return 1;
+  }
+  const rows = queries.events(args.filter);
+  if (args.command === 'list') {
+    for (const line of formatEvents(rows, args.format ?? 'table')) io.out(line);
+    return 0;
+  }
+  const out = args.out ?? '';
+  const format = args.format ?? (out.endsWith('.jsonl') ? 'jsonl' : 'csv');
+  writeFileSync(out, `${formatEvents(rows, format).join('\n')}\n`, { mode: 0o600 });
+  io.out(`Wrote ${rows.length} events to ${out} (${format})`);
+  return 0;
 }

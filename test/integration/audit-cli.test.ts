@@ -213,6 +213,20 @@ describe('npm run audit: verify, list, export', () => {
       },
     );
     expect(missing).toBe(2);
+    const empty = join(dir, 'empty.db');
+    new Database(empty).close();
+    const errors: string[] = [];
+    const notOurs = runAuditCli(
+      ['verify'],
+      { DATABASE_PATH: empty },
+      {
+        out: () => {},
+        err: (line) => errors.push(line),
+        now: () => NOW,
+      },
+    );
+    expect(notOurs).toBe(2);
+    expect(errors.join('\n')).toContain('has no audit log');
   });
 
   it('runs as a command: verify exits 0, then 1 after tampering, without Slack or model settings', () => {
