@@ -3,12 +3,14 @@ import type { ChatModel } from './agent/model.js';
 import { createOpenAIModel } from './agent/openai-client.js';
 import type { Clock, IdGenerator } from './agent/ports.js';
 import { DEFAULT_LIMITS, Runner, type RunnerLimits } from './agent/runner.js';
+import type { AgentTool } from './agent/tool.js';
 import { ToolRegistry } from './agent/tool-registry.js';
 import { ApprovalScheduler, DEFAULT_SCHEDULER_INTERVAL_MS } from './approvals/approval-scheduler.js';
 import { ApprovalService } from './approvals/approval-service.js';
+import { ArgumentEditService } from './approvals/argument-edit-service.js';
 import type { ApprovalPolicy } from './approvals/policy.js';
 import { loadApprovalPolicy } from './approvals/policy-file.js';
-import { auditEvent, SYSTEM_ACTOR } from './audit/audit-event.js';
+import { auditEvent } from './audit/audit-event.js';
 import type { Config } from './config.js';
 import { ConversationService } from './conversations/conversation-service.js';
 import { createApprovalCardStore } from './db/approval-card-store.js';
@@ -41,6 +43,8 @@ export interface BotOverrides {
   newId?: IdGenerator;
   policy?: ApprovalPolicy;
   limits?: RunnerLimits;
+  /** The tools to register, given the built-in ones (tests add a failing tool or retire one). */
+  tools?: (builtIn: AgentTool[]) => AgentTool[];
   retryConfig?: webApi.RetryOptions;
   /** How often approval deadlines (expiry, reminders) are checked. */
   schedulerIntervalMs?: number;
@@ -79,9 +83,8 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       auditIncludesWorkspaceAdmins: config.auditIncludesWorkspaceAdmins,
     },
     (surface, client) => {
-      const tools = new ToolRegistry(
-        createBuiltInTools({ clock, notes: createNotesStore(db, clock), poster: surface }),
-      );
+      const builtIn = createBuiltInTools({ clock, notes: createNotesStore(db, clock), poster: surface });
+      const tools = new ToolRegistry(overrides.tools ? overrides.tools(builtIn) : builtIn);
       const runner = new Runner({
         model,
         tools,
@@ -100,15 +103,18 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
         newId,
         logger,
       });
+      const approvalStore = createApprovalStore(db, clock);
       const approvals = new ApprovalService({
         store: approvalStore,
         clock,
         adminUserIds: config.adminUserIds,
         groups: createUserGroupDirectory(client, clock, logger),
       });
+      const edits = new ArgumentEditService({ tools, approvals, store: approvalStore });
       return {
         conversations,
         approvals,
+        edits,
         dedupe: createDedupeStore(db, () => clock.now()),
         auditQueries: createAuditQueryStore(db),
       };
@@ -124,7 +130,7 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       conversations: service,
       adminUserIds: config.adminUserIds,
       logger,
-      afterExpiry: (approval) => slack.home.afterDecision(approval, SYSTEM_ACTOR),
+      afterExpiry: (approval) => slack.home.afterDecision(approval, []),
     }),
     clock,
     logger,

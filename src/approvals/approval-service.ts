@@ -13,6 +13,10 @@ export interface DecisionRequest {
   channelId: string | undefined;
   vote: Vote;
   reason: string | null;
+  /** "Approve for this thread": later calls of the same tool in the conversation are approved automatically. */
+  standing?: boolean;
+  /** Arguments a person edited before approving, already validated against the tool's schema. */
+  editedArguments?: string | null;
 }
 
 export type DecisionResult =
@@ -66,6 +70,8 @@ export class ApprovalService {
       inConversation: request.channelId === approval.channelId,
       groupMembers: await this.#groupMembers(approval.rule.approvers),
     });
+    const unavailable = unavailableOption(approval, request);
+    if (permission.ok && unavailable) return { ok: false, kind: 'not_allowed', message: unavailable };
     if (!permission.ok) {
       store.recordAudit([
         auditEvent('approval.refused', {
@@ -87,6 +93,8 @@ export class ApprovalService {
       userId: request.userId,
       vote: request.vote,
       reason: request.reason,
+      standing: request.standing ?? false,
+      editedArguments: request.editedArguments ?? null,
       audit: [
         auditEvent(kind, {
           at: clock.now(),
@@ -97,6 +105,8 @@ export class ApprovalService {
             callId: approval.callId,
             rule: approval.rule,
             ...(request.reason ? { reason: request.reason } : {}),
+            ...(request.standing ? { standing: true } : {}),
+            ...(request.editedArguments ? { editedArguments: readable(request.editedArguments) } : {}),
           },
         }),
       ],
@@ -119,5 +129,23 @@ export class ApprovalService {
     if (!directory) return members;
     for (const group of groups) members.set(group, await directory.members(group));
     return members;
+  }
+}
+
+/** Standing approvals and edits are approvals by one person; a rule can forbid them. */
+function unavailableOption(approval: ApprovalRecord, request: DecisionRequest): string | undefined {
+  if (request.vote !== 'approve') return undefined;
+  if (request.standing && !approval.rule.allowStandingApproval)
+    return `${approval.toolName} cannot be approved for the whole thread; approve this call on its own.`;
+  if ((request.standing || request.editedArguments) && approval.rule.quorum > 1)
+    return `This request needs ${approval.rule.quorum} approvals, so it can only be approved as it is.`;
+  return undefined;
+}
+
+function readable(json: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch {
+    return json;
   }
 }

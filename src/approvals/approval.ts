@@ -44,6 +44,8 @@ export interface ApprovalRecord {
   toolName: string;
   arguments: string;
   editedArguments: string | null;
+  /** Set when the decision was automatic: the approval whose "Approve for this thread" covered this call. */
+  originApprovalId: string | null;
   status: ApprovalStatus;
   requesterId: string;
   rule: ApprovalRule;

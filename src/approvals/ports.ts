@@ -23,6 +23,10 @@ export interface ApprovalStore {
     userId: string;
     vote: Vote;
     reason: string | null;
+    /** Grants "approve for this thread" when the vote approves the request. */
+    standing: boolean;
+    /** Stored with the approval when the vote approves it; the edited arguments are what executes. */
+    editedArguments: string | null;
     audit: AuditInput[];
   }): VoteResult;
   /** Approvers who voted approve so far, in order. */

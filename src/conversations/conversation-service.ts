@@ -91,7 +91,7 @@ export class ConversationService {
   async #drive(runId: string, thread: ThreadRef, conversationId: string): Promise<void> {
     let outcome: RunOutcome;
     try {
-      outcome = await this.#deps.runner.advance(runId);
+      outcome = await this.#deps.runner.advance(runId, { notify: (text) => this.#say(thread, text) });
     } catch (error) {
       this.#deps.logger.error('run failed unexpectedly', { runId, error: describeError(error) });
       await this.#say(thread, INTERNAL_FAILURE);
@@ -109,6 +109,7 @@ export class ConversationService {
       case 'failed':
       case 'cancelled':
         await this.#say(thread, outcome.message);
+        for (const approval of outcome.cancelledApprovals) await this.#updateCard(approval);
         break;
     }
     await this.#startQueued(conversationId, thread);
@@ -147,6 +148,17 @@ export class ConversationService {
         approval,
         `I need an approval to run ${approval.toolName}, but I could not post the approval card. It stays pending, and I will post it again when I restart.`,
       );
+    }
+  }
+
+  async #updateCard(approval: ApprovalRecord): Promise<void> {
+    try {
+      await this.#deps.surface.updateApprovalCard(approval);
+    } catch (error) {
+      this.#deps.logger.warn('approval card update failed', {
+        approvalId: approval.id,
+        error: describeError(error),
+      });
     }
   }
 

@@ -6,6 +6,7 @@ import { type ApprovalRow, toApprovalRecord } from './approval-rows.js';
 import { appendAudit, type Tx } from './audit-writer.js';
 import type { Db } from './database.js';
 import { approvals, approvalVotes, runs } from './schema.js';
+import { grantStanding } from './standing-approvals.js';
 
 export function createApprovalStore(db: Db, clock: Clock): ApprovalStore {
   const approversOf = (tx: Tx, approvalId: string) =>
@@ -25,7 +26,7 @@ export function createApprovalStore(db: Db, clock: Clock): ApprovalStore {
 
     approvers: (approvalId) => approversOf(db, approvalId),
 
-    vote({ approvalId, userId, vote, reason, audit }) {
+    vote({ approvalId, userId, vote, reason, standing, editedArguments, audit }) {
       const at = clock.now();
       return db.transaction(
         (tx) => {
@@ -53,12 +54,14 @@ export function createApprovalStore(db: Db, clock: Clock): ApprovalStore {
               decidedBy: vote === 'approve' ? approvers.join(',') : userId,
               decidedAt: at,
               reason,
+              ...(vote === 'approve' && editedArguments ? { editedArguments } : {}),
               updatedAt: at,
             })
             .where(and(eq(approvals.id, approvalId), eq(approvals.status, 'pending')))
             .returning()
             .get();
           if (!decided) throw new Error(`Approval ${approvalId} changed inside its transaction`);
+          if (vote === 'approve' && standing) grantStanding(tx, decided, userId, at);
           appendAudit(tx, audit);
           const runClaimed = claimRunIfSettled(tx, decided, userId, at);
           return { kind: 'decided' as const, approval: toApprovalRecord(decided), runClaimed };

@@ -74,6 +74,11 @@ export const approvals = sqliteTable(
     argumentsHash: text('arguments_hash').notNull(),
     /** Arguments as edited by a person before approval, when they were. */
     editedArguments: text('edited_arguments'),
+    /**
+     * Set when the decision was automatic: the approval whose "Approve for this thread" covered this call.
+     * Null for decisions a person made on this request itself.
+     */
+    originApprovalId: text('origin_approval_id'),
     status: text('status', { enum: APPROVAL_STATUSES }).notNull(),
     requesterId: text('requester_id').notNull(),
     /** The policy rule that applied, as JSON, so later policy changes do not rewrite history. */
@@ -95,6 +100,24 @@ export const approvals = sqliteTable(
     index('approvals_status').on(t.status),
     index('approvals_run_turn').on(t.runId, t.turn),
   ],
+);
+
+/**
+ * "Approve for this thread": later calls of `toolName` in the conversation are approved automatically, until
+ * revoked. Granted by the decision on `originApprovalId`.
+ */
+export const standingApprovals = sqliteTable(
+  'standing_approvals',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    conversationId: text('conversation_id').notNull(),
+    toolName: text('tool_name').notNull(),
+    grantedBy: text('granted_by').notNull(),
+    originApprovalId: text('origin_approval_id').notNull(),
+    grantedAt: millis('granted_at'),
+    revokedAt: integer('revoked_at'),
+  },
+  (t) => [index('standing_approvals_conversation_tool').on(t.conversationId, t.toolName)],
 );
 
 /** Individual votes, for quorum: one per person per approval. */

@@ -1,6 +1,7 @@
 import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
 import { App, LogLevel, type webApi } from '@slack/bolt';
 import type { ApprovalService } from '../approvals/approval-service.js';
+import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { AuditQueries } from '../audit/audit-queries.js';
 import type { SlackMode } from '../config.js';
@@ -35,6 +36,7 @@ export interface SlackAppOptions {
 export interface SlackServices {
   conversations: ConversationService;
   approvals: ApprovalService;
+  edits: ArgumentEditService;
   dedupe: DedupeStore;
   auditQueries: AuditQueries;
 }
@@ -88,7 +90,7 @@ export function createSlackApp(
     logger,
     ...(options.cards ? { cards: options.cards } : {}),
   });
-  const { conversations, approvals, dedupe, auditQueries } = services(surface, app.client);
+  const { conversations, approvals, edits, dedupe, auditQueries } = services(surface, app.client);
   const access = createAuditAccess(app.client, {
     isAdmin: (userId) => approvals.isAdmin(userId),
     includeWorkspaceAdmins: options.auditIncludesWorkspaceAdmins ?? false,
@@ -99,10 +101,13 @@ export function createSlackApp(
   registerMessageListeners(app, { conversations, dedupe, logger });
   registerActionListeners(app, {
     approvals,
+    edits,
     conversations,
     surface,
     logger,
     afterDecision: home.afterDecision,
+    directMessage: (userId, text) =>
+      app.client.chat.postMessage({ channel: userId, text }).then(() => undefined),
   });
   registerCommandListeners(app, { queries: auditQueries, access, now: Date.now, logger });
   registerHomeListeners(app, { home, logger });

@@ -14,6 +14,8 @@ export interface RefreshOptions {
   fallback?: CardLocation;
   /** Approvals so far, used only when the store cannot say. */
   approvers?: readonly string[];
+  /** The decision was "Approve for this thread". */
+  standing?: boolean;
 }
 
 /** A permalink safe to put inside `<url|label>`. */
@@ -66,14 +68,14 @@ export function createCardPublisher(
       if (!posted.ts) throw new Error('chat.postMessage returned no ts');
       cards.addExtraCard(approval, { channelId: posted.channel ?? channel, messageTs: posted.ts, link });
     },
-    refresh(given, { fallback, approvers: givenApprovers = [] } = {}) {
+    refresh(given, { fallback, approvers: givenApprovers = [], standing = false } = {}) {
       return queue.run(given.id, async () => {
         const approval = cards?.get(given.id) ?? given;
         const approvers = cards?.approvers(given.id) ?? givenApprovers;
         const copies = cards?.extraCards(approval.id) ?? [];
         let failure: unknown;
         for (const location of threadCards(approval, fallback, copies)) {
-          await update(location, buildApprovalCard(approval, approvers)).catch((e: unknown) => {
+          await update(location, buildApprovalCard(approval, approvers, { standing })).catch((e: unknown) => {
             failure = e;
           });
         }

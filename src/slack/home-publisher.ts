@@ -11,7 +11,7 @@ export interface HomePublisher {
   /** Builds and publishes this person's Home tab. */
   publish(userId: string, teamId: string): Promise<void>;
   /** Refreshes the Home tab of everyone who opened it and whom this decision concerns. Never throws. */
-  afterDecision(approval: ApprovalRecord, deciderId: string): Promise<void>;
+  afterDecision(approval: ApprovalRecord, deciders: readonly string[]): Promise<void>;
 }
 
 export interface HomePublisherDeps {
@@ -50,12 +50,12 @@ export function createHomePublisher(client: webApi.WebClient, deps: HomePublishe
 
   return {
     publish,
-    async afterDecision(approval, deciderId) {
+    async afterDecision(approval, deciders) {
       const concerned = [...viewers].filter(
         ([userId, viewer]) =>
           viewer.teamId === approval.teamId &&
           (viewer.auditor ||
-            userId === deciderId ||
+            deciders.includes(userId) ||
             userId === approval.requesterId ||
             approval.rule.approvers.includes(userId)),
       );

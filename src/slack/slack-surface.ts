@@ -18,7 +18,7 @@ export interface SlackSurface extends ThreadSurface, ChannelPoster {
   /** Updates a card in place; `fallback` is where a click saw it when its ts was never stored. */
   updateCard(
     approval: ApprovalRecord,
-    options?: { fallback?: CardLocation; approvers?: readonly string[] },
+    options?: { fallback?: CardLocation; approvers?: readonly string[]; standing?: boolean },
   ): Promise<void>;
   postEphemeral(channelId: string, userId: string, text: string, threadTs?: string): Promise<void>;
 }

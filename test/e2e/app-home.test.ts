@@ -5,9 +5,9 @@ import { approvals } from '../../src/db/schema.js';
 import { ACTION_IDS } from '../../src/slack/ids.js';
 import { type SeedApproval, seedApproval } from '../support/audit-seed.js';
 import { reply } from '../support/fake-openai.js';
-import type { SlackCall } from '../support/fake-slack.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
 import { eventEnvelope, postEvent, postInteraction } from '../support/slack-requests.js';
+import { rejectWithModal, submitModal } from './decision-modals.js';
 import { approvalIdOf, cardTs, type Harness, SECRET, startHarness } from './harness.js';
 
 const ADMIN = 'UADMIN';
@@ -74,8 +74,9 @@ describe('App Home', () => {
     const text = JSON.stringify(blocks);
     expect(text).toContain('Pending approvals (500)');
     expect(text).toContain('470 more not shown');
-    expect(text.match(new RegExp(ACTION_IDS.approve, 'g'))).toHaveLength(30);
-    expect(text.match(new RegExp(ACTION_IDS.reject, 'g'))).toHaveLength(30);
+    // The same buttons as the card (create_note allows standing approvals: Approve for this thread too).
+    for (const actionId of Object.values(ACTION_IDS))
+      expect(text.split(`"action_id":"${actionId}"`)).toHaveLength(31);
     expect(text).toContain('Latest decisions');
     expect(text.match(/rejected by <@U22>/g)).toHaveLength(20);
   });
@@ -125,6 +126,30 @@ describe('App Home', () => {
     expect(refreshed).toContain(`approved by <@${ADMIN}>`);
   });
 
+  it('Reject in Home opens the reason form; its submission updates the card in the thread', async () => {
+    h.model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'no' } }]),
+      reply.text('Fine.'),
+    );
+    await h.mention('note: no');
+    const [card] = await h.waitForCards(1);
+    if (!card) throw new Error('no card');
+    await openHome(ADMIN);
+    await homeView(ADMIN);
+    await clickInHome(ADMIN, approvalIdOf(card), 'reject');
+    const opened = await h.slack.waitForCall('views.open');
+    const view = opened.params.view as { private_metadata: string; callback_id: string };
+    await submitModal(h, { privateMetadata: view.private_metadata, callbackId: view.callback_id }, ADMIN, {
+      reason: { reason_input: { type: 'plain_text_input', value: 'not today' } },
+    });
+    const update = await h.slack.waitForCall('chat.update');
+    expect(update.params.channel).toBe(card.params.channel);
+    expect(update.params.ts).toBe(cardTs(card));
+    expect(JSON.stringify(update.params.blocks)).toContain(`Rejected by <@${ADMIN}>`);
+    await h.waitForText((text) => text === 'Fine.');
+    expect(JSON.stringify(await homeView(ADMIN, 2))).toContain(`rejected by <@${ADMIN}>`);
+  });
+
   it('a decision taken on the card refreshes the Home of an admin who opened it', async () => {
     h.model.enqueue(
       reply.toolCalls([{ name: 'create_note', arguments: { text: 'x' } }]),
@@ -135,7 +160,7 @@ describe('App Home', () => {
     if (!card) throw new Error('no card');
     await openHome(ADMIN);
     expect(JSON.stringify(await homeView(ADMIN))).toContain('Pending approvals (1)');
-    await h.click(card as SlackCall, 'reject', 'U2');
+    await rejectWithModal(h, card, 'U2');
     expect(JSON.stringify(await homeView(ADMIN, 2))).toContain('Pending approvals (0)');
   });
 

@@ -37,7 +37,11 @@ export interface Harness {
     text: string,
     options: { user?: string; channel?: string; threadTs?: string; channelType?: 'channel' | 'im' },
   ): Promise<string>;
-  click(card: SlackCall, action: 'approve' | 'reject', user: string): Promise<Response>;
+  click(
+    card: SlackCall,
+    action: 'approve' | 'approve_thread' | 'edit' | 'reject',
+    user: string,
+  ): Promise<Response>;
   /** Sends any event in a signed envelope. */
   sendEvent(event: Record<string, unknown> & { type: string }, eventId?: string): Promise<void>;
   /** Approval cards posted so far (chat.postMessage calls with decision buttons). */

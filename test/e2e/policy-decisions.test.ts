@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
 import { slackReply } from '../support/fake-slack.js';
 import { waitUntil } from '../support/wait.js';
+import { rejectWithModal } from './decision-modals.js';
 import type { Harness } from './harness.js';
 import { blocksText, query, startPolicyHarness } from './policy-support.js';
 
@@ -139,7 +140,7 @@ describe('approval policy: who may decide', () => {
     const card = await pauseOn(h, 'create_note', { text: 'vetoed' });
     await h.click(card, 'approve', 'U2');
     await h.slack.waitForCall('chat.update');
-    await h.click(card, 'reject', 'U3');
+    await rejectWithModal(h, card, 'U3');
     await h.waitForText((t) => t === 'Finished.');
     const tool = h.model.requests[1]?.messages.find((m) => m.role === 'tool');
     expect(tool?.content).toBe('Tool execution was not approved.');

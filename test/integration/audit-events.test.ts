@@ -3,35 +3,10 @@ import { verifyChain } from '../../src/audit/verify-chain.js';
 import { createApprovalTimerStore } from '../../src/db/approval-timer-store.js';
 import { createAuditQueryStore } from '../../src/db/audit-query-store.js';
 import { openDatabase } from '../../src/db/database.js';
-import { createRunStore } from '../../src/db/run-store.js';
 import { approvals, runs } from '../../src/db/schema.js';
 import { seedApproval } from '../support/audit-seed.js';
 
 describe('audit events written with the state change', () => {
-  it('a run that ends while approvals wait records each cancelled approval', () => {
-    const database = openDatabase(':memory:');
-    const id = seedApproval(database.db, { toolName: 'delete_note' });
-    createRunStore(database.db, { now: () => 5000 }).finishRun({
-      runId: `run_${id}`,
-      status: 'cancelled',
-      error: 'The tool delete_note is no longer available.',
-      audit: [],
-    });
-    const queries = createAuditQueryStore(database.db);
-    const events = queries.chain();
-    expect(verifyChain(events).ok).toBe(true);
-    const cancelled = events.filter((e) => e.kind === 'approval.cancelled');
-    expect(cancelled).toHaveLength(1);
-    expect(cancelled[0]).toMatchObject({
-      approvalId: id,
-      actor: 'system',
-      at: 5000,
-      payload: { tool: 'delete_note', reason: 'The tool delete_note is no longer available.' },
-    });
-    expect(queries.detail('T1', id)?.approval.status).toBe('cancelled');
-    database.close();
-  });
-
   it('an expiry that settles the paused turn records run.resumed by the system with the claim', () => {
     const database = openDatabase(':memory:');
     const id = seedApproval(database.db, { toolName: 'delete_note', createdAt: 1000 });

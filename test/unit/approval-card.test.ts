@@ -15,6 +15,7 @@ function approval(overrides: Partial<ApprovalRecord> = {}): ApprovalRecord {
     toolName: 'create_note',
     arguments: '{"text":"hello"}',
     editedArguments: null,
+    originApprovalId: null,
     status: 'pending',
     requesterId: 'U1',
     rule: builtInPolicy().forTool('create_note').rule,
@@ -34,7 +35,7 @@ function approval(overrides: Partial<ApprovalRecord> = {}): ApprovalRecord {
 const text = (card: ReturnType<typeof buildApprovalCard>) => JSON.stringify(card.blocks);
 
 describe('buildApprovalCard', () => {
-  it('a pending card names the tool, shows the arguments and who asked, and carries Approve and Reject', () => {
+  it('a pending card names the tool, shows the arguments and who asked, and carries its four buttons', () => {
     const card = buildApprovalCard(approval());
     expect(card.text).toContain('create_note');
     expect(text(card)).toContain('\\"text\\": \\"hello\\"');
@@ -44,14 +45,24 @@ describe('buildApprovalCard', () => {
       actions && 'elements' in actions ? actions.elements.map((e) => ('text' in e ? e.text : undefined)) : [],
     ).toEqual([
       { type: 'plain_text', text: 'Approve' },
+      { type: 'plain_text', text: 'Approve for this thread' },
+      { type: 'plain_text', text: 'Edit' },
       { type: 'plain_text', text: 'Reject' },
     ]);
     const values =
       actions && 'elements' in actions ? actions.elements.map((e) => ('value' in e ? e.value : '')) : [];
-    expect(values.map((v) => decodeApprovalButtonValue(v))).toEqual([
-      { ok: true, approvalId: approval().id },
-      { ok: true, approvalId: approval().id },
-    ]);
+    expect(values.map((v) => decodeApprovalButtonValue(v))).toEqual(
+      Array(4).fill({ ok: true, approvalId: approval().id }),
+    );
+  });
+
+  it('offers no "Approve for this thread" where the rule forbids standing approvals (delete_note)', () => {
+    const card = buildApprovalCard(
+      approval({ toolName: 'delete_note', rule: builtInPolicy().forTool('delete_note').rule }),
+    );
+    expect(text(card)).not.toContain('approval:approve_thread');
+    expect(text(card)).toContain('approval:edit');
+    expect(text(card)).toContain('approval:reject');
   });
 
   it('a decided card has no buttons and says who decided and when', () => {

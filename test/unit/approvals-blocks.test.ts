@@ -40,6 +40,7 @@ function approval(n: number, overrides: Partial<ApprovalRecord> = {}): ApprovalR
     result: null,
     expiresAt: null,
     createdAt: 1_700_000_000_000,
+    originApprovalId: null,
     ...overrides,
   };
 }

@@ -1,6 +1,6 @@
 import type { types } from '@slack/bolt';
 import type { ApprovalRecord } from '../../approvals/approval.js';
-import { decisionActions } from './approval-card.js';
+import { decisionButtons } from './approval-card.js';
 import { approvalSection, context, header } from './approval-lines.js';
 
 type KnownBlock = types.KnownBlock;
@@ -58,7 +58,11 @@ function decidable(title: string, items: ApprovalRecord[], total: number, more: 
   const blocks: KnownBlock[] = [header('pending-title', `${title} (${total})`)];
   if (shown.length === 0) blocks.push(context('pending-empty', 'Nothing is waiting.'));
   for (const approval of shown)
-    blocks.push(approvalSection(approval, 'pending'), decisionActions(approval, `decide-${approval.id}`));
+    blocks.push(approvalSection(approval, 'pending'), {
+      type: 'actions',
+      block_id: `decide-${approval.id}`,
+      elements: decisionButtons(approval),
+    });
   if (total > shown.length) {
     blocks.push(context('pending-more', `${total - shown.length} more not shown.${more ? ` ${more}` : ''}`));
   }
