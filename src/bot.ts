@@ -11,8 +11,10 @@ import { ArgumentEditService } from './approvals/argument-edit-service.js';
 import type { ApprovalPolicy } from './approvals/policy.js';
 import { loadApprovalPolicy } from './approvals/policy-file.js';
 import { auditEvent } from './audit/audit-event.js';
+import { isTerminalThread } from './cli/terminal-thread.js';
 import type { Config } from './config.js';
 import { ConversationService } from './conversations/conversation-service.js';
+import { WelcomeService } from './conversations/welcome-service.js';
 import { createApprovalCardStore } from './db/approval-card-store.js';
 import { createApprovalStore } from './db/approval-store.js';
 import { createApprovalTimerStore } from './db/approval-timer-store.js';
@@ -20,11 +22,14 @@ import { createAuditQueryStore } from './db/audit-query-store.js';
 import { createConversationStore } from './db/conversation-store.js';
 import { openDatabase } from './db/database.js';
 import { createDedupeStore } from './db/dedupe-store.js';
+import { createGreetingStore } from './db/greeting-store.js';
 import { createNotesStore } from './db/notes-store.js';
 import { createRunStore } from './db/run-store.js';
 import { AppError } from './errors.js';
 import { randomId } from './ids.js';
 import type { Logger } from './logger.js';
+import { loadMcpServers } from './mcp/load-mcp-servers.js';
+import { McpServers } from './mcp/mcp-servers.js';
 import { createSlackApp } from './slack/app.js';
 import { createApprovalNotifier } from './slack/approval-notifier.js';
 import { createUserGroupDirectory } from './slack/user-groups.js';
@@ -34,7 +39,7 @@ export const SYSTEM_PROMPT = [
   'You are a helpful assistant in a Slack workspace, with tools.',
   'Some tools need a human approval before they run; when you call one, the people in the thread are asked.',
   'If a tool output says the call was not approved or expired, do not call it again unless asked; tell the user.',
-  'Answer concisely in Slack mrkdwn (*bold*, _italic_, `code`). Keep user mentions such as <@U123> exactly as written.',
+  'Answer concisely in Markdown (**bold**, _italic_, `code`, lists). Keep user mentions such as <@U123> exactly as written.',
 ].join(' ');
 
 export interface BotOverrides {
@@ -61,6 +66,7 @@ export interface Bot {
 
 /** The composition root shared by `npm start` and the end-to-end tests: wires every adapter to the core. */
 export function createBot(config: Config, logger: Logger, overrides: BotOverrides = {}): Bot {
+  const mcpServers = loadMcpServers(config.mcpServersFile);
   const clock = overrides.clock ?? { now: () => Date.now() };
   const newId = overrides.newId ?? randomId;
   const database = openDatabase(config.databasePath);
@@ -69,6 +75,7 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
   const approvalStore = createApprovalStore(db, clock);
   const model = overrides.model ?? createOpenAIModel({ ...config.openai, systemPrompt: SYSTEM_PROMPT });
   let conversations: ConversationService | undefined;
+  let registry: ToolRegistry | undefined;
   const slack = createSlackApp(
     {
       botToken: config.slack.botToken,
@@ -77,7 +84,13 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       port: config.port,
       logLevel: config.logLevel,
       logger,
-      health: () => ({ ok: database.isOpen(), detail: { database: database.isOpen() ? 'ok' : 'closed' } }),
+      health: () => ({
+        ok: database.isOpen(),
+        detail: {
+          database: database.isOpen() ? 'ok' : 'closed',
+          ...(mcpServers.length > 0 ? { mcp: mcp.status() } : {}),
+        },
+      }),
       ...(overrides.retryConfig ? { retryConfig: overrides.retryConfig } : {}),
       cards: createApprovalCardStore(db, clock, approvalStore),
       auditIncludesWorkspaceAdmins: config.auditIncludesWorkspaceAdmins,
@@ -85,6 +98,7 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
     (surface, client) => {
       const builtIn = createBuiltInTools({ clock, notes: createNotesStore(db, clock), poster: surface });
       const tools = new ToolRegistry(overrides.tools ? overrides.tools(builtIn) : builtIn);
+      registry = tools;
       const runner = new Runner({
         model,
         tools,
@@ -102,6 +116,14 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
         clock,
         newId,
         logger,
+        threadContextMessages: config.threadContextMessages,
+      });
+      const welcome = new WelcomeService({
+        store: createGreetingStore(db),
+        surface,
+        clock,
+        logger,
+        prompts: config.suggestedPrompts,
       });
       const approvalStore = createApprovalStore(db, clock);
       const approvals = new ApprovalService({
@@ -115,13 +137,15 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
         conversations,
         approvals,
         edits,
+        welcome,
         dedupe: createDedupeStore(db, () => clock.now()),
         auditQueries: createAuditQueryStore(db),
       };
     },
   );
-  if (!conversations) throw new Error('Slack app did not build its services');
+  if (!conversations || !registry) throw new Error('Slack app did not build its services');
   const service: ConversationService = conversations;
+  const mcp = new McpServers({ servers: mcpServers, registry, logger });
   const scheduler = new ApprovalScheduler({
     store: createApprovalTimerStore(db),
     events: createApprovalNotifier({
@@ -143,8 +167,10 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       approvalStore.recordAudit([
         auditEvent('policy.loaded', { at: clock.now(), payload: { summary: policy.summary } }),
       ]);
+      // Before recovery: a run resumed at start-up must find the MCP tools it paused on.
+      await mcp.connectAll();
       const started = await slack.start();
-      await service.recover();
+      await service.recover((thread) => !isTerminalThread(thread));
       // Handles at once what expired while the process was down, then checks on its interval.
       await scheduler.start();
       return started;
@@ -153,6 +179,7 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       await scheduler.stop();
       await slack.stop();
       await Promise.race([service.idle(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+      await mcp.close();
       database.close();
     },
   };

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
+import { DEFAULT_SUGGESTED_PROMPTS, parseSuggestedPrompts } from './conversations/suggested-prompts.js';
+import type { SuggestedPrompt } from './conversations/welcome-service.js';
 
 const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
 
@@ -36,11 +38,26 @@ const envSchema = z.object({
       'must be comma-separated Slack user IDs such as U012ABCDEF',
     ),
   APPROVAL_POLICY_FILE: z.string().min(1).optional(),
-  AUDIT_INCLUDE_WORKSPACE_ADMINS: z
-    .enum(['true', 'false'], { message: 'must be true or false' })
-    .default('false')
-    .transform((value) => value === 'true'),
+  MCP_SERVERS_FILE: z.string().min(1).optional(),
+  AUDIT_INCLUDE_WORKSPACE_ADMINS: z.stringbool({ error: 'must be true or false' }).default(false),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  OPENAI_STREAM: z.stringbool({ error: 'must be true or false' }).default(true),
+  THREAD_CONTEXT_MESSAGES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(200, 'must be a number of messages from 0 to 200')
+    .default(20),
+  SUGGESTED_PROMPTS: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return [...DEFAULT_SUGGESTED_PROMPTS];
+      const parsed = parseSuggestedPrompts(raw);
+      if (parsed.ok) return parsed.prompts;
+      ctx.addIssue({ code: 'custom', message: parsed.error });
+      return z.NEVER;
+    }),
 });
 
 export type SlackMode = { kind: 'socket'; appToken: string } | { kind: 'http'; signingSecret: string };
@@ -48,13 +65,18 @@ export type SlackMode = { kind: 'socket'; appToken: string } | { kind: 'http'; s
 export interface Config {
   slack: { botToken: string; mode: SlackMode; apiUrl: string };
   port: number;
-  openai: { apiKey: string; baseURL: string | undefined; model: string };
+  openai: { apiKey: string; baseURL: string | undefined; model: string; stream: boolean };
   databasePath: string;
   adminUserIds: string[];
   /** Slack workspace admins and owners may also use /approvals and the admins' App Home (read-only rights). */
   auditIncludesWorkspaceAdmins: boolean;
   approvalPolicyFile: string | undefined;
+  /** JSON file listing MCP servers whose tools the agent gets (src/mcp/servers-file.ts). */
+  mcpServersFile: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Earlier thread messages read when the bot is first mentioned mid-thread (0: none). */
+  threadContextMessages: number;
+  suggestedPrompts: SuggestedPrompt[];
 }
 
 /**
@@ -96,12 +118,20 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
       slack: { botToken: e.SLACK_BOT_TOKEN ?? '', mode, apiUrl: e.SLACK_API_URL },
       port: e.PORT,
       // Local OpenAI-compatible servers usually ignore the key, but the client insists on one.
-      openai: { apiKey: e.OPENAI_API_KEY ?? 'not-needed', baseURL: e.OPENAI_BASE_URL, model: e.OPENAI_MODEL },
+      openai: {
+        apiKey: e.OPENAI_API_KEY ?? 'not-needed',
+        baseURL: e.OPENAI_BASE_URL,
+        model: e.OPENAI_MODEL,
+        stream: e.OPENAI_STREAM,
+      },
       databasePath: e.DATABASE_PATH,
       adminUserIds: e.ADMIN_USER_IDS,
       auditIncludesWorkspaceAdmins: e.AUDIT_INCLUDE_WORKSPACE_ADMINS,
       approvalPolicyFile: e.APPROVAL_POLICY_FILE,
+      mcpServersFile: e.MCP_SERVERS_FILE,
       logLevel: e.LOG_LEVEL,
+      threadContextMessages: e.THREAD_CONTEXT_MESSAGES,
+      suggestedPrompts: e.SUGGESTED_PROMPTS,
     },
   };
 }

@@ -12,6 +12,7 @@ export type AuditKind =
   | 'approval.approved'
   | 'approval.rejected'
   | 'approval.refused'
+  | 'approval.edited'
   | 'approval.expired'
   | 'approval.reminded'
   | 'approval.cancelled'

@@ -6,7 +6,9 @@ import { auditEvent } from '../audit/audit-event.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { KeyedQueue } from './keyed-queue.js';
-import type { ConversationStore, IncomingMessage, ThreadRef, ThreadSurface } from './ports.js';
+import type { AnswerTarget, ConversationStore, IncomingMessage, ThreadRef, ThreadSurface } from './ports.js';
+import { RunPresenter } from './run-presenter.js';
+import { readThreadContext } from './thread-context.js';
 
 export interface ConversationServiceDeps {
   store: ConversationStore;
@@ -15,6 +17,8 @@ export interface ConversationServiceDeps {
   clock: Clock;
   newId: IdGenerator;
   logger: Logger;
+  /** Earlier thread messages given to the model when the bot joins a thread mid-way; 0 turns it off. */
+  threadContextMessages?: number;
 }
 
 export const QUEUED_NOTICE = 'I will answer this once the pending approval in this thread is decided.';
@@ -39,8 +43,13 @@ export class ConversationService {
   }
 
   handleMessage(message: IncomingMessage): Promise<void> {
+    const joining = this.#deps.store.find(message) === undefined;
     const conversationId = this.#deps.store.findOrCreate(message);
     return this.#queue.run(conversationId, async () => {
+      const { surface, logger, threadContextMessages = 0 } = this.#deps;
+      const context = joining
+        ? await readThreadContext(surface, message, threadContextMessages, logger)
+        : undefined;
       const runId = this.#deps.newId('run');
       const started = this.#deps.store.startRunOrQueue({
         conversationId,
@@ -48,18 +57,24 @@ export class ConversationService {
         message,
         state: initialRunState(),
         audit: [this.#runStarted(message, conversationId, runId, message.userId)],
+        ...(context ? { context } : {}),
       });
       if (started === 'queued') {
         await this.#say(message, QUEUED_NOTICE);
         return;
       }
-      await this.#drive(runId, message, conversationId);
+      await this.#drive(runId, { ...message, recipientUserId: message.userId }, conversationId);
     });
   }
 
   /** Resumes a run whose last pending approval was just decided (the caller's decision claimed it). */
   resume(runId: string, approval: ApprovalRecord): Promise<void> {
-    const thread = { teamId: approval.teamId, channelId: approval.channelId, threadTs: approval.threadTs };
+    const thread = {
+      teamId: approval.teamId,
+      channelId: approval.channelId,
+      threadTs: approval.threadTs,
+      recipientUserId: approval.requesterId,
+    };
     return this.#queue.run(approval.conversationId, () =>
       this.#drive(runId, thread, approval.conversationId),
     );
@@ -67,12 +82,16 @@ export class ConversationService {
 
   /**
    * At start-up: drive runs a stopped process left running, and post the cards that were never posted.
-   * Expired and executing approvals are handled by the runner when the run is driven.
+   * Expired and executing approvals are handled by the runner when the run is driven. `only` limits this to
+   * the threads a surface can speak in (the Slack bot leaves terminal conversations to the terminal).
    */
-  async recover(): Promise<void> {
+  async recover(only: (thread: ThreadRef) => boolean = () => true): Promise<void> {
     const { store, logger } = this.#deps;
-    for (const approval of store.approvalsWithoutCard()) await this.#postCard(approval);
-    const interrupted = store.interruptedRuns();
+    for (const approval of store.approvalsWithoutCard()) if (only(approval)) await this.#postCard(approval);
+    const interrupted = store.interruptedRuns().filter(({ conversationId }) => {
+      const thread = store.thread(conversationId);
+      return thread !== undefined && only(thread);
+    });
     if (interrupted.length > 0) logger.info('resuming interrupted runs', { count: interrupted.length });
     await Promise.all(
       interrupted.map(({ runId, conversationId }) => {
@@ -88,31 +107,48 @@ export class ConversationService {
     return this.#queue.idle();
   }
 
-  async #drive(runId: string, thread: ThreadRef, conversationId: string): Promise<void> {
+  async #drive(
+    runId: string,
+    thread: AnswerTarget & { messageTs?: string },
+    conversationId: string,
+  ): Promise<void> {
+    const presenter = new RunPresenter(this.#deps.surface, thread, this.#deps.logger);
+    const ended = await this.#present(runId, thread, presenter);
+    await presenter.done();
+    if (ended) await this.#startQueued(conversationId, thread);
+  }
+
+  /** Drives the run and shows its outcome; true when the run ended (so queued messages may start). */
+  async #present(runId: string, thread: ThreadRef, presenter: RunPresenter): Promise<boolean> {
     let outcome: RunOutcome;
     try {
-      outcome = await this.#deps.runner.advance(runId, { notify: (text) => this.#say(thread, text) });
+      outcome = await this.#deps.runner.advance(runId, {
+        ...presenter.observer,
+        notify: (text) => this.#say(thread, text),
+      });
     } catch (error) {
       this.#deps.logger.error('run failed unexpectedly', { runId, error: describeError(error) });
+      await presenter.endStream();
       await this.#say(thread, INTERNAL_FAILURE);
-      return;
+      return false;
     }
     switch (outcome.kind) {
       case 'paused':
+        await presenter.endStream();
         for (const approval of outcome.approvals) await this.#postCard(approval);
-        return;
+        return false;
       case 'waiting':
-        return;
+        return false;
       case 'completed':
-        await this.#say(thread, outcome.text.trim() === '' ? 'Done.' : outcome.text);
-        break;
+        await presenter.answer(outcome.text);
+        return true;
       case 'failed':
       case 'cancelled':
+        await presenter.endStream();
         await this.#say(thread, outcome.message);
         for (const approval of outcome.cancelledApprovals) await this.#updateCard(approval);
-        break;
+        return true;
     }
-    await this.#startQueued(conversationId, thread);
   }
 
   async #startQueued(conversationId: string, thread: ThreadRef): Promise<void> {
@@ -123,7 +159,19 @@ export class ConversationService {
       state: initialRunState(),
       audit: (queued) => [this.#runStarted(thread, conversationId, runId, queued.userId)],
     });
-    if (message) await this.#drive(runId, thread, conversationId);
+    if (message) {
+      await this.#drive(
+        runId,
+        {
+          teamId: thread.teamId,
+          channelId: thread.channelId,
+          threadTs: thread.threadTs,
+          recipientUserId: message.userId,
+          messageTs: message.messageTs,
+        },
+        conversationId,
+      );
+    }
   }
 
   async #postCard(approval: ApprovalRecord): Promise<void> {

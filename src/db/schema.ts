@@ -1,4 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { HISTORY_ITEM_KINDS } from '../agent/history.js';
 import { RUN_STATUSES } from '../agent/ports.js';
 import { APPROVAL_STATUSES } from '../approvals/approval.js';
 
@@ -27,7 +28,7 @@ export const conversationItems = sqliteTable(
     conversationId: text('conversation_id').notNull(),
     runId: text('run_id'),
     turn: integer('turn'),
-    kind: text('kind', { enum: ['user_message', 'assistant_message', 'tool_call', 'tool_output'] }).notNull(),
+    kind: text('kind', { enum: HISTORY_ITEM_KINDS }).notNull(),
     /** JSON of the item's fields, validated by the history schema on read. */
     data: text('data').notNull(),
     createdAt: createdAt(),
@@ -196,4 +197,15 @@ export const notes = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [index('notes_team').on(t.teamId)],
+);
+
+/** People the bot has greeted in its Messages tab: one row each, so nobody is greeted twice. */
+export const greetedUsers = sqliteTable(
+  'greeted_users',
+  {
+    teamId: text('team_id').notNull(),
+    userId: text('user_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('greeted_users_user').on(t.teamId, t.userId)],
 );

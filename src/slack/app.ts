@@ -7,6 +7,7 @@ import type { AuditQueries } from '../audit/audit-queries.js';
 import type { SlackMode } from '../config.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
 import type { DedupeStore } from '../conversations/ports.js';
+import type { WelcomeService } from '../conversations/welcome-service.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
 import { createAuditAccess } from './audit-access.js';
 import { createHomePublisher, type HomePublisher } from './home-publisher.js';
@@ -14,6 +15,7 @@ import { registerActionListeners } from './listeners/actions.js';
 import { registerCommandListeners } from './listeners/commands.js';
 import { registerHomeListeners } from './listeners/home.js';
 import { registerMessageListeners } from './listeners/messages.js';
+import { registerMessagesTabListener } from './listeners/messages-tab.js';
 import { createSlackSurface, type SlackSurface } from './slack-surface.js';
 
 export interface SlackAppOptions {
@@ -39,6 +41,8 @@ export interface SlackServices {
   edits: ArgumentEditService;
   dedupe: DedupeStore;
   auditQueries: AuditQueries;
+  /** The Messages tab (greeting, suggested prompts). */
+  welcome?: WelcomeService;
 }
 
 export interface SlackApp {
@@ -90,7 +94,7 @@ export function createSlackApp(
     logger,
     ...(options.cards ? { cards: options.cards } : {}),
   });
-  const { conversations, approvals, edits, dedupe, auditQueries } = services(surface, app.client);
+  const { conversations, approvals, edits, dedupe, welcome, auditQueries } = services(surface, app.client);
   const access = createAuditAccess(app.client, {
     isAdmin: (userId) => approvals.isAdmin(userId),
     includeWorkspaceAdmins: options.auditIncludesWorkspaceAdmins ?? false,
@@ -111,6 +115,7 @@ export function createSlackApp(
   });
   registerCommandListeners(app, { queries: auditQueries, access, now: Date.now, logger });
   registerHomeListeners(app, { home, logger });
+  if (welcome) registerMessagesTabListener(app, { welcome, logger });
   app.error(async (error) => {
     options.logger.error('slack listener error', { error: error.message, code: error.code });
   });
