@@ -18,6 +18,7 @@ import { WelcomeService } from './conversations/welcome-service.js';
 import { createApprovalCardStore } from './db/approval-card-store.js';
 import { createApprovalStore } from './db/approval-store.js';
 import { createApprovalTimerStore } from './db/approval-timer-store.js';
+import { createAuditQueryStore } from './db/audit-query-store.js';
 import { createConversationStore } from './db/conversation-store.js';
 import { openDatabase } from './db/database.js';
 import { createDedupeStore } from './db/dedupe-store.js';
@@ -92,6 +93,7 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       }),
       ...(overrides.retryConfig ? { retryConfig: overrides.retryConfig } : {}),
       cards: createApprovalCardStore(db, clock, approvalStore),
+      auditIncludesWorkspaceAdmins: config.auditIncludesWorkspaceAdmins,
     },
     (surface, client) => {
       const builtIn = createBuiltInTools({ clock, notes: createNotesStore(db, clock), poster: surface });
@@ -131,7 +133,14 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
         groups: createUserGroupDirectory(client, clock, logger),
       });
       const edits = new ArgumentEditService({ tools, approvals, store: approvalStore });
-      return { conversations, approvals, edits, welcome, dedupe: createDedupeStore(db, () => clock.now()) };
+      return {
+        conversations,
+        approvals,
+        edits,
+        welcome,
+        dedupe: createDedupeStore(db, () => clock.now()),
+        auditQueries: createAuditQueryStore(db),
+      };
     },
   );
   if (!conversations || !registry) throw new Error('Slack app did not build its services');
@@ -145,6 +154,7 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       conversations: service,
       adminUserIds: config.adminUserIds,
       logger,
+      afterExpiry: (approval) => slack.home.afterDecision(approval, []),
     }),
     clock,
     logger,

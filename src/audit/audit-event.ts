@@ -53,3 +53,12 @@ export function auditEvent(
     payload: payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? { ...payload } : {},
   };
 }
+
+/** An audit event as stored: chained, with its sequence number, the previous event's hash and its own. */
+export interface StoredAuditEvent extends Omit<AuditInput, 'kind'> {
+  /** Read back from storage, so any string: an edited kind must still be reported, not rejected. */
+  kind: string;
+  seq: number;
+  prevHash: string;
+  hash: string;
+}

@@ -3,12 +3,17 @@ import { App, LogLevel, type webApi } from '@slack/bolt';
 import type { ApprovalService } from '../approvals/approval-service.js';
 import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
+import type { AuditQueries } from '../audit/audit-queries.js';
 import type { SlackMode } from '../config.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
 import type { DedupeStore } from '../conversations/ports.js';
 import type { WelcomeService } from '../conversations/welcome-service.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
+import { createAuditAccess } from './audit-access.js';
+import { createHomePublisher, type HomePublisher } from './home-publisher.js';
 import { registerActionListeners } from './listeners/actions.js';
+import { registerCommandListeners } from './listeners/commands.js';
+import { registerHomeListeners } from './listeners/home.js';
 import { registerMessageListeners } from './listeners/messages.js';
 import { registerMessagesTabListener } from './listeners/messages-tab.js';
 import { createSlackSurface, type SlackSurface } from './slack-surface.js';
@@ -26,6 +31,8 @@ export interface SlackAppOptions {
   retryConfig?: webApi.RetryOptions;
   /** Where approval cards are shown and what they render from (approval-channel copies, fresh updates). */
   cards?: ApprovalCardStore;
+  /** Workspace admins and owners may audit too (users.info). */
+  auditIncludesWorkspaceAdmins?: boolean;
 }
 
 export interface SlackServices {
@@ -33,6 +40,7 @@ export interface SlackServices {
   approvals: ApprovalService;
   edits: ArgumentEditService;
   dedupe: DedupeStore;
+  auditQueries: AuditQueries;
   /** The Messages tab (greeting, suggested prompts). */
   welcome?: WelcomeService;
 }
@@ -40,6 +48,8 @@ export interface SlackServices {
 export interface SlackApp {
   app: App;
   surface: SlackSurface;
+  /** App Home views, refreshed by whatever changes a request (decisions here, expiries in the scheduler). */
+  home: HomePublisher;
   /** Starts listening; resolves with the HTTP port actually bound. */
   start(): Promise<{ port: number }>;
   stop(): Promise<void>;
@@ -79,20 +89,40 @@ export function createSlackApp(
     options.mode.kind === 'socket'
       ? new App({ ...common, appToken: options.mode.appToken, socketMode: true })
       : new App({ ...common, signingSecret: options.mode.signingSecret, endpoints: '/slack/events' });
+  const { logger } = options;
   const surface = createSlackSurface(app.client, {
-    logger: options.logger,
+    logger,
     ...(options.cards ? { cards: options.cards } : {}),
   });
-  const { conversations, approvals, edits, dedupe, welcome } = services(surface, app.client);
-  registerMessageListeners(app, { conversations, dedupe, logger: options.logger });
-  registerActionListeners(app, { approvals, edits, conversations, surface, logger: options.logger });
-  if (welcome) registerMessagesTabListener(app, { welcome, logger: options.logger });
+  const { conversations, approvals, edits, dedupe, welcome, auditQueries } = services(surface, app.client);
+  const access = createAuditAccess(app.client, {
+    isAdmin: (userId) => approvals.isAdmin(userId),
+    includeWorkspaceAdmins: options.auditIncludesWorkspaceAdmins ?? false,
+    now: Date.now,
+    logger,
+  });
+  const home = createHomePublisher(app.client, { queries: auditQueries, access, logger });
+  registerMessageListeners(app, { conversations, dedupe, logger });
+  registerActionListeners(app, {
+    approvals,
+    edits,
+    conversations,
+    surface,
+    logger,
+    afterDecision: home.afterDecision,
+    directMessage: (userId, text) =>
+      app.client.chat.postMessage({ channel: userId, text }).then(() => undefined),
+  });
+  registerCommandListeners(app, { queries: auditQueries, access, now: Date.now, logger });
+  registerHomeListeners(app, { home, logger });
+  if (welcome) registerMessagesTabListener(app, { welcome, logger });
   app.error(async (error) => {
     options.logger.error('slack listener error', { error: error.message, code: error.code });
   });
   return {
     app,
     surface,
+    home,
     async start() {
       const started: unknown = await app.start(options.port);
       // HTTP mode resolves with the listening server; its port matters when `port` was 0.
