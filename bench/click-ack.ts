@@ -1,34 +1,13 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { startBotProcess } from '../test/support/bot-process.js';
 import type { PreparedRequest } from './load.js';
 import { type BenchResult, quantile, type Row, target } from './report.js';
-import {
-  clickRequest,
-  pauseThreads,
-  scriptApprovalFlow,
-  startFakes,
-  startInProcessBot,
-  waitForAnswers,
-} from './rig.js';
+import { clickRequest, pauseThreads, scriptApprovalFlow, startFakes, waitForAnswers } from './rig.js';
 
 export interface ClickAckSize {
   concurrencies: number[];
   /** Clicks measured per concurrency (rounded up to whole rounds). */
   samples: number;
-}
-
-/** The floor: a Node HTTP server that reads the body and answers 200 at once. */
-async function startFloorServer() {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.end());
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/slack/events`,
-    close: () => new Promise<void>((done) => server.close(() => done())),
-  };
 }
 
 /**
@@ -37,8 +16,12 @@ async function startFloorServer() {
  */
 export async function benchClickAck(size: ClickAckSize): Promise<BenchResult> {
   const fakes = await startFakes();
-  const floor = await startFloorServer();
-  const { bot, url } = await startInProcessBot(fakes);
+  const bot = await startBotProcess({ env: fakes.env });
+  const floor = await startBotProcess({
+    env: {},
+    entry: fileURLToPath(new URL('./floor-server.ts', import.meta.url)),
+  });
+  const url = `${bot.url}/slack/events`;
   try {
     scriptApprovalFlow(fakes.model);
     const rounds = size.concurrencies.map((c) => Math.max(1, Math.ceil(size.samples / c)));
@@ -58,7 +41,7 @@ export async function benchClickAck(size: ClickAckSize): Promise<BenchResult> {
       answered += n;
       await waitForAnswers(fakes, answered);
       const floorTimes = await fakes.load.fire(
-        clicks.map((c): PreparedRequest => ({ ...c, url: floor.url })),
+        clicks.map((c): PreparedRequest => ({ ...c, url: `${floor.url}/slack/events` })),
       );
       return { botTimes, floorTimes };
     };
@@ -94,12 +77,12 @@ export async function benchClickAck(size: ClickAckSize): Promise<BenchResult> {
       targets,
       notes: [
         'each click decides a distinct pending approval; each round waits for the resumed runs to answer before the next',
-        'floor: a Node HTTP server that reads the same request body and answers 200, same load generator, same run',
+        'the bot (npm start entry point) and the floor (a Node HTTP server that reads the body and answers 200) each run as their own process; same load generator thread, same requests, same run',
       ],
     };
   } finally {
-    await bot.stop(5000);
-    await floor.close();
+    await bot.kill('SIGTERM');
+    await floor.kill('SIGTERM');
     await fakes.close();
   }
 }

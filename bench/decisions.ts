@@ -4,9 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { sql } from 'drizzle-orm';
-import type { WriterData, WriterReport } from './decision-writer.js';
+import { z } from 'zod';
+import type { WriterData } from './decision-writer.js';
 import type { BenchResult, Row } from './report.js';
 import { createStoreFixture } from './store-fixture.js';
+
+const reportSchema = z.object({ committed: z.number().int(), lost: z.number().int() });
 
 export interface DecisionsSize {
   /** Pending approvals decided per case. */
@@ -28,10 +31,10 @@ async function race(path: string, approvals: WriterData['approvals'], writers: n
       workers.push(worker);
       await once(worker, 'message');
     }
-    const done = workers.map((w) => once(w, 'message') as Promise<[WriterReport]>);
+    const done = workers.map((w) => once(w, 'message').then(([report]) => reportSchema.parse(report)));
     const started = performance.now();
     for (const w of workers) w.postMessage('go');
-    const reports = (await Promise.all(done)).map(([report]) => report);
+    const reports = await Promise.all(done);
     const seconds = (performance.now() - started) / 1000;
     return {
       seconds,

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { z } from 'zod';
 import { FORM_CONTENT_TYPE, slackSignature } from '../test/support/slack-requests.js';
 
 export interface PreparedRequest {
@@ -18,7 +19,8 @@ export interface LoadGenerator {
 export function startLoadGenerator(): LoadGenerator {
   const worker = new Worker(new URL('./load-worker.mjs', import.meta.url));
   let pending: { done: (times: number[]) => void; fail: (error: Error) => void } | undefined;
-  worker.on('message', (times: number[]) => {
+  worker.on('message', (message: unknown) => {
+    const times = z.array(z.number()).parse(message);
     const bad = times.find((t) => t < 0);
     if (bad !== undefined) pending?.fail(new Error(`a request was answered with HTTP ${-bad}`));
     else pending?.done(times);

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 
 /** One line of a benchmark's table: a case (e.g. "concurrency 10") and its figures by metric name. */
 export interface Row {
@@ -54,6 +54,8 @@ export function machine() {
     cpuModel: cpu[0]?.model ?? 'unknown',
     cores: cpu.length,
     memoryGiB: round(totalmem() / 2 ** 30, 1),
+    /** 1-minute load average: other work on the machine skews absolute times (ratios hold better). */
+    loadAverage: round(loadavg()[0] ?? 0, 2),
   };
 }
 
@@ -92,10 +94,15 @@ export function formatTable(result: BenchResult): string {
 }
 
 /** Writes every figure with the machine and the date, for the README and for comparing runs. */
-export function writeResults(path: string, results: BenchResult[], seconds: number): void {
+export function writeResults(
+  path: string,
+  results: BenchResult[],
+  seconds: number,
+  loadAtStart: number,
+): void {
   const json = {
     date: new Date().toISOString(),
-    machine: machine(),
+    machine: { ...machine(), loadAverageAtStart: loadAtStart },
     durationSeconds: round(seconds, 1),
     benchmarks: results.map((r) => ({
       ...r,

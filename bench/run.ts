@@ -6,12 +6,12 @@ import { FULL_SIZES, runSuite } from './suite.js';
 const started = performance.now();
 const m = machine();
 process.stdout.write(
-  `Benchmarks on ${m.cpuModel} (${m.cores} cores, ${m.memoryGiB} GiB), Node ${m.node}\n\n`,
+  `Benchmarks on ${m.cpuModel} (${m.cores} cores, ${m.memoryGiB} GiB), Node ${m.node}, load average ${m.loadAverage}\n\n`,
 );
 const results = await runSuite(FULL_SIZES, (result) => process.stdout.write(`${formatTable(result)}\n`));
 const seconds = (performance.now() - started) / 1000;
 const path = fileURLToPath(new URL('./results.json', import.meta.url));
-writeResults(path, results, seconds);
+writeResults(path, results, seconds, m.loadAverage);
 const targets = results.flatMap((r) => r.targets);
 const missed = targets.filter((t) => !t.met).length;
 process.stdout.write(

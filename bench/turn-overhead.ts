@@ -10,12 +10,14 @@ export interface TurnOverheadSize {
 
 type Point = 'event' | 'modelRequest' | 'modelResponse' | 'slackPost';
 
-/** Shapes of the Node diagnostics-channel messages read here (undici's fetch and node:http). */
-interface UndiciMessage {
-  request?: { origin?: unknown; path?: unknown };
-}
-interface HttpServerMessage {
-  request?: { url?: unknown };
+/** A field of a diagnostics-channel message (objects owned by Node's http and undici), or undefined. */
+function field(value: unknown, ...path: string[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = Reflect.get(current, key);
+  }
+  return current;
 }
 
 /**
@@ -27,29 +29,29 @@ interface HttpServerMessage {
  */
 function recordPoints(modelOrigin: string) {
   const marks: { point: Point; at: number }[] = [];
-  const isModel = (m: UndiciMessage) =>
-    m.request?.origin === modelOrigin && String(m.request.path).endsWith('/chat/completions');
-  const isPost = (m: UndiciMessage) => String(m.request?.path).endsWith('/chat.postMessage');
+  const isModel = (m: unknown) =>
+    field(m, 'request', 'origin') === modelOrigin &&
+    String(field(m, 'request', 'path')).endsWith('/chat/completions');
+  const isPost = (m: unknown) => String(field(m, 'request', 'path')).endsWith('/chat.postMessage');
   const handlers: [string, (message: unknown) => void][] = [
     [
       'http.server.request.start',
       (m) => {
-        if (String((m as HttpServerMessage).request?.url) === '/slack/events')
+        if (field(m, 'request', 'url') === '/slack/events')
           marks.push({ point: 'event', at: performance.now() });
       },
     ],
     [
       'undici:client:sendHeaders',
       (m) => {
-        const message = m as UndiciMessage;
-        if (isModel(message)) marks.push({ point: 'modelRequest', at: performance.now() });
-        else if (isPost(message)) marks.push({ point: 'slackPost', at: performance.now() });
+        if (isModel(m)) marks.push({ point: 'modelRequest', at: performance.now() });
+        else if (isPost(m)) marks.push({ point: 'slackPost', at: performance.now() });
       },
     ],
     [
       'undici:request:headers',
       (m) => {
-        if (isModel(m as UndiciMessage)) marks.push({ point: 'modelResponse', at: performance.now() });
+        if (isModel(m)) marks.push({ point: 'modelResponse', at: performance.now() });
       },
     ],
   ];
