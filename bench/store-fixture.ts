@@ -148,7 +148,7 @@ export function createStoreFixture(path: string) {
         ...thread,
         userId: 'U1',
         text: 'please add a note',
-        messageTs: `${Date.now() / 1000}`,
+        messageTs: (Date.now() / 1000).toFixed(6),
       };
       conversations.startRunOrQueue({ conversationId, runId, message, state: initialRunState(), audit: [] });
       lastPause = undefined;
