@@ -1,0 +1,181 @@
+import { statSync } from 'node:fs';
+import { sql } from 'drizzle-orm';
+import type { HistoryItem } from '../src/agent/history.js';
+import type { ChatModel } from '../src/agent/model.js';
+import type { RunStore } from '../src/agent/ports.js';
+import { initialRunState } from '../src/agent/run-state.js';
+import { Runner } from '../src/agent/runner.js';
+import { ToolRegistry } from '../src/agent/tool-registry.js';
+import type { ApprovalRecord } from '../src/approvals/approval.js';
+import { ApprovalService } from '../src/approvals/approval-service.js';
+import { builtInPolicy } from '../src/approvals/policy.js';
+import type { ThreadRef } from '../src/conversations/ports.js';
+import { createApprovalStore } from '../src/db/approval-store.js';
+import { createConversationStore } from '../src/db/conversation-store.js';
+import { type Db, openDatabase } from '../src/db/database.js';
+import { createNotesStore } from '../src/db/notes-store.js';
+import { createRunStore, insertItems } from '../src/db/run-store.js';
+import { randomId } from '../src/ids.js';
+import { silentLogger } from '../src/logger.js';
+import { createBuiltInTools } from '../src/tools/built-in-tools.js';
+
+const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };
+
+/** A model that asks for `create_note` (approval needed) and answers once a tool output is in. */
+const scriptedModel: ChatModel = {
+  async complete({ messages }) {
+    if (messages.at(-1)?.role === 'tool') return { text: 'Done.', toolCalls: [], usage };
+    return {
+      text: null,
+      toolCalls: [{ callId: randomId('call'), name: 'create_note', arguments: '{"text":"benchmark note"}' }],
+      usage,
+    };
+  },
+};
+
+/** The i-th item of a synthetic conversation: user, tool call, tool output, assistant, and again. */
+export function priorItem(i: number): HistoryItem {
+  const callId = `call_prior_${i - (i % 4)}`;
+  switch (i % 4) {
+    case 0:
+      return {
+        kind: 'user_message',
+        data: { text: `Question ${i}: what time is it in Berlin, and any notes?`, userId: 'U1' },
+      };
+    case 1:
+      return {
+        kind: 'tool_call',
+        data: { callId, name: 'get_current_time', arguments: '{"timeZone":"Europe/Berlin"}' },
+      };
+    case 2:
+      return {
+        kind: 'tool_output',
+        data: { callId, name: 'get_current_time', output: '2026-11-30T13:00:00+01:00', status: 'ok' },
+      };
+    default:
+      return {
+        kind: 'assistant_message',
+        data: { text: `Answer ${i}: it is 13:00 in Berlin, and there are no notes yet. `.repeat(2) },
+      };
+  }
+}
+
+/** What one pause and its resume cost, measured around the real store calls. */
+export interface PauseSample {
+  /** saveTurn of the paused turn (one transaction: items, approvals, state, audit). */
+  persistMs: number;
+  /** WAL bytes the pause appended (every page the transaction wrote). */
+  walBytes: number;
+  /** Serialised run state as stored. */
+  stateBytes: number;
+}
+
+/**
+ * The real SQLite stores, runner and approval service on a file, with a scripted in-memory model, plus
+ * timing wrappers around the store calls that bracket a pause and a resume.
+ */
+export function createStoreFixture(path: string) {
+  const database = openDatabase(path);
+  const db: Db = database.db;
+  db.run(sql.raw('PRAGMA wal_autocheckpoint = 0'));
+  const clock = { now: () => Date.now() };
+  const inner = createRunStore(db, clock);
+  let lastPause: PauseSample | undefined;
+  let historyLoadedAt = Number.NaN;
+  const walSize = () => {
+    try {
+      return statSync(`${path}-wal`).size;
+    } catch {
+      return 0;
+    }
+  };
+  const store: RunStore = {
+    ...inner,
+    loadHistory(conversationId) {
+      historyLoadedAt = performance.now();
+      return inner.loadHistory(conversationId);
+    },
+    saveTurn(input) {
+      if (input.status !== 'paused') return inner.saveTurn(input);
+      const wal = walSize();
+      const started = performance.now();
+      const created = inner.saveTurn(input);
+      const persistMs = performance.now() - started;
+      const stateBytes = Buffer.byteLength(inner.getRun(input.runId)?.state ?? '');
+      lastPause = { persistMs, walBytes: walSize() - wal, stateBytes };
+      return created;
+    },
+  };
+  const conversations = createConversationStore(db, clock, randomId);
+  const approvals = new ApprovalService({ store: createApprovalStore(db, clock), clock, adminUserIds: [] });
+  const poster = { post: async () => {} };
+  const tools = new ToolRegistry(createBuiltInTools({ clock, notes: createNotesStore(db, clock), poster }));
+  const runner = new Runner({
+    model: scriptedModel,
+    tools,
+    policy: builtInPolicy(),
+    store,
+    clock,
+    newId: randomId,
+    logger: silentLogger,
+  });
+  let threads = 0;
+
+  return {
+    db,
+    store: inner,
+    approvals,
+    /** A new thread whose conversation already holds `priorItems` items. */
+    seedThread(priorItems: number): { thread: ThreadRef; conversationId: string } {
+      threads += 1;
+      const thread = {
+        teamId: 'T1',
+        channelId: 'C1',
+        threadTs: `1700000000.${String(threads).padStart(6, '0')}`,
+      };
+      const conversationId = conversations.findOrCreate(thread);
+      const items = Array.from({ length: priorItems }, (_, i) => priorItem(i));
+      db.transaction((tx) => insertItems(tx, conversationId, null, null, items, clock.now()));
+      return { thread, conversationId };
+    },
+    /** Starts a run with a user message and drives it until it pauses on its approval. */
+    async pause(
+      thread: ThreadRef,
+      conversationId: string,
+    ): Promise<{ approval: ApprovalRecord; sample: PauseSample }> {
+      const runId = randomId('run');
+      const message = {
+        ...thread,
+        userId: 'U1',
+        text: 'please add a note',
+        messageTs: (Date.now() / 1000).toFixed(6),
+      };
+      conversations.startRunOrQueue({ conversationId, runId, message, state: initialRunState(), audit: [] });
+      lastPause = undefined;
+      const outcome = await runner.advance(runId);
+      const approval = outcome.kind === 'paused' ? outcome.approvals[0] : undefined;
+      if (!approval || !lastPause) throw new Error(`the run did not pause (${outcome.kind})`);
+      return { approval, sample: lastPause };
+    },
+    /** Approves and resumes; the resume time runs from loading the run to asking the model again. */
+    async approveAndResume(approval: ApprovalRecord): Promise<{ resumeMs: number }> {
+      const decided = await approvals.decide({
+        approvalId: approval.id,
+        userId: 'U2',
+        teamId: approval.teamId,
+        channelId: approval.channelId,
+        vote: 'approve',
+        reason: null,
+      });
+      if (!decided.ok || decided.kind !== 'decided' || !decided.runClaimed)
+        throw new Error('approval did not claim the run');
+      historyLoadedAt = Number.NaN;
+      const started = performance.now();
+      const outcome = await runner.advance(approval.runId);
+      if (outcome.kind !== 'completed') throw new Error(`the resumed run ended ${outcome.kind}`);
+      return { resumeMs: historyLoadedAt - started };
+    },
+    checkpoint: () => db.all(sql.raw('PRAGMA wal_checkpoint(TRUNCATE)')),
+    close: () => database.close(),
+  };
+}

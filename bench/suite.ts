@@ -1,0 +1,55 @@
+import { benchClickAck, type ClickAckSize } from './click-ack.js';
+import { benchDecisions, type DecisionsSize } from './decisions.js';
+import { benchMemory, type MemorySize } from './memory.js';
+import { benchPauseResume, type PauseResumeSize } from './pause-resume.js';
+import type { BenchResult } from './report.js';
+import { benchSdkCompare, type SdkCompareSize } from './sdk-compare.js';
+import { benchTurnOverhead, type TurnOverheadSize } from './turn-overhead.js';
+
+export interface SuiteSizes {
+  clickAck: ClickAckSize;
+  turnOverhead: TurnOverheadSize;
+  pauseResume: PauseResumeSize;
+  sdkCompare: SdkCompareSize;
+  decisions: DecisionsSize;
+  memory: MemorySize;
+}
+
+/** The sizes of `npm run bench` (about two minutes on 2 cores). */
+export const FULL_SIZES: SuiteSizes = {
+  clickAck: { concurrencies: [1, 10, 100], samples: 300 },
+  turnOverhead: { turns: 300 },
+  pauseResume: { lengths: [10, 100, 1000], repetitions: 30 },
+  sdkCompare: { lengths: [10, 100, 1000], repetitions: 20 },
+  decisions: { approvals: 1000, writers: [1, 10] },
+  memory: { threads: 1000 },
+};
+
+/** Each benchmark once at a tiny size: the smoke test that keeps the bench from rotting. */
+export const SMOKE_SIZES: SuiteSizes = {
+  clickAck: { concurrencies: [1, 3], samples: 3 },
+  turnOverhead: { turns: 3 },
+  pauseResume: { lengths: [2, 8], repetitions: 2 },
+  sdkCompare: { lengths: [2, 100], repetitions: 1 },
+  decisions: { approvals: 6, writers: [1, 3] },
+  memory: { threads: 3 },
+};
+
+/** Every benchmark in order; `onResult` sees each as soon as it is done. */
+export async function runSuite(sizes: SuiteSizes, onResult: (result: BenchResult) => void = () => {}) {
+  const steps: (() => Promise<BenchResult>)[] = [
+    () => benchClickAck(sizes.clickAck),
+    () => benchTurnOverhead(sizes.turnOverhead),
+    () => benchPauseResume(sizes.pauseResume),
+    () => benchSdkCompare(sizes.sdkCompare),
+    () => benchDecisions(sizes.decisions),
+    () => benchMemory(sizes.memory),
+  ];
+  const results: BenchResult[] = [];
+  for (const step of steps) {
+    const result = await step();
+    onResult(result);
+    results.push(result);
+  }
+  return results;
+}

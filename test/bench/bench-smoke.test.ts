@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { formatTable } from '../../bench/report.js';
+import { runSuite, SMOKE_SIZES } from '../../bench/suite.js';
+
+describe('npm run bench', () => {
+  it('runs every benchmark at a tiny size and reports plausible figures', async () => {
+    const results = await runSuite(SMOKE_SIZES);
+    expect(results.map((r) => r.id)).toEqual([
+      'click-ack',
+      'turn-overhead',
+      'pause-resume',
+      'sdk-compare',
+      'decisions',
+      'memory',
+    ]);
+    for (const result of results) {
+      expect(result.rows.length).toBeGreaterThan(0);
+      for (const row of result.rows) {
+        expect(Object.keys(row.metrics).length).toBeGreaterThan(0);
+        for (const value of Object.values(row.metrics)) {
+          expect(Number.isFinite(value)).toBe(true);
+          expect(value).toBeGreaterThanOrEqual(0);
+        }
+      }
+      for (const t of result.targets) expect(t.met).toBe(t.value <= t.limit);
+      expect(formatTable(result)).toContain(result.title);
+    }
+    const byId = Object.fromEntries(results.map((r) => [r.id, r]));
+    expect(byId['click-ack']?.rows.map((r) => r.metrics.clicks)).toEqual([3, 3]);
+    expect(byId['turn-overhead']?.rows.map((r) => r.metrics.turns)).toEqual([3, 3]);
+    // Exactly one decision committed per approval, however many writers raced for it.
+    expect(byId.decisions?.rows.map((r) => r.metrics.decisions)).toEqual([6, 6]);
+    expect(byId.decisions?.rows[1]?.metrics['lost races']).toBe(12);
+    // The SDK's state grows with the conversation; ours does not copy history.
+    const sdk = byId['sdk-compare']?.rows.map((r) => r.metrics) ?? [];
+    expect(sdk[1]?.['sdk bytes']).toBeGreaterThan(sdk[0]?.['sdk bytes'] ?? 0);
+    expect(sdk[1]?.['ours bytes']).toBeLessThan((sdk[0]?.['ours bytes'] ?? 0) * 1.1);
+    expect(byId.memory?.rows.every((r) => (r.metrics['RSS MiB'] ?? 0) > 10)).toBe(true);
+  }, 120_000);
+});
