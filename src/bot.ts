@@ -14,6 +14,7 @@ import { openDatabase } from './db/database.js';
 import { createDedupeStore } from './db/dedupe-store.js';
 import { createNotesStore } from './db/notes-store.js';
 import { createRunStore } from './db/run-store.js';
+import { describeError } from './errors.js';
 import { randomId } from './ids.js';
 import type { Logger } from './logger.js';
 import { createSlackApp } from './slack/app.js';
@@ -33,6 +34,8 @@ export interface BotOverrides {
   policy?: ApprovalPolicy;
   limits?: RunnerLimits;
   retryConfig?: webApi.RetryOptions;
+  /** How often cards and replies Slack did not accept are posted again; default 30 s. */
+  deliveryRetryMs?: number;
 }
 
 export interface Bot {
@@ -94,16 +97,31 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
   );
   if (!conversations) throw new Error('Slack app did not build its services');
   const service: ConversationService = conversations;
+  let retryTimer: NodeJS.Timeout | undefined;
+  const retryDeliveries = () =>
+    service.retryDeliveries().catch((error: unknown) => {
+      logger.error('retrying deliveries failed', { error: describeError(error) });
+    });
   return {
     conversations: service,
     async start() {
       const started = await slack.start();
-      await service.recover();
+      // Recovery drives whole runs (model calls included): it must not hold back start-up or signal handling.
+      service.recover().catch((error: unknown) => {
+        logger.error('recovery failed', { error: describeError(error) });
+      });
+      retryTimer = setInterval(retryDeliveries, overrides.deliveryRetryMs ?? 30_000);
+      retryTimer.unref();
       return started;
     },
     async stop(graceMs = 10_000) {
+      clearInterval(retryTimer);
       await slack.stop();
-      await Promise.race([service.idle(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+      const finished = (async () => {
+        await slack.idle();
+        await service.idle();
+      })();
+      await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
       database.close();
     },
   };

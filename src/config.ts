@@ -21,6 +21,7 @@ const envSchema = z.object({
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.url({ message: 'must be a URL such as http://localhost:11434/v1' }).optional(),
   OPENAI_MODEL: z.string().min(1).default('gpt-5-mini'),
+  OPENAI_TIMEOUT_MS: z.coerce.number().int().min(1, 'must be a positive number of milliseconds').default(60_000),
   DATABASE_PATH: z.string().min(1).default('./data/bot.db'),
   ADMIN_USER_IDS: z
     .string()
@@ -37,6 +38,7 @@ const envSchema = z.object({
     ),
   APPROVAL_POLICY_FILE: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0, 'must be a number of milliseconds').default(10_000),
 });
 
 export type SlackMode = { kind: 'socket'; appToken: string } | { kind: 'http'; signingSecret: string };
@@ -44,11 +46,13 @@ export type SlackMode = { kind: 'socket'; appToken: string } | { kind: 'http'; s
 export interface Config {
   slack: { botToken: string; mode: SlackMode; apiUrl: string };
   port: number;
-  openai: { apiKey: string; baseURL: string | undefined; model: string };
+  openai: { apiKey: string; baseURL: string | undefined; model: string; timeoutMs: number };
   databasePath: string;
   adminUserIds: string[];
   approvalPolicyFile: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** How long a stopping bot waits for in-flight work before it closes the database. */
+  shutdownGraceMs: number;
 }
 
 /** What the calling program needs: the bot needs Slack credentials, the terminal chat does not. */
@@ -102,11 +106,17 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
       slack: { botToken: e.SLACK_BOT_TOKEN ?? '', mode, apiUrl: e.SLACK_API_URL },
       port: e.PORT,
       // Local OpenAI-compatible servers usually ignore the key, but the client insists on one.
-      openai: { apiKey: e.OPENAI_API_KEY ?? 'not-needed', baseURL: e.OPENAI_BASE_URL, model: e.OPENAI_MODEL },
+      openai: {
+        apiKey: e.OPENAI_API_KEY ?? 'not-needed',
+        baseURL: e.OPENAI_BASE_URL,
+        model: e.OPENAI_MODEL,
+        timeoutMs: e.OPENAI_TIMEOUT_MS,
+      },
       databasePath: e.DATABASE_PATH,
       adminUserIds: e.ADMIN_USER_IDS,
       approvalPolicyFile: e.APPROVAL_POLICY_FILE,
       logLevel: e.LOG_LEVEL,
+      shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     },
   };
 }

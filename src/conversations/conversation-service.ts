@@ -7,6 +7,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { KeyedQueue } from './keyed-queue.js';
 import type { ConversationStore, IncomingMessage, ThreadRef, ThreadSurface } from './ports.js';
+import { ThreadDelivery } from './thread-delivery.js';
 
 export interface ConversationServiceDeps {
   store: ConversationStore;
@@ -28,9 +29,11 @@ const INTERNAL_FAILURE =
 export class ConversationService {
   readonly #deps: ConversationServiceDeps;
   readonly #queue = new KeyedQueue();
+  readonly #delivery: ThreadDelivery;
 
   constructor(deps: ConversationServiceDeps) {
     this.#deps = deps;
+    this.#delivery = new ThreadDelivery(deps);
   }
 
   /** Is this thread a conversation the bot is part of? (Thread replies without a mention count only then.) */
@@ -66,21 +69,36 @@ export class ConversationService {
   }
 
   /**
-   * At start-up: drive runs a stopped process left running, and post the cards that were never posted.
-   * Expired and executing approvals are handled by the runner when the run is driven.
+   * At start-up: post what Slack never accepted, tell threads about calls a stopped process left running (they
+   * are never re-run), drive runs left running, and start messages left queued behind a finished run.
+   * Expired and executing approvals are settled by the runner when the run is driven.
    */
   async recover(): Promise<void> {
     const { store, logger } = this.#deps;
-    for (const approval of store.approvalsWithoutCard()) await this.#postCard(approval);
+    await this.#delivery.retry();
+    for (const approval of store.unreportedExecutions()) {
+      await this.#delivery.say(
+        approval,
+        `I stopped while ${approval.toolName} was running, so whether it finished is unknown. I did not run it again.`,
+      );
+    }
     const interrupted = store.interruptedRuns();
     if (interrupted.length > 0) logger.info('resuming interrupted runs', { count: interrupted.length });
-    await Promise.all(
-      interrupted.map(({ runId, conversationId }) => {
-        const thread = store.thread(conversationId);
-        if (!thread) return Promise.resolve();
-        return this.#queue.run(conversationId, () => this.#drive(runId, thread, conversationId));
-      }),
-    );
+    const work = interrupted.map(({ runId, conversationId }) => {
+      const thread = store.thread(conversationId);
+      if (!thread) return Promise.resolve();
+      return this.#queue.run(conversationId, () => this.#drive(runId, thread, conversationId));
+    });
+    for (const conversationId of store.conversationsWithQueue()) {
+      const thread = store.thread(conversationId);
+      if (thread) work.push(this.#queue.run(conversationId, () => this.#startQueued(conversationId, thread)));
+    }
+    await Promise.all(work);
+  }
+
+  /** Posts the cards and replies Slack has not accepted yet; called periodically while the bot runs. */
+  retryDeliveries(): Promise<void> {
+    return this.#delivery.retry();
   }
 
   /** Resolves when all work queued so far has finished (tests, shutdown). */
@@ -99,16 +117,16 @@ export class ConversationService {
     }
     switch (outcome.kind) {
       case 'paused':
-        for (const approval of outcome.approvals) await this.#postCard(approval);
+        await this.#delivery.postCards(outcome.approvals);
         return;
       case 'waiting':
         return;
       case 'completed':
-        await this.#say(thread, outcome.text.trim() === '' ? 'Done.' : outcome.text);
+        await this.#delivery.postReply(runId, thread, outcome.text.trim() === '' ? 'Done.' : outcome.text);
         break;
       case 'failed':
       case 'cancelled':
-        await this.#say(thread, outcome.message);
+        await this.#delivery.postReply(runId, thread, outcome.message);
         break;
     }
     await this.#startQueued(conversationId, thread);
@@ -125,40 +143,8 @@ export class ConversationService {
     if (message) await this.#drive(runId, thread, conversationId);
   }
 
-  async #postCard(approval: ApprovalRecord): Promise<void> {
-    try {
-      const { channelId, messageTs } = await this.#deps.surface.postApprovalCard(approval);
-      this.#deps.store.setCardMessage(approval.id, channelId, messageTs, [
-        auditEvent('approval.card_posted', {
-          at: this.#deps.clock.now(),
-          teamId: approval.teamId,
-          conversationId: approval.conversationId,
-          runId: approval.runId,
-          approvalId: approval.id,
-          payload: { channelId, messageTs },
-        }),
-      ]);
-    } catch (error) {
-      this.#deps.logger.error('approval card could not be posted', {
-        approvalId: approval.id,
-        error: describeError(error),
-      });
-      await this.#say(
-        approval,
-        `I need an approval to run ${approval.toolName}, but I could not post the approval card. It stays pending, and I will post it again when I restart.`,
-      );
-    }
-  }
-
-  async #say(thread: ThreadRef, text: string): Promise<void> {
-    try {
-      await this.#deps.surface.postText(thread, text);
-    } catch (error) {
-      this.#deps.logger.error('message could not be posted', {
-        channelId: thread.channelId,
-        error: describeError(error),
-      });
-    }
+  #say(thread: ThreadRef, text: string): Promise<void> {
+    return this.#delivery.say(thread, text);
   }
 
   #runStarted(thread: ThreadRef, conversationId: string, runId: string, userId: string) {

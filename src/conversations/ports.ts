@@ -52,6 +52,14 @@ export interface ConversationStore {
   /** Pending approvals whose card was never posted (a crash or a Slack error right after pausing). */
   approvalsWithoutCard(): ApprovalRecord[];
   setCardMessage(approvalId: string, channelId: string, messageTs: string, audit: AuditInput[]): void;
+  /** Remembers a run's last thread message until Slack accepts it; `null` once posted. */
+  setPendingReply(runId: string, text: string | null): void;
+  /** Thread messages of ended runs that were never posted (a Slack error, or a crash while posting). */
+  pendingReplies(): { runId: string; conversationId: string; text: string }[];
+  /** Approved calls a stopped process left `executing` that no run has reported yet. */
+  unreportedExecutions(): ApprovalRecord[];
+  /** Conversations with queued messages (a stopped process may have left them waiting with no run). */
+  conversationsWithQueue(): string[];
 }
 
 /** What the conversation service says in the thread. The Slack adapter implements it; so can a terminal. */

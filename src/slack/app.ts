@@ -1,5 +1,5 @@
 import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
-import { App, LogLevel, type webApi } from '@slack/bolt';
+import { App, HTTPReceiver, LogLevel, webApi } from '@slack/bolt';
 import type { ApprovalService } from '../approvals/approval-service.js';
 import type { SlackMode } from '../config.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
@@ -7,6 +7,7 @@ import type { DedupeStore } from '../conversations/ports.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
 import { registerActionListeners } from './listeners/actions.js';
 import { registerMessageListeners } from './listeners/messages.js';
+import { guardSlackRequests } from './request-guard.js';
 import { createSlackSurface, type SlackSurface } from './slack-surface.js';
 
 export interface SlackAppOptions {
@@ -33,8 +34,16 @@ export interface SlackApp {
   surface: SlackSurface;
   /** Starts listening; resolves with the HTTP port actually bound. */
   start(): Promise<{ port: number }>;
+  /** Stops intake: no new requests are accepted. */
   stop(): Promise<void>;
+  /** Resolves when every listener already running (a click being decided, say) has finished. */
+  idle(): Promise<void>;
 }
+
+/** Requests larger than this get 413 (Slack's own payloads stay far below it). */
+const BODY_LIMIT = 1024 * 1024;
+/** Clicks must not wait behind a rate-limited queue: their Web API calls fail fast instead. */
+const INTERACTIVE_TIMEOUT_MS = 10_000;
 
 const BOLT_LEVELS: Record<OurLevel, LogLevel> = {
   debug: LogLevel.DEBUG,
@@ -69,11 +78,35 @@ export function createSlackApp(
   const app =
     options.mode.kind === 'socket'
       ? new App({ ...common, appToken: options.mode.appToken, socketMode: true })
-      : new App({ ...common, signingSecret: options.mode.signingSecret, endpoints: '/slack/events' });
+      : new App({
+          token: common.token,
+          clientOptions: common.clientOptions,
+          receiver: guardedReceiver(options, options.mode.signingSecret, common),
+        });
   const surface = createSlackSurface(app.client);
+  // A separate client for what a click does, so a rate-limited queue never holds a decision back.
+  const interactive = createSlackSurface(
+    new webApi.WebClient(options.botToken, {
+      slackApiUrl: options.apiUrl,
+      logLevel: common.logLevel,
+      rejectRateLimitedCalls: true,
+      retryConfig: { retries: 0 },
+      timeout: INTERACTIVE_TIMEOUT_MS,
+    }),
+  );
   const { conversations, approvals, dedupe } = services(surface);
+  const running = new Set<Promise<void>>();
+  app.use(async ({ next }) => {
+    const listener = next();
+    running.add(listener);
+    try {
+      await listener;
+    } finally {
+      running.delete(listener);
+    }
+  });
   registerMessageListeners(app, { conversations, dedupe, logger: options.logger });
-  registerActionListeners(app, { approvals, conversations, surface, logger: options.logger });
+  registerActionListeners(app, { approvals, conversations, surface: interactive, logger: options.logger });
   app.error(async (error) => {
     options.logger.error('slack listener error', { error: error.message, code: error.code });
   });
@@ -87,5 +120,32 @@ export function createSlackApp(
       return { port: address && typeof address === 'object' ? address.port : options.port };
     },
     stop: () => app.stop().then(() => undefined),
+    async idle() {
+      await Promise.allSettled([...running]);
+    },
   };
 }
+
+function guardedReceiver(
+  options: SlackAppOptions,
+  signingSecret: string,
+  common: { logLevel: LogLevel; port: number; customRoutes: HTTPReceiverRoutes },
+): HTTPReceiver {
+  const receiver = new HTTPReceiver({
+    signingSecret,
+    endpoints: '/slack/events',
+    port: common.port,
+    customRoutes: common.customRoutes,
+    logLevel: common.logLevel,
+    bodyLimit: BODY_LIMIT,
+  });
+  receiver.requestListener = guardSlackRequests(receiver.requestListener, {
+    endpoint: '/slack/events',
+    signingSecret,
+    bodyLimit: BODY_LIMIT,
+    logger: options.logger,
+  });
+  return receiver;
+}
+
+type HTTPReceiverRoutes = NonNullable<ConstructorParameters<typeof HTTPReceiver>[0]['customRoutes']>;
