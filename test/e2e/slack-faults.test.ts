@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { reply } from '../support/fake-openai.js';
 import { type FakeReply, slackReply } from '../support/fake-slack.js';
 import { isRecord } from '../support/json-value.js';
@@ -19,7 +20,8 @@ describe('Slack API faults', () => {
   const approvals = () => {
     const db = new Database(h.dbPath, { readonly: true });
     try {
-      return db.prepare('select status, message_ts as messageTs from approvals').all();
+      const rows = db.prepare('select status, message_ts as messageTs from approvals').all();
+      return z.array(z.object({ status: z.string(), messageTs: z.string().nullable() })).parse(rows);
     } finally {
       db.close();
     }
