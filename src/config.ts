@@ -21,7 +21,11 @@ const envSchema = z.object({
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.url({ message: 'must be a URL such as http://localhost:11434/v1' }).optional(),
   OPENAI_MODEL: z.string().min(1).default('gpt-5-mini'),
-  OPENAI_TIMEOUT_MS: z.coerce.number().int().min(1, 'must be a positive number of milliseconds').default(60_000),
+  OPENAI_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1, 'must be a positive number of milliseconds')
+    .default(60_000),
   DATABASE_PATH: z.string().min(1).default('./data/bot.db'),
   ADMIN_USER_IDS: z
     .string()

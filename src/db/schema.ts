@@ -57,9 +57,7 @@ export const runs = sqliteTable(
   (t) => [
     index('runs_conversation_status').on(t.conversationId, t.status),
     index('runs_status').on(t.status),
-    index('runs_pending_reply')
-      .on(t.id)
-      .where(sql`${t.pendingReply} is not null`),
+    index('runs_pending_reply').on(t.id).where(sql`${t.pendingReply} is not null`),
   ],
 );
 

@@ -22,7 +22,9 @@ function stripMentions(text: string): string {
  * Validates an event's fields (a signed request can still carry any JSON) and strips the mentions; undefined
  * when anything is missing or of the wrong shape, so a malformed event never starts a conversation.
  */
-export function parseIncomingMessage(raw: Record<keyof IncomingMessage, unknown>): IncomingMessage | undefined {
+export function parseIncomingMessage(
+  raw: Record<keyof IncomingMessage, unknown>,
+): IncomingMessage | undefined {
   const parsed = incomingSchema.safeParse(raw);
   return parsed.success ? { ...parsed.data, text: stripMentions(parsed.data.text) } : undefined;
 }

@@ -41,7 +41,11 @@ export function guardSlackRequests(listener: RequestListener, options: RequestGu
 }
 
 /** True when Bolt may handle the request; otherwise the response has been sent. */
-async function screen(req: IncomingMessage, res: ServerResponse, options: RequestGuardOptions): Promise<boolean> {
+async function screen(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: RequestGuardOptions,
+): Promise<boolean> {
   let buffered: Awaited<ReturnType<typeof HTTPModuleFunctions.bufferIncomingMessage>>;
   try {
     buffered = await HTTPModuleFunctions.bufferIncomingMessage(req, options.bodyLimit);

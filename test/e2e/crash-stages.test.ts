@@ -21,8 +21,7 @@ describe('crash at each stage (SIGKILL, then restart)', () => {
   });
 
   const notes = () => f.query((db) => db.prepare('select text from notes').all());
-  const approvalStatus = () =>
-    f.query((db) => db.prepare('select status from approvals').pluck().all());
+  const approvalStatus = () => f.query((db) => db.prepare('select status from approvals').pluck().all());
   const toolMessages = (request: number) =>
     f.model.requests[request]?.messages.filter((m) => m.role === 'tool').map((m) => m.content);
 
@@ -35,7 +34,10 @@ describe('crash at each stage (SIGKILL, then restart)', () => {
       }
       return f.slack.defaultReply('chat.postMessage', params);
     });
-    f.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'kept' } }]), reply.text('Saved.'));
+    f.model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'kept' } }]),
+      reply.text('Saved.'),
+    );
     let bot = await f.start();
     await f.mention(bot, 'note kept');
     await f.slack.waitForCall('chat.postMessage', (call) => call.params.blocks !== undefined);
@@ -100,7 +102,9 @@ describe('crash at each stage (SIGKILL, then restart)', () => {
     await f.waitForText((text) => text.includes('whether it finished is unknown'));
     await f.waitForText((text) => text === 'I could not confirm the post.');
     expect(toolMessages(1)?.[0]).toContain('outcome of this tool call is unknown');
-    expect(f.slack.callsTo('chat.postMessage').filter((call) => call.params.channel === 'C0002')).toHaveLength(1);
+    expect(
+      f.slack.callsTo('chat.postMessage').filter((call) => call.params.channel === 'C0002'),
+    ).toHaveLength(1);
     const kinds = f.query((db) => db.prepare('select kind from audit_events order by seq').pluck().all());
     expect(kinds).toContain('tool.outcome_unknown');
   });

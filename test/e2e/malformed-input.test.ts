@@ -34,8 +34,7 @@ function random(seed: number) {
   };
   const int = (n: number) => Math.floor(next() * n);
   const pick = <T>(items: readonly T[]): T => items[int(items.length)] as T;
-  const text = (n: number) =>
-    Array.from({ length: n }, () => String.fromCharCode(32 + int(95))).join('');
+  const text = (n: number) => Array.from({ length: n }, () => String.fromCharCode(32 + int(95))).join('');
   return { int, pick, text };
 }
 
@@ -67,38 +66,161 @@ function probes(card: SlackCall): Probe[] {
     for (let i = 0; i < n; i += 1) list.push({ kind, ...make(i) });
   };
   const mention = () =>
-    JSON.stringify(eventEnvelope(appMentionEvent({ user: 'U5', channel: 'C5', text: '<@UBOT> hi', ts: nextTs() })));
+    JSON.stringify(
+      eventEnvelope(appMentionEvent({ user: 'U5', channel: 'C5', text: '<@UBOT> hi', ts: nextTs() })),
+    );
 
-  add(100, () => ({ body: mention(), contentType: 'application/json', sign: 'none', expect: [401] }), 'unsigned');
-  add(100, () => ({ body: mention(), contentType: 'application/json', sign: 'wrong', expect: [401] }), 'forged signature');
-  add(50, () => ({ body: mention(), contentType: 'application/json', sign: 'stale', expect: [401] }), 'stale timestamp');
-  add(100, (i) => ({ body: `{${r.text(1 + (i % 40))}`, contentType: 'application/json', sign: 'valid', expect: [400] }), 'invalid JSON');
-  add(100, (i) => ({ body: JSON.stringify(WEIRD[i % 3 === 0 ? 0 : r.int(9)]), contentType: 'application/json', sign: 'valid', expect: [400] }), 'not an object');
-  add(60, (i) => ({ body: form(i % 2 === 0 ? 'null' : JSON.stringify(r.pick(WEIRD.slice(0, 9)))), contentType: FORM_CONTENT_TYPE, sign: 'valid', expect: [400] }), 'form payload not an object');
-  add(40, (i) => ({ body: form(`{"type":${r.text(5)}`), contentType: FORM_CONTENT_TYPE, sign: i % 2 ? 'valid' : 'none', expect: [i % 2 ? 400 : 401] }), 'form payload invalid JSON');
-  add(20, (i) => ({ body: `{"pad":"${'a'.repeat(1_100_000 + i)}"}`, contentType: 'application/json', sign: i % 2 ? 'valid' : 'none', expect: [413] }), 'oversize');
-  add(150, (i) => {
-    const bad = [
-      { event: null },
-      { user: r.pick(WEIRD), text: '<@UBOT> hi', channel: 'C5', ts: nextTs() },
-      { user: 'U5', text: r.pick(WEIRD.filter((w) => typeof w !== 'string')), channel: 'C5', ts: nextTs() },
-      { user: 'U5', text: '<@UBOT> hi', channel: r.pick(WEIRD.filter((w) => typeof w !== 'string')), ts: nextTs() },
-      { user: 'U5', text: '<@UBOT> hi', channel: 'C5', ts: r.pick(WEIRD.filter((w) => typeof w !== 'string')) },
-      { user: 'U5', text: '<@UBOT> hi', channel: 'C5', ts: nextTs(), thread_ts: r.pick([0, {}, [], true]) },
-    ][i % 6];
-    const body = bad && 'event' in bad ? JSON.stringify({ ...eventEnvelope({ type: 'x' }), event: null }) : event(bad ?? {});
-    return { body, contentType: 'application/json', sign: 'valid', expect: [200, 500] };
-  }, 'event with wrong types');
-  add(100, (i) => ({ body: form(JSON.stringify(click({ value: i % 2 ? r.text(1 + r.int(60)) : `apr_${'Z'.repeat(20 + (i % 10))}` }))), contentType: FORM_CONTENT_TYPE, sign: 'valid', expect: [200] }), 'forged button value');
-  add(80, () => ({ body: form(JSON.stringify(click({ teamId: `T${r.int(1000) + 2}` }))), contentType: FORM_CONTENT_TYPE, sign: 'valid', expect: [200] }), 'foreign team');
-  add(40, () => ({ body: form(JSON.stringify(click({ channelId: `C${r.int(1000) + 100}` }))), contentType: FORM_CONTENT_TYPE, sign: 'valid', expect: [200] }), 'foreign channel');
-  add(40, (i) => {
-    const payload: Record<string, unknown> = click({ channelId: 'C999' });
-    const field = ['user', 'actions', 'team', 'channel', 'container'][i % 5] ?? 'user';
-    payload[field] = r.pick(WEIRD);
-    return { body: form(JSON.stringify(payload)), contentType: FORM_CONTENT_TYPE, sign: 'valid', expect: [200, 404, 500] };
-  }, 'click with wrong types');
-  add(30, () => ({ body: form(JSON.stringify(click({ actionId: `approval:${r.text(8)}` }))), contentType: FORM_CONTENT_TYPE, sign: 'valid', expect: [404] }), 'unknown action id');
+  add(
+    100,
+    () => ({ body: mention(), contentType: 'application/json', sign: 'none', expect: [401] }),
+    'unsigned',
+  );
+  add(
+    100,
+    () => ({ body: mention(), contentType: 'application/json', sign: 'wrong', expect: [401] }),
+    'forged signature',
+  );
+  add(
+    50,
+    () => ({ body: mention(), contentType: 'application/json', sign: 'stale', expect: [401] }),
+    'stale timestamp',
+  );
+  add(
+    100,
+    (i) => ({
+      body: `{${r.text(1 + (i % 40))}`,
+      contentType: 'application/json',
+      sign: 'valid',
+      expect: [400],
+    }),
+    'invalid JSON',
+  );
+  add(
+    100,
+    (i) => ({
+      body: JSON.stringify(WEIRD[i % 3 === 0 ? 0 : r.int(9)]),
+      contentType: 'application/json',
+      sign: 'valid',
+      expect: [400],
+    }),
+    'not an object',
+  );
+  add(
+    60,
+    (i) => ({
+      body: form(i % 2 === 0 ? 'null' : JSON.stringify(r.pick(WEIRD.slice(0, 9)))),
+      contentType: FORM_CONTENT_TYPE,
+      sign: 'valid',
+      expect: [400],
+    }),
+    'form payload not an object',
+  );
+  add(
+    40,
+    (i) => ({
+      body: form(`{"type":${r.text(5)}`),
+      contentType: FORM_CONTENT_TYPE,
+      sign: i % 2 ? 'valid' : 'none',
+      expect: [i % 2 ? 400 : 401],
+    }),
+    'form payload invalid JSON',
+  );
+  add(
+    20,
+    (i) => ({
+      body: `{"pad":"${'a'.repeat(1_100_000 + i)}"}`,
+      contentType: 'application/json',
+      sign: i % 2 ? 'valid' : 'none',
+      expect: [413],
+    }),
+    'oversize',
+  );
+  add(
+    150,
+    (i) => {
+      const bad = [
+        { event: null },
+        { user: r.pick(WEIRD), text: '<@UBOT> hi', channel: 'C5', ts: nextTs() },
+        { user: 'U5', text: r.pick(WEIRD.filter((w) => typeof w !== 'string')), channel: 'C5', ts: nextTs() },
+        {
+          user: 'U5',
+          text: '<@UBOT> hi',
+          channel: r.pick(WEIRD.filter((w) => typeof w !== 'string')),
+          ts: nextTs(),
+        },
+        {
+          user: 'U5',
+          text: '<@UBOT> hi',
+          channel: 'C5',
+          ts: r.pick(WEIRD.filter((w) => typeof w !== 'string')),
+        },
+        { user: 'U5', text: '<@UBOT> hi', channel: 'C5', ts: nextTs(), thread_ts: r.pick([0, {}, [], true]) },
+      ][i % 6];
+      const body =
+        bad && 'event' in bad
+          ? JSON.stringify({ ...eventEnvelope({ type: 'x' }), event: null })
+          : event(bad ?? {});
+      return { body, contentType: 'application/json', sign: 'valid', expect: [200, 500] };
+    },
+    'event with wrong types',
+  );
+  add(
+    100,
+    (i) => ({
+      body: form(
+        JSON.stringify(click({ value: i % 2 ? r.text(1 + r.int(60)) : `apr_${'Z'.repeat(20 + (i % 10))}` })),
+      ),
+      contentType: FORM_CONTENT_TYPE,
+      sign: 'valid',
+      expect: [200],
+    }),
+    'forged button value',
+  );
+  add(
+    80,
+    () => ({
+      body: form(JSON.stringify(click({ teamId: `T${r.int(1000) + 2}` }))),
+      contentType: FORM_CONTENT_TYPE,
+      sign: 'valid',
+      expect: [200],
+    }),
+    'foreign team',
+  );
+  add(
+    40,
+    () => ({
+      body: form(JSON.stringify(click({ channelId: `C${r.int(1000) + 100}` }))),
+      contentType: FORM_CONTENT_TYPE,
+      sign: 'valid',
+      expect: [200],
+    }),
+    'foreign channel',
+  );
+  add(
+    40,
+    (i) => {
+      const payload: Record<string, unknown> = click({ channelId: 'C999' });
+      const field = ['user', 'actions', 'team', 'channel', 'container'][i % 5] ?? 'user';
+      payload[field] = r.pick(WEIRD);
+      return {
+        body: form(JSON.stringify(payload)),
+        contentType: FORM_CONTENT_TYPE,
+        sign: 'valid',
+        expect: [200, 404, 500],
+      };
+    },
+    'click with wrong types',
+  );
+  add(
+    30,
+    () => ({
+      body: form(JSON.stringify(click({ actionId: `approval:${r.text(8)}` }))),
+      contentType: FORM_CONTENT_TYPE,
+      sign: 'valid',
+      expect: [404],
+    }),
+    'unknown action id',
+  );
   return list;
 }
 
@@ -112,11 +234,20 @@ async function send(url: string, probe: Probe): Promise<number> {
         ? { 'x-slack-signature': slackSignature('not-the-secret', timestamp, probe.body) }
         : {};
   if (probe.sign === 'none') {
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': probe.contentType }, body: probe.body });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': probe.contentType },
+      body: probe.body,
+    });
     await response.body?.cancel();
     return response.status;
   }
-  const response = await signedPost(url, SECRET, { body: probe.body, contentType: probe.contentType, timestamp, headers });
+  const response = await signedPost(url, SECRET, {
+    body: probe.body,
+    contentType: probe.contentType,
+    timestamp,
+    headers,
+  });
   await response.body?.cancel();
   return response.status;
 }
@@ -126,7 +257,10 @@ describe('malformed and hostile input', () => {
   let card: SlackCall;
   beforeAll(async () => {
     h = await startHarness();
-    h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'target' } }]), reply.text('Saved.'));
+    h.model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'target' } }]),
+      reply.text('Saved.'),
+    );
     await h.mention('note target');
     [card] = (await h.waitForCards(1)) as [SlackCall];
     await h.bot.conversations.idle();
@@ -164,7 +298,8 @@ describe('malformed and hostile input', () => {
       const statuses = await Promise.all(batch.map((probe) => send(h.url, probe)));
       batch.forEach((probe, j) => {
         const status = statuses[j] ?? 0;
-        if (!probe.expect.includes(status)) wrong.push(`${probe.kind}: ${status} (${probe.body.slice(0, 80)})`);
+        if (!probe.expect.includes(status))
+          wrong.push(`${probe.kind}: ${status} (${probe.body.slice(0, 80)})`);
       });
     }
     expect(wrong).toEqual([]);

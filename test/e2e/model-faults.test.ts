@@ -66,26 +66,25 @@ describe('model API faults', () => {
     await h.close();
   });
 
-  it.each(faults)('$name: bounded retries, one sentence in the thread, the next message works', async ({
-    fault,
-    sentence,
-    attempts,
-  }) => {
-    h.model.setHandler(() => fault);
-    const ts = await h.mention('what time is it?');
-    const said = await h.waitForText((text) => text.startsWith(sentence));
-    expect(said).toMatch(/try again/);
-    await h.bot.conversations.idle();
-    expect(h.model.requests).toHaveLength(attempts);
-    expect(h.texts()).toHaveLength(1);
+  it.each(faults)(
+    '$name: bounded retries, one sentence in the thread, the next message works',
+    async ({ fault, sentence, attempts }) => {
+      h.model.setHandler(() => fault);
+      const ts = await h.mention('what time is it?');
+      const said = await h.waitForText((text) => text.startsWith(sentence));
+      expect(said).toMatch(/try again/);
+      await h.bot.conversations.idle();
+      expect(h.model.requests).toHaveLength(attempts);
+      expect(h.texts()).toHaveLength(1);
 
-    h.model.setHandler(undefined);
-    h.model.enqueue(reply.text('It is noon.'));
-    await h.message('and now?', { threadTs: ts });
-    await h.waitForText((text) => text === 'It is noon.');
-    const next = h.model.requests.at(-1)?.messages.filter((m) => m.role === 'user');
-    expect(next?.map((m) => m.content)).toEqual(['what time is it?', 'and now?']);
-  });
+      h.model.setHandler(undefined);
+      h.model.enqueue(reply.text('It is noon.'));
+      await h.message('and now?', { threadTs: ts });
+      await h.waitForText((text) => text === 'It is noon.');
+      const next = h.model.requests.at(-1)?.messages.filter((m) => m.role === 'user');
+      expect(next?.map((m) => m.content)).toEqual(['what time is it?', 'and now?']);
+    },
+  );
 
   it('a fault after an approved call keeps the call and its output; the next message carries on from them', async () => {
     h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'kept' } }]));

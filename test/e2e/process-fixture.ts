@@ -6,7 +6,13 @@ import { type BotProcess, startBotProcess } from '../support/bot-process.js';
 import { type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../support/fake-slack.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
-import { appMentionEvent, eventEnvelope, nextTs, postEvent, postInteraction } from '../support/slack-requests.js';
+import {
+  appMentionEvent,
+  eventEnvelope,
+  nextTs,
+  postEvent,
+  postInteraction,
+} from '../support/slack-requests.js';
 import { waitUntil } from '../support/wait.js';
 import { approvalIdOf, cardTs, SECRET } from './harness.js';
 

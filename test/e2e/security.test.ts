@@ -23,7 +23,9 @@ describe('secrets and files of the running bot', () => {
     const bot = await f.start({ SLACK_BOT_TOKEN: BOT_TOKEN, OPENAI_API_KEY: API_KEY, LOG_LEVEL: 'debug' });
     // A model server that echoes the key, as OpenAI's "Incorrect API key provided" does.
     f.model.enqueue(
-      reply.error(401, { error: { message: `Incorrect API key provided: ${API_KEY}`, type: 'invalid_request_error' } }),
+      reply.error(401, {
+        error: { message: `Incorrect API key provided: ${API_KEY}`, type: 'invalid_request_error' },
+      }),
     );
     await f.mention(bot, 'hello');
     await f.waitForText((text) => text.startsWith('The model service refused the request'));
@@ -68,7 +70,12 @@ describe('what reaches Slack, and who may decide', () => {
 
   it('escapes &, < and > in text from the model and users, so nobody forges mentions or links', async () => {
     h.model.enqueue(
-      reply.toolCalls([{ name: 'post_message', arguments: { channel: 'C0002', text: '<!here> free <https://x.example|pizza>' } }]),
+      reply.toolCalls([
+        {
+          name: 'post_message',
+          arguments: { channel: 'C0002', text: '<!here> free <https://x.example|pizza>' },
+        },
+      ]),
       reply.text('Done <!channel> & see <https://evil.example|this>, thanks <@U0123ABC>'),
     );
     await h.mention('<!everyone> post it');
@@ -79,13 +86,18 @@ describe('what reaches Slack, and who may decide', () => {
     expect(blocks).not.toContain('<https://x.example');
     await h.click(card, 'approve', 'UADMIN');
     const answer = await h.waitForText((text) => text.startsWith('Done'));
-    expect(answer).toBe('Done &lt;!channel&gt; &amp; see &lt;https://evil.example|this&gt;, thanks <@U0123ABC>');
+    expect(answer).toBe(
+      'Done &lt;!channel&gt; &amp; see &lt;https://evil.example|this&gt;, thanks <@U0123ABC>',
+    );
     const posted = await h.slack.waitForCall('chat.postMessage', (call) => call.params.channel === 'C0002');
     expect(posted.params.text).toBe('&lt;!here&gt; free &lt;https://x.example|pizza&gt;');
   });
 
   it("checks the clicker against the approval's own team and conversation, not the payload's claims", async () => {
-    h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'guarded' } }]), reply.text('Saved.'));
+    h.model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'guarded' } }]),
+      reply.text('Saved.'),
+    );
     await h.mention('note guarded');
     const [card] = await h.waitForCards(1);
     if (!card) throw new Error('no card');

@@ -30,37 +30,41 @@ describe('Slack API faults', () => {
   it.each([
     { name: '500', failure: slackReply.http(500) },
     { name: 'ratelimited', failure: slackReply.rateLimited(0) },
-  ])('a card that cannot be posted ($name) stays pending, is visible, and is posted once Slack recovers', async ({
-    failure,
-  }) => {
-    let slackDown = true;
-    h.slack.setResponse('chat.postMessage', (params) =>
-      slackDown && params.blocks !== undefined ? failure : h.slack.defaultReply('chat.postMessage', params),
-    );
-    h.model.enqueue(
-      reply.toolCalls([{ name: 'create_note', arguments: { text: 'later' } }]),
-      reply.text('Saved it.'),
-    );
-    await h.mention('note later');
-    await h.waitForText((text) => text.includes('could not post the approval card'));
-    // Several attempts fail; the request stays pending (listed for admins) and the thread was told once.
-    await waitUntil(() => h.slack.callsTo('chat.postMessage').filter((c) => c.params.blocks).length >= 3);
-    expect(approvals()).toEqual([{ status: 'pending', messageTs: null }]);
-    expect(h.logs.some((line) => line.includes('approval card could not be posted'))).toBe(true);
-    expect(h.texts().filter((text) => text.includes('could not post the approval card'))).toHaveLength(1);
+  ])(
+    'a card that cannot be posted ($name) stays pending, is visible, and is posted once Slack recovers',
+    async ({ failure }) => {
+      let slackDown = true;
+      h.slack.setResponse('chat.postMessage', (params) =>
+        slackDown && params.blocks !== undefined ? failure : h.slack.defaultReply('chat.postMessage', params),
+      );
+      h.model.enqueue(
+        reply.toolCalls([{ name: 'create_note', arguments: { text: 'later' } }]),
+        reply.text('Saved it.'),
+      );
+      await h.mention('note later');
+      await h.waitForText((text) => text.includes('could not post the approval card'));
+      // Several attempts fail; the request stays pending (listed for admins) and the thread was told once.
+      await waitUntil(() => h.slack.callsTo('chat.postMessage').filter((c) => c.params.blocks).length >= 3);
+      expect(approvals()).toEqual([{ status: 'pending', messageTs: null }]);
+      expect(h.logs.some((line) => line.includes('approval card could not be posted'))).toBe(true);
+      expect(h.texts().filter((text) => text.includes('could not post the approval card'))).toHaveLength(1);
 
-    slackDown = false;
-    const posted = () => h.cards().filter((c) => isRecord(c.reply) && c.reply.ok === true);
-    const card = await waitUntil(() => posted()[0]);
-    await waitUntil(() => approvals()[0]?.messageTs !== null);
-    await h.click(card, 'approve', 'U2');
-    await h.waitForText((text) => text === 'Saved it.');
-    expect(posted()).toHaveLength(1);
-  });
+      slackDown = false;
+      const posted = () => h.cards().filter((c) => isRecord(c.reply) && c.reply.ok === true);
+      const card = await waitUntil(() => posted()[0]);
+      await waitUntil(() => approvals()[0]?.messageTs !== null);
+      await h.click(card, 'approve', 'U2');
+      await h.waitForText((text) => text === 'Saved it.');
+      expect(posted()).toHaveLength(1);
+    },
+  );
 
   it('a failed chat.update never loses the decision: the run goes on and later clicks see it', async () => {
     h.slack.setResponse('chat.update', () => slackReply.http(500));
-    h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'x' } }]), reply.text('Done it.'));
+    h.model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'x' } }]),
+      reply.text('Done it.'),
+    );
     await h.mention('note x');
     const [card] = await h.waitForCards(1);
     if (!card) throw new Error('no card');
@@ -75,7 +79,10 @@ describe('Slack API faults', () => {
   it('a rate-limited chat.update neither delays the ack nor holds the decision back', async () => {
     // Retry-After of 20 s: a client that waits it out would hold the run back far past the test's patience.
     h.slack.setResponse('chat.update', (): FakeReply => slackReply.rateLimited(20));
-    h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'y' } }]), reply.text('Went on.'));
+    h.model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'y' } }]),
+      reply.text('Went on.'),
+    );
     await h.mention('note y');
     const [card] = await h.waitForCards(1);
     if (!card) throw new Error('no card');
