@@ -3,14 +3,18 @@ import { reply } from '../support/fake-openai.js';
 import { waitUntil } from '../support/wait.js';
 import { type Harness, startHarness } from './harness.js';
 
-const CONVERSATIONS = 200;
+/**
+ * 200 is the figure the product promises; the suite runs a quarter of it to stay fast on a 2-core CI runner.
+ * `LOAD_CONVERSATIONS=200 npx vitest run test/e2e/load.test.ts` runs the full size.
+ */
+const CONVERSATIONS = Number(process.env.LOAD_CONVERSATIONS ?? 50);
 
 /** Resident memory in MB. */
 function rssMb(): number {
   return Math.round(process.memoryUsage().rss / 1024 / 1024);
 }
 
-describe('load: 200 conversations at once', () => {
+describe(`load: ${CONVERSATIONS} conversations at once`, () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness();

@@ -290,7 +290,9 @@ describe('malformed and hostile input', () => {
 
   it('answers 1,000+ generated requests with the right status, changes nothing, and stays healthy', async () => {
     const before = snapshot();
-    const list = probes(card);
+    // Requests no listener acknowledges wait out Bolt's 3 s before their 404: send those in the first batch.
+    const slow = (probe: Probe) => (probe.expect.includes(404) ? 0 : 1);
+    const list = probes(card).sort((a, b) => slow(a) - slow(b));
     expect(list.length).toBeGreaterThanOrEqual(1000);
     const wrong: string[] = [];
     for (let i = 0; i < list.length; i += 100) {
