@@ -1,7 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
 import { waitUntil } from '../support/wait.js';
-import { ADMIN, latch, type ProcessFixture, startProcessFixture } from './process-fixture.js';
+import {
+  approveSlowPost,
+  latch,
+  type ProcessFixture,
+  SLOW_CHANNEL,
+  startProcessFixture,
+} from './process-fixture.js';
 
 /**
  * SIGKILL at each stage of an approved call, then a restart on the same database: no approval lost, no call
@@ -81,20 +87,8 @@ describe('crash at each stage (SIGKILL, then restart)', () => {
   });
 
   it('during a slow tool: after the restart the outcome is reported unknown, in the thread and the audit log, and the call is not re-run', async () => {
-    f.slack.setResponse('chat.postMessage', async (params) => {
-      if (params.channel === 'C0002') await held.wait;
-      return f.slack.defaultReply('chat.postMessage', params);
-    });
-    f.model.enqueue(
-      reply.toolCalls([{ name: 'post_message', arguments: { channel: 'C0002', text: 'launch' } }]),
-      reply.text('I could not confirm the post.'),
-    );
     let bot = await f.start();
-    await f.mention(bot, 'announce the launch in C0002');
-    const [card] = await f.waitForCards(1);
-    if (!card) throw new Error('no card');
-    await f.click(bot, card, 'approve', ADMIN);
-    await f.slack.waitForCall('chat.postMessage', (call) => call.params.channel === 'C0002');
+    await approveSlowPost(f, bot, held, 'I could not confirm the post.');
     expect(approvalStatus()).toEqual(['executing']);
     await bot.kill();
 
@@ -103,7 +97,7 @@ describe('crash at each stage (SIGKILL, then restart)', () => {
     await f.waitForText((text) => text === 'I could not confirm the post.');
     expect(toolMessages(1)?.[0]).toContain('outcome of this tool call is unknown');
     expect(
-      f.slack.callsTo('chat.postMessage').filter((call) => call.params.channel === 'C0002'),
+      f.slack.callsTo('chat.postMessage').filter((call) => call.params.channel === SLOW_CHANNEL),
     ).toHaveLength(1);
     const kinds = f.query((db) => db.prepare('select kind from audit_events order by seq').pluck().all());
     expect(kinds).toContain('tool.outcome_unknown');

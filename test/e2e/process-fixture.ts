@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { type BotProcess, startBotProcess } from '../support/bot-process.js';
-import { type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.js';
+import { type FakeOpenAI, reply, startFakeOpenAI } from '../support/fake-openai.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../support/fake-slack.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
 import {
@@ -140,4 +140,32 @@ export function latch(): { wait: Promise<void>; open(): void } {
     open = resolve;
   });
   return { wait, open };
+}
+
+/** The channel `approveSlowPost` posts to; its `chat.postMessage` calls wait on the latch. */
+export const SLOW_CHANNEL = 'C0002';
+
+/**
+ * Gets an approved `post_message` running and stuck: the model asks for it, an admin approves, and the
+ * tool's `chat.postMessage` to `SLOW_CHANNEL` waits until `held` opens. `answer` is the model's next reply.
+ */
+export async function approveSlowPost(
+  f: ProcessFixture,
+  bot: BotProcess,
+  held: { wait: Promise<void> },
+  answer: string,
+): Promise<void> {
+  f.slack.setResponse('chat.postMessage', async (params) => {
+    if (params.channel === SLOW_CHANNEL) await held.wait;
+    return f.slack.defaultReply('chat.postMessage', params);
+  });
+  f.model.enqueue(
+    reply.toolCalls([{ name: 'post_message', arguments: { channel: SLOW_CHANNEL, text: 'news' } }]),
+    reply.text(answer),
+  );
+  await f.mention(bot, `post the news in ${SLOW_CHANNEL}`);
+  const [card] = await f.waitForCards(1);
+  if (!card) throw new Error('no card');
+  await f.click(bot, card, 'approve', ADMIN);
+  await f.slack.waitForCall('chat.postMessage', (call) => call.params.channel === SLOW_CHANNEL);
 }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
 import { waitUntil } from '../support/wait.js';
-import { ADMIN, latch, type ProcessFixture, startProcessFixture } from './process-fixture.js';
+import { approveSlowPost, latch, type ProcessFixture, startProcessFixture } from './process-fixture.js';
 
 async function refused(url: string): Promise<boolean> {
   try {
@@ -27,20 +27,8 @@ describe('shutdown (SIGTERM, SIGINT)', () => {
   });
 
   it('SIGTERM stops intake, lets the decision in flight finish, closes the database and exits 0', async () => {
-    f.slack.setResponse('chat.postMessage', async (params) => {
-      if (params.channel === 'C0002') await held.wait;
-      return f.slack.defaultReply('chat.postMessage', params);
-    });
-    f.model.enqueue(
-      reply.toolCalls([{ name: 'post_message', arguments: { channel: 'C0002', text: 'bye' } }]),
-      reply.text('Posted before stopping.'),
-    );
     const bot = await f.start();
-    await f.mention(bot, 'say bye in C0002');
-    const [card] = await f.waitForCards(1);
-    if (!card) throw new Error('no card');
-    await f.click(bot, card, 'approve', ADMIN);
-    await f.slack.waitForCall('chat.postMessage', (call) => call.params.channel === 'C0002');
+    await approveSlowPost(f, bot, held, 'Posted before stopping.');
 
     const exited = bot.kill('SIGTERM');
     await waitUntil(() => refused(bot.url), { message: 'the bot still accepted requests after SIGTERM' });
