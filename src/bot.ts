@@ -3,21 +3,30 @@ import type { ChatModel } from './agent/model.js';
 import { createOpenAIModel } from './agent/openai-client.js';
 import type { Clock, IdGenerator } from './agent/ports.js';
 import { DEFAULT_LIMITS, Runner, type RunnerLimits } from './agent/runner.js';
+import type { AgentTool } from './agent/tool.js';
 import { ToolRegistry } from './agent/tool-registry.js';
+import { ApprovalScheduler, DEFAULT_SCHEDULER_INTERVAL_MS } from './approvals/approval-scheduler.js';
 import { ApprovalService } from './approvals/approval-service.js';
-import { type ApprovalPolicy, builtInPolicy } from './approvals/policy.js';
+import { ArgumentEditService } from './approvals/argument-edit-service.js';
+import type { ApprovalPolicy } from './approvals/policy.js';
+import { loadApprovalPolicy } from './approvals/policy-file.js';
+import { auditEvent } from './audit/audit-event.js';
 import type { Config } from './config.js';
 import { ConversationService } from './conversations/conversation-service.js';
+import { createApprovalCardStore } from './db/approval-card-store.js';
 import { createApprovalStore } from './db/approval-store.js';
+import { createApprovalTimerStore } from './db/approval-timer-store.js';
 import { createConversationStore } from './db/conversation-store.js';
 import { openDatabase } from './db/database.js';
 import { createDedupeStore } from './db/dedupe-store.js';
 import { createNotesStore } from './db/notes-store.js';
 import { createRunStore } from './db/run-store.js';
-import { describeError } from './errors.js';
+import { AppError, describeError } from './errors.js';
 import { randomId } from './ids.js';
 import type { Logger } from './logger.js';
 import { createSlackApp } from './slack/app.js';
+import { createApprovalNotifier } from './slack/approval-notifier.js';
+import { createUserGroupDirectory } from './slack/user-groups.js';
 import { createBuiltInTools } from './tools/built-in-tools.js';
 
 export const SYSTEM_PROMPT = [
@@ -33,7 +42,11 @@ export interface BotOverrides {
   newId?: IdGenerator;
   policy?: ApprovalPolicy;
   limits?: RunnerLimits;
+  /** The tools to register, given the built-in ones (tests add a failing tool or retire one). */
+  tools?: (builtIn: AgentTool[]) => AgentTool[];
   retryConfig?: webApi.RetryOptions;
+  /** How often approval deadlines (expiry, reminders) are checked. */
+  schedulerIntervalMs?: number;
   /** How often cards and replies Slack did not accept are posted again; default 30 s. */
   deliveryRetryMs?: number;
 }
@@ -43,6 +56,8 @@ export interface Bot {
   /** Stops intake, lets in-flight work finish (bounded), closes the database. */
   stop(graceMs?: number): Promise<void>;
   conversations: ConversationService;
+  /** Checks approval deadlines now (the scheduler also does on its own interval). */
+  checkDeadlines(): Promise<void>;
 }
 
 /** The composition root shared by `npm start` and the end-to-end tests: wires every adapter to the core. */
@@ -51,7 +66,8 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
   const newId = overrides.newId ?? randomId;
   const database = openDatabase(config.databasePath);
   const { db } = database;
-  const policy = overrides.policy ?? builtInPolicy();
+  const policy = overrides.policy ?? policyOrThrow(config.approvalPolicyFile);
+  const approvalStore = createApprovalStore(db, clock);
   const model = overrides.model ?? createOpenAIModel({ ...config.openai, systemPrompt: SYSTEM_PROMPT });
   let conversations: ConversationService | undefined;
   const slack = createSlackApp(
@@ -64,11 +80,11 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       logger,
       health: () => ({ ok: database.isOpen(), detail: { database: database.isOpen() ? 'ok' : 'closed' } }),
       ...(overrides.retryConfig ? { retryConfig: overrides.retryConfig } : {}),
+      cards: createApprovalCardStore(db, clock, approvalStore),
     },
-    (surface) => {
-      const tools = new ToolRegistry(
-        createBuiltInTools({ clock, notes: createNotesStore(db, clock), poster: surface }),
-      );
+    (surface, client) => {
+      const builtIn = createBuiltInTools({ clock, notes: createNotesStore(db, clock), poster: surface });
+      const tools = new ToolRegistry(overrides.tools ? overrides.tools(builtIn) : builtIn);
       const runner = new Runner({
         model,
         tools,
@@ -87,16 +103,32 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
         newId,
         logger,
       });
+      const approvalStore = createApprovalStore(db, clock);
       const approvals = new ApprovalService({
-        store: createApprovalStore(db, clock),
+        store: approvalStore,
         clock,
         adminUserIds: config.adminUserIds,
+        groups: createUserGroupDirectory(client, clock, logger),
       });
-      return { conversations, approvals, dedupe: createDedupeStore(db, () => clock.now()) };
+      const edits = new ArgumentEditService({ tools, approvals, store: approvalStore });
+      return { conversations, approvals, edits, dedupe: createDedupeStore(db, () => clock.now()) };
     },
   );
   if (!conversations) throw new Error('Slack app did not build its services');
   const service: ConversationService = conversations;
+  const scheduler = new ApprovalScheduler({
+    store: createApprovalTimerStore(db),
+    events: createApprovalNotifier({
+      client: slack.app.client,
+      surface: slack.surface,
+      conversations: service,
+      adminUserIds: config.adminUserIds,
+      logger,
+    }),
+    clock,
+    logger,
+    intervalMs: overrides.schedulerIntervalMs ?? DEFAULT_SCHEDULER_INTERVAL_MS,
+  });
   let retryTimer: NodeJS.Timeout | undefined;
   const retryDeliveries = () =>
     service.retryDeliveries().catch((error: unknown) => {
@@ -104,17 +136,24 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
     });
   return {
     conversations: service,
+    checkDeadlines: () => scheduler.tick(),
     async start() {
+      approvalStore.recordAudit([
+        auditEvent('policy.loaded', { at: clock.now(), payload: { summary: policy.summary } }),
+      ]);
       const started = await slack.start();
       // Recovery drives whole runs (model calls included): it must not hold back start-up or signal handling.
       service.recover().catch((error: unknown) => {
         logger.error('recovery failed', { error: describeError(error) });
       });
+      // Handles at once what expired while the process was down, then checks on its interval.
+      await scheduler.start();
       retryTimer = setInterval(retryDeliveries, overrides.deliveryRetryMs ?? 30_000);
       retryTimer.unref();
       return started;
     },
     async stop(graceMs = 10_000) {
+      await scheduler.stop();
       clearInterval(retryTimer);
       await slack.stop();
       const finished = (async () => {
@@ -125,4 +164,11 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       database.close();
     },
   };
+}
+
+function policyOrThrow(file: string | undefined): ApprovalPolicy {
+  const loaded = loadApprovalPolicy(file);
+  if (!loaded.ok)
+    throw new AppError('config.policy', `Invalid approval policy: ${loaded.problems.join('; ')}`);
+  return loaded.policy;
 }

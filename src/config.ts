@@ -80,27 +80,12 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
   );
   const parsed = envSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    return {
-      ok: false,
-      problems: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
-    };
-  }
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  problems.push(...missingSettings(cleaned, purpose));
+  if (!parsed.success || problems.length > 0) return { ok: false, problems };
   const e = parsed.data;
-  const problems: string[] = [];
-  if (purpose === 'bot') {
-    if (!e.SLACK_BOT_TOKEN)
-      problems.push('SLACK_BOT_TOKEN: required (xoxb-…, Slack app settings → OAuth & Permissions)');
-    if (!e.SLACK_APP_TOKEN && !e.SLACK_SIGNING_SECRET) {
-      problems.push(
-        'SLACK_SIGNING_SECRET: required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN for Socket Mode',
-      );
-    }
-  }
-  if (!e.OPENAI_API_KEY && !e.OPENAI_BASE_URL) {
-    problems.push('OPENAI_API_KEY: required unless OPENAI_BASE_URL points at an OpenAI-compatible server');
-  }
-  if (problems.length > 0) return { ok: false, problems };
   const mode: SlackMode = e.SLACK_APP_TOKEN
     ? { kind: 'socket', appToken: e.SLACK_APP_TOKEN }
     : { kind: 'http', signingSecret: e.SLACK_SIGNING_SECRET ?? '' };
@@ -123,4 +108,22 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
       shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     },
   };
+}
+
+/** Settings that are optional one by one but required together, by what the program is for. */
+function missingSettings(env: Record<string, string | undefined>, purpose: ConfigPurpose): string[] {
+  const problems: string[] = [];
+  if (purpose === 'bot') {
+    if (!env.SLACK_BOT_TOKEN)
+      problems.push('SLACK_BOT_TOKEN: required (xoxb-…, Slack app settings → OAuth & Permissions)');
+    if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
+      problems.push(
+        'SLACK_SIGNING_SECRET: required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN for Socket Mode',
+      );
+    }
+  }
+  if (!env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
+    problems.push('OPENAI_API_KEY: required unless OPENAI_BASE_URL points at an OpenAI-compatible server');
+  }
+  return problems;
 }

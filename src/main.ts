@@ -1,3 +1,4 @@
+import { loadApprovalPolicy } from './approvals/policy-file.js';
 import { createBot } from './bot.js';
 import { loadConfig, withDotEnv } from './config.js';
 import { describeError } from './errors.js';
@@ -14,6 +15,17 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const { config } = loaded;
+  const policy = loadApprovalPolicy(config.approvalPolicyFile);
+  if (!policy.ok) {
+    process.stderr.write(
+      `Approval policy error: the bot cannot start.\n${policy.problems.map((p) => `  - ${p}`).join('\n')}\n`,
+    );
+    process.stderr.write(
+      'Fix the file named in APPROVAL_POLICY_FILE (see "Approval policy" in the README).\n',
+    );
+    process.exit(1);
+  }
+  process.stdout.write(`${policy.policy.summary}\n`);
   const logger = createLogger(config.logLevel);
   // Nothing a request carries may end the process: log what escaped a handler and keep serving.
   process.on('unhandledRejection', (reason) =>
@@ -23,7 +35,7 @@ async function main(): Promise<void> {
     logger.error('uncaught exception', { error: describeError(error) }),
   );
 
-  const bot = createBot(config, logger);
+  const bot = createBot(config, logger, { policy: policy.policy });
   const { port } = await bot.start();
   logger.info('bot started', {
     mode: config.slack.mode.kind,

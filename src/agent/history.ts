@@ -39,47 +39,56 @@ export type ChatMessage =
 
 const MISSING_OUTPUT = 'The tool call did not complete; no output was recorded.';
 
+interface OpenTurn {
+  key: string;
+  message: Extract<ChatMessage, { role: 'assistant' }>;
+  outputs: Map<string, string>;
+}
+
 /**
  * Turns stored history into Chat Completions messages. An assistant message and the tool calls of the same
- * run and turn become one assistant message; any call left without an output (a cancelled run) gets a
- * placeholder so the conversation stays valid for the model.
+ * run and turn become one assistant message, followed by the outputs in the order of the calls (a call that
+ * ran at once is stored before one that waited for approval). A call left without an output (a cancelled
+ * run) gets a placeholder, so the conversation stays valid for the model.
  */
 export function historyToMessages(items: readonly StoredItem[]): ChatMessage[] {
   const messages: ChatMessage[] = [];
-  const answered = new Set(items.flatMap((item) => (item.kind === 'tool_output' ? [item.data.callId] : [])));
-  let open: { message: Extract<ChatMessage, { role: 'assistant' }>; key: string } | undefined;
-  const flushMissing = () => {
+  let open: OpenTurn | undefined;
+  const close = () => {
     if (!open) return;
     for (const call of open.message.toolCalls) {
-      if (!answered.has(call.callId))
-        messages.push({ role: 'tool', callId: call.callId, content: MISSING_OUTPUT });
+      messages.push({
+        role: 'tool',
+        callId: call.callId,
+        content: open.outputs.get(call.callId) ?? MISSING_OUTPUT,
+      });
     }
     open = undefined;
   };
   for (const item of items) {
-    const key = `${item.runId}:${item.turn}`;
-    if (item.kind === 'assistant_message' || item.kind === 'tool_call') {
-      if (!open || open.key !== key) {
-        flushMissing();
-        const message: Extract<ChatMessage, { role: 'assistant' }> = {
-          role: 'assistant',
-          content: null,
-          toolCalls: [],
-        };
-        messages.push(message);
-        open = { message, key };
-      }
-      if (item.kind === 'assistant_message') open.message.content = item.data.text;
-      else open.message.toolCalls.push(item.data);
-      continue;
-    }
     if (item.kind === 'tool_output') {
-      messages.push({ role: 'tool', callId: item.data.callId, content: item.data.output });
+      if (open?.message.toolCalls.some((call) => call.callId === item.data.callId)) {
+        open.outputs.set(item.data.callId, item.data.output);
+      } else {
+        messages.push({ role: 'tool', callId: item.data.callId, content: item.data.output });
+      }
       continue;
     }
-    flushMissing();
-    messages.push({ role: 'user', content: item.data.text });
+    if (item.kind === 'user_message') {
+      close();
+      messages.push({ role: 'user', content: item.data.text });
+      continue;
+    }
+    const key = `${item.runId}:${item.turn}`;
+    if (open?.key !== key) {
+      close();
+      const message: OpenTurn['message'] = { role: 'assistant', content: null, toolCalls: [] };
+      messages.push(message);
+      open = { key, message, outputs: new Map() };
+    }
+    if (item.kind === 'assistant_message') open.message.content = item.data.text;
+    else open.message.toolCalls.push(item.data);
   }
-  flushMissing();
+  close();
   return messages;
 }

@@ -29,6 +29,19 @@ export interface NewApproval {
   remindAt: number | null;
 }
 
+/** "Approve for this thread" granted earlier in a conversation. */
+export interface StandingApproval {
+  grantedBy: string;
+  originApprovalId: string;
+}
+
+/** An approval's final status and result, recorded with the state change that settles it. */
+export interface SettledApproval {
+  id: string;
+  status: ApprovalStatus;
+  result: string;
+}
+
 /**
  * Persistence the runner needs. Each method is one transaction: the state change and its audit events are
  * committed together or not at all.
@@ -43,8 +56,20 @@ export interface RunStore {
     status: RunStatus;
     items: HistoryItem[];
     approvals: NewApproval[];
+    /** Automatically approved calls of this turn that ran: their final status and result. */
+    settled?: SettledApproval[];
     audit: AuditInput[];
   }): ApprovalRecord[];
+  /** The conversation's unrevoked "approve for this thread" for a tool, if any. */
+  standingApproval(conversationId: string, toolName: string): StandingApproval | undefined;
+  /** Records a call approved automatically by a standing approval, already marked `executing`. */
+  startAutoApproved(input: {
+    run: RunRecord;
+    turn: number;
+    approval: NewApproval;
+    grant: StandingApproval;
+    audit: AuditInput[];
+  }): ApprovalRecord;
   approvalsForTurn(runId: string, turn: number): ApprovalRecord[];
   /** Compare-and-set approved -> executing; false when the call was claimed already. */
   markExecuting(approvalId: string, audit: AuditInput[]): boolean;
@@ -53,11 +78,21 @@ export interface RunStore {
     runId: string;
     state: RunState;
     item: Extract<HistoryItem, { kind: 'tool_output' }>;
-    approval: { id: string; status: ApprovalStatus; result: string } | null;
+    approval: SettledApproval | null;
     audit: AuditInput[];
   }): void;
-  /** Ends the run: completed, failed or cancelled (with the reason), cancelling any approval still pending. */
-  finishRun(input: { runId: string; status: RunStatus; error: string | null; audit: AuditInput[] }): void;
+  /**
+   * Ends the run: completed, failed or cancelled (with the reason). Approvals of the run that are still pending,
+   * or approved but not executed, become `cancelled` with the reason, each with the audit event `cancelAudit`
+   * builds; returns them.
+   */
+  finishRun(input: {
+    runId: string;
+    status: RunStatus;
+    error: string | null;
+    audit: AuditInput[];
+    cancelAudit: (approval: ApprovalRecord) => AuditInput;
+  }): ApprovalRecord[];
 }
 
 export interface Clock {

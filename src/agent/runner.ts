@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   type ApprovalRecord,
+  type ApprovalRule,
   type ApprovalStatus,
   expiryOutput,
   rejectionOutput,
@@ -11,7 +12,15 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type HistoryItem, historyToMessages, type ToolCall, type ToolOutputItem } from './history.js';
 import { type ChatModel, ModelError } from './model.js';
-import type { Clock, IdGenerator, NewApproval, RunRecord, RunStore } from './ports.js';
+import type {
+  Clock,
+  IdGenerator,
+  NewApproval,
+  RunRecord,
+  RunStore,
+  SettledApproval,
+  StandingApproval,
+} from './ports.js';
 import { parseRunState, type RunState } from './run-state.js';
 import type { ToolContext } from './tool.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -31,8 +40,18 @@ export type RunOutcome =
   /** The run still waits for decisions it asked for earlier. */
   | { kind: 'waiting' }
   | { kind: 'completed'; text: string }
-  /** The run ended early; `message` is one sentence for the thread. */
-  | { kind: 'failed' | 'cancelled'; message: string };
+  /**
+   * The run ended early; `message` is one sentence for the thread. `cancelledApprovals` were pending or approved
+   * and will now never execute: their cards need updating.
+   */
+  | { kind: 'failed' | 'cancelled'; message: string; cancelledApprovals: ApprovalRecord[] };
+
+/** What the runner may say in the thread while it works (e.g. that a call was approved automatically). */
+export interface RunHooks {
+  notify(text: string): Promise<void>;
+}
+
+const NO_HOOKS: RunHooks = { notify: async () => undefined };
 
 export interface RunnerDeps {
   model: ChatModel;
@@ -60,7 +79,7 @@ export class Runner {
     this.#limits = deps.limits ?? DEFAULT_LIMITS;
   }
 
-  async advance(runId: string): Promise<RunOutcome> {
+  async advance(runId: string, hooks: RunHooks = NO_HOOKS): Promise<RunOutcome> {
     const run = this.#deps.store.getRun(runId);
     if (!run) throw new Error(`Run ${runId} not found`);
     const parsed = parseRunState(run.state);
@@ -82,10 +101,10 @@ export class Runner {
       if (!settled) return { kind: 'waiting' };
       state = settled;
     }
-    return this.#loop(run, state);
+    return this.#loop(run, state, hooks);
   }
 
-  async #loop(run: RunRecord, initial: RunState): Promise<RunOutcome> {
+  async #loop(run: RunRecord, initial: RunState, hooks: RunHooks): Promise<RunOutcome> {
     let state = initial;
     for (;;) {
       if (state.turn >= this.#limits.maxTurns) {
@@ -131,7 +150,7 @@ export class Runner {
         });
         return { kind: 'completed', text: response.text ?? '' };
       }
-      const outcome = await this.#runCalls(run, state, turn, response.toolCalls, items);
+      const outcome = await this.#runCalls(run, state, turn, response.toolCalls, items, hooks);
       if (outcome) return outcome;
     }
   }
@@ -143,9 +162,11 @@ export class Runner {
     turn: number,
     calls: ToolCall[],
     items: HistoryItem[],
+    hooks: RunHooks,
   ): Promise<RunOutcome | undefined> {
     const context = toolContext(run);
     const pending: NewApproval[] = [];
+    const settled: SettledApproval[] = [];
     const audit: AuditInput[] = [];
     const done = new Set<string>();
     for (const call of calls) {
@@ -159,18 +180,23 @@ export class Runner {
       const parsed = tool.parseArguments(call.arguments);
       const requirement = await approvalRequirement(this.#deps.policy, tool, parsed, context);
       if (requirement.required) {
-        const now = this.#deps.clock.now();
-        const { rule } = requirement;
-        pending.push({
-          id: this.#deps.newId('apr'),
-          callId: call.callId,
-          toolName: call.name,
-          arguments: call.arguments,
-          argumentsHash: createHash('sha256').update(call.arguments).digest('hex'),
-          rule,
-          expiresAt: rule.expiresAfterMs ? now + rule.expiresAfterMs : null,
-          remindAt: rule.remindAfterMs ? now + rule.remindAfterMs : null,
+        const approval = this.#newApproval(call, requirement.rule);
+        // A standing approval covers only calls whose arguments parse: a malformed call always asks a person.
+        const grant =
+          parsed.ok && requirement.rule.allowStandingApproval
+            ? this.#deps.store.standingApproval(run.conversationId, call.name)
+            : undefined;
+        if (!parsed.ok || !grant) {
+          pending.push(approval);
+          continue;
+        }
+        const output = await this.#autoApprove(run, turn, call, parsed.args, approval, grant, {
+          audit,
+          hooks,
         });
+        items.push(toolOutput(call, output.text, output.status));
+        settled.push({ id: approval.id, status: 'executed', result: output.text });
+        done.add(call.callId);
         continue;
       }
       const output = parsed.ok ? await this.#execute(run, call, parsed.args, audit, null) : null;
@@ -181,14 +207,15 @@ export class Runner {
       );
       done.add(call.callId);
     }
+    const save = { runId: run.id, items, settled, audit };
     if (pending.length === 0) {
-      this.#deps.store.saveTurn({ runId: run.id, state, status: 'running', items, approvals: [], audit });
+      this.#deps.store.saveTurn({ ...save, state, status: 'running', approvals: [] });
       return undefined;
     }
     const rounds = state.approvalRounds + 1;
     if (rounds > this.#limits.maxApprovalRounds) {
       const reason = `the run reached its limit of ${this.#limits.maxApprovalRounds} approval rounds`;
-      this.#deps.store.saveTurn({ runId: run.id, state, status: 'running', items, approvals: [], audit });
+      this.#deps.store.saveTurn({ ...save, state, status: 'running', approvals: [] });
       return this.#end(
         run,
         'failed',
@@ -220,14 +247,66 @@ export class Runner {
     }
     audit.push(this.#event(run, 'run.paused', { turn, pending: pending.map((approval) => approval.id) }));
     const created = this.#deps.store.saveTurn({
-      runId: run.id,
+      ...save,
       state: paused,
       status: 'paused',
-      items,
       approvals: pending,
-      audit,
     });
     return { kind: 'paused', approvals: created };
+  }
+
+  #newApproval(call: ToolCall, rule: ApprovalRule): NewApproval {
+    const now = this.#deps.clock.now();
+    return {
+      id: this.#deps.newId('apr'),
+      callId: call.callId,
+      toolName: call.name,
+      arguments: call.arguments,
+      argumentsHash: createHash('sha256').update(call.arguments).digest('hex'),
+      rule,
+      expiresAt: rule.expiresAfterMs ? now + rule.expiresAfterMs : null,
+      remindAt: rule.remindAfterMs ? now + rule.remindAfterMs : null,
+    };
+  }
+
+  /**
+   * Runs a call that a standing approval covers: recorded as an automatic decision pointing to the approval
+   * that granted it (and marked executing) before the tool runs, and announced in the thread.
+   */
+  async #autoApprove(
+    run: RunRecord,
+    turn: number,
+    call: ToolCall,
+    args: Record<string, unknown>,
+    approval: NewApproval,
+    grant: StandingApproval,
+    { audit, hooks }: { audit: AuditInput[]; hooks: RunHooks },
+  ): Promise<{ text: string; status: 'ok' | 'error' }> {
+    const payload = {
+      tool: call.name,
+      callId: call.callId,
+      arguments: readableArguments(call.arguments),
+      automatic: true,
+      originApprovalId: grant.originApprovalId,
+    };
+    this.#deps.store.startAutoApproved({
+      run,
+      turn,
+      approval,
+      grant,
+      audit: [
+        auditEvent('approval.approved', {
+          at: this.#deps.clock.now(),
+          actor: grant.grantedBy,
+          ...this.#scope(run),
+          approvalId: approval.id,
+          payload,
+        }),
+        this.#event(run, 'tool.started', { tool: call.name, callId: call.callId }, approval.id),
+      ],
+    });
+    await hooks.notify(`\`${call.name}\` auto-approved (approved for this thread by <@${grant.grantedBy}>)`);
+    return this.#execute(run, call, args, audit, approval.id);
   }
 
   /** Applies the decisions of the paused turn; returns the advanced state, or undefined while any is pending. */
@@ -318,7 +397,8 @@ export class Runner {
             approvalStatus: null,
           };
         const output = await this.#execute(run, call, parsed.args, audit, approval.id);
-        return { text: output.text, status: output.status, approvalStatus: 'executed' };
+        const text = approval.editedArguments ? editedOutput(approval, output.text) : output.text;
+        return { text, status: output.status, approvalStatus: 'executed' };
       }
       case 'pending':
         throw new Error(`Approval ${approval.id} is still pending`);
@@ -339,7 +419,14 @@ export class Runner {
       if (!tool) throw new Error(`Unknown tool ${call.name}`);
       result = { text: await tool.execute(args, toolContext(run)), status: 'ok' };
     } catch (error) {
-      this.#deps.logger.error('tool failed', { runId: run.id, callId: call.callId, tool: call.name, error });
+      // The model gets a short sentence; the log keeps the whole error with its stack.
+      this.#deps.logger.error('tool failed', {
+        runId: run.id,
+        callId: call.callId,
+        tool: call.name,
+        error: describeError(error),
+        stack: error instanceof Error ? error.stack : undefined,
+      });
       result = {
         text: `The tool ${call.name} failed: ${describeError(error).slice(0, 300)}`,
         status: 'error',
@@ -363,13 +450,20 @@ export class Runner {
   }
 
   #end(run: RunRecord, status: 'failed' | 'cancelled', message: string, reason: string): RunOutcome {
-    this.#deps.store.finishRun({
+    const cancelledApprovals = this.#deps.store.finishRun({
       runId: run.id,
       status,
       error: reason,
       audit: [this.#event(run, status === 'failed' ? 'run.failed' : 'run.cancelled', { reason })],
+      cancelAudit: (approval) =>
+        this.#event(
+          run,
+          'approval.cancelled',
+          { tool: approval.toolName, callId: approval.callId, reason },
+          approval.id,
+        ),
     });
-    return { kind: status, message };
+    return { kind: status, message, cancelledApprovals };
   }
 
   #toolSpecs() {
@@ -396,6 +490,12 @@ type ToolOutputStatus = ToolOutputItem['data']['status'];
 
 function toolOutput(call: ToolCall, output: string, status: ToolOutputStatus): ToolOutputItem {
   return { kind: 'tool_output', data: { callId: call.callId, name: call.name, output, status } };
+}
+
+/** The model is told that a person changed its arguments, and to what. */
+function editedOutput(approval: ApprovalRecord, output: string): string {
+  const editor = approval.decidedBy ? `<@${approval.decidedBy}>` : 'A person';
+  return `${editor} edited the arguments before approving. The tool ran with ${approval.editedArguments} instead of ${approval.arguments}. Output: ${output}`;
 }
 
 function toolContext(run: RunRecord): ToolContext {

@@ -2,7 +2,7 @@ import type { Clock } from '../agent/ports.js';
 import { auditEvent } from '../audit/audit-event.js';
 import type { ApprovalRecord } from './approval.js';
 import { mayDecide } from './policy.js';
-import type { ApprovalStore, Vote } from './ports.js';
+import type { ApprovalStore, GroupDirectory, Vote } from './ports.js';
 
 export interface DecisionRequest {
   approvalId: string;
@@ -13,6 +13,10 @@ export interface DecisionRequest {
   channelId: string | undefined;
   vote: Vote;
   reason: string | null;
+  /** "Approve for this thread": later calls of the same tool in the conversation are approved automatically. */
+  standing?: boolean;
+  /** Arguments a person edited before approving, already validated against the tool's schema. */
+  editedArguments?: string | null;
 }
 
 export type DecisionResult =
@@ -26,6 +30,8 @@ export interface ApprovalServiceDeps {
   store: ApprovalStore;
   clock: Clock;
   adminUserIds: readonly string[];
+  /** Members of user groups named in rules; without it nobody matches a group. */
+  groups?: GroupDirectory;
 }
 
 /**
@@ -43,7 +49,7 @@ export class ApprovalService {
     return this.#deps.adminUserIds.includes(userId);
   }
 
-  decide(request: DecisionRequest): DecisionResult {
+  async decide(request: DecisionRequest): Promise<DecisionResult> {
     const { store, clock } = this.#deps;
     const approval = store.get(request.approvalId);
     // An approval of another workspace is as unknown as a forged id: reveal nothing.
@@ -55,18 +61,24 @@ export class ApprovalService {
       approvalId: approval.id,
     };
     if (approval.status !== 'pending') return { ok: false, kind: 'already_decided', approval };
+    // Past its deadline the request is expired, even before the scheduler's next check records it.
+    if (approval.expiresAt !== null && approval.expiresAt <= clock.now())
+      return { ok: false, kind: 'already_decided', approval: { ...approval, status: 'expired' } };
     const permission = mayDecide(approval.rule, approval.requesterId, {
       userId: request.userId,
       isAdmin: this.isAdmin(request.userId),
       inConversation: request.channelId === approval.channelId,
+      groupMembers: await this.#groupMembers(approval.rule.approvers),
     });
+    const unavailable = unavailableOption(approval, request);
+    if (permission.ok && unavailable) return { ok: false, kind: 'not_allowed', message: unavailable };
     if (!permission.ok) {
       store.recordAudit([
         auditEvent('approval.refused', {
           at: clock.now(),
           actor: request.userId,
           ...scope,
-          payload: { vote: request.vote, reason: permission.reason },
+          payload: { vote: request.vote, reason: permission.reason, rule: approval.rule },
         }),
       ]);
       const message =
@@ -81,6 +93,8 @@ export class ApprovalService {
       userId: request.userId,
       vote: request.vote,
       reason: request.reason,
+      standing: request.standing ?? false,
+      editedArguments: request.editedArguments ?? null,
       audit: [
         auditEvent(kind, {
           at: clock.now(),
@@ -89,7 +103,10 @@ export class ApprovalService {
           payload: {
             tool: approval.toolName,
             callId: approval.callId,
+            rule: approval.rule,
             ...(request.reason ? { reason: request.reason } : {}),
+            ...(request.standing ? { standing: true } : {}),
+            ...(request.editedArguments ? { editedArguments: readable(request.editedArguments) } : {}),
           },
         }),
       ],
@@ -103,5 +120,32 @@ export class ApprovalService {
       case 'already_voted':
         return { ok: false, kind: result.kind, approval: result.approval };
     }
+  }
+
+  async #groupMembers(approvers: readonly string[]): Promise<Map<string, ReadonlySet<string>>> {
+    const groups = approvers.filter((approver) => approver.startsWith('S'));
+    const { groups: directory } = this.#deps;
+    const members = new Map<string, ReadonlySet<string>>();
+    if (!directory) return members;
+    for (const group of groups) members.set(group, await directory.members(group));
+    return members;
+  }
+}
+
+/** Standing approvals and edits are approvals by one person; a rule can forbid them. */
+function unavailableOption(approval: ApprovalRecord, request: DecisionRequest): string | undefined {
+  if (request.vote !== 'approve') return undefined;
+  if (request.standing && !approval.rule.allowStandingApproval)
+    return `${approval.toolName} cannot be approved for the whole thread; approve this call on its own.`;
+  if ((request.standing || request.editedArguments) && approval.rule.quorum > 1)
+    return `This request needs ${approval.rule.quorum} approvals, so it can only be approved as it is.`;
+  return undefined;
+}
+
+function readable(json: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch {
+    return json;
   }
 }

@@ -44,6 +44,8 @@ export interface ApprovalRecord {
   toolName: string;
   arguments: string;
   editedArguments: string | null;
+  /** Set when the decision was automatic: the approval whose "Approve for this thread" covered this call. */
+  originApprovalId: string | null;
   status: ApprovalStatus;
   requesterId: string;
   rule: ApprovalRule;
@@ -81,6 +83,9 @@ export function formatDuration(ms: number): string {
     [60_000, 'm'],
     [1000, 's'],
   ];
-  for (const [size, unit] of units) if (ms % size === 0) return `${ms / size}${unit}`;
+  // "24h" reads better than "1d" (and is what policy files say); whole days from two on.
+  for (const [size, unit] of units) {
+    if (ms % size === 0 && (unit !== 'd' || ms >= 2 * size)) return `${ms / size}${unit}`;
+  }
   return `${Math.round(ms / 1000)}s`;
 }

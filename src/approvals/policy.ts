@@ -1,5 +1,6 @@
 import type { AgentTool, ParsedArguments, ToolContext } from '../agent/tool.js';
 import type { ApprovalRule, Approver } from './approval.js';
+import { summarizePolicy } from './policy-summary.js';
 
 /** A tool's entry in the policy: whether approval is required (undefined: the tool decides) and the rule. */
 export interface ToolPolicy {
@@ -10,6 +11,8 @@ export interface ToolPolicy {
 export interface ApprovalPolicy {
   /** The rule for a tool; tools without their own entry get the defaults. */
   forTool(toolName: string): ToolPolicy;
+  /** One line for people: where the policy comes from and what each tool needs (printed at start-up). */
+  readonly summary: string;
 }
 
 const BASE_RULE: ApprovalRule = {
@@ -29,20 +32,32 @@ const ADMINS_ONLY: ApprovalRule = {
   allowStandingApproval: false,
 };
 
+/** The built-in tools' entries; a policy file's rules are laid over these. */
+export const BUILT_IN_TOOL_POLICIES: Readonly<Record<string, ToolPolicy>> = {
+  get_current_time: { requireApproval: false, rule: BASE_RULE },
+  list_notes: { requireApproval: false, rule: BASE_RULE },
+  create_note: { requireApproval: true, rule: BASE_RULE },
+  delete_note: { requireApproval: true, rule: ADMINS_ONLY },
+  post_message: { requireApproval: true, rule: ADMINS_ONLY },
+};
+
+/** What a tool without an entry of its own gets (tools added at run time, such as MCP tools). */
+export const BASE_TOOL_POLICY: ToolPolicy = { requireApproval: undefined, rule: BASE_RULE };
+
 /** The built-in defaults of DESIGN.md section 7, used when no policy file is given. */
 export function builtInPolicy(): ApprovalPolicy {
-  const tools: Record<string, ToolPolicy> = {
-    get_current_time: { requireApproval: false, rule: BASE_RULE },
-    list_notes: { requireApproval: false, rule: BASE_RULE },
-    create_note: { requireApproval: true, rule: BASE_RULE },
-    delete_note: { requireApproval: true, rule: ADMINS_ONLY },
-    post_message: { requireApproval: true, rule: ADMINS_ONLY },
-  };
-  return createPolicy({ requireApproval: undefined, rule: BASE_RULE }, tools);
+  return createPolicy(BASE_TOOL_POLICY, BUILT_IN_TOOL_POLICIES, 'built-in defaults');
 }
 
-export function createPolicy(defaults: ToolPolicy, tools: Record<string, ToolPolicy>): ApprovalPolicy {
-  return { forTool: (toolName) => tools[toolName] ?? defaults };
+export function createPolicy(
+  defaults: ToolPolicy,
+  tools: Readonly<Record<string, ToolPolicy>>,
+  source = 'custom policy',
+): ApprovalPolicy {
+  return {
+    forTool: (toolName) => tools[toolName] ?? defaults,
+    summary: summarizePolicy(source, defaults, tools),
+  };
 }
 
 export type ApprovalRequirement = { required: false } | { required: true; rule: ApprovalRule };

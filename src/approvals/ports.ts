@@ -23,9 +23,53 @@ export interface ApprovalStore {
     userId: string;
     vote: Vote;
     reason: string | null;
+    /** Grants "approve for this thread" when the vote approves the request. */
+    standing: boolean;
+    /** Stored with the approval when the vote approves it; the edited arguments are what executes. */
+    editedArguments: string | null;
     audit: AuditInput[];
   }): VoteResult;
   /** Approvers who voted approve so far, in order. */
   approvers(approvalId: string): string[];
   recordAudit(events: AuditInput[]): void;
+}
+
+/** Members of a Slack user group (`S…`), for rules that name one. Implementations cache with a short expiry. */
+export interface GroupDirectory {
+  /** The group's members; an empty set when the group cannot be read (fails closed). */
+  members(groupId: string): Promise<ReadonlySet<string>>;
+}
+
+/** Where a card is shown besides the conversation's thread (the rule's approval channel). */
+export interface ExtraCard {
+  channelId: string;
+  messageTs: string;
+  /** Link back to the conversation's thread, when Slack gave one. */
+  link: string | null;
+}
+
+/** What the Slack layer needs to render every copy of a card from the current state. */
+export interface ApprovalCardStore {
+  get(approvalId: string): ApprovalRecord | undefined;
+  approvers(approvalId: string): string[];
+  extraCards(approvalId: string): ExtraCard[];
+  /** Records a copy of the card, with its `approval.card_posted` audit event. */
+  addExtraCard(approval: ApprovalRecord, card: ExtraCard): void;
+}
+
+/** Deadlines of pending requests: expiry and reminders. Each method is one transaction of compare-and-sets. */
+export interface ApprovalTimerStore {
+  /**
+   * Marks every pending request whose deadline has passed `expired` (pending -> expired), records `audit(a)`
+   * with each, and claims the run (paused -> running) when no call of its turn is still pending.
+   */
+  expireDue(
+    now: number,
+    audit: (approval: ApprovalRecord) => AuditInput[],
+  ): { approval: ApprovalRecord; runClaimed: boolean }[];
+  /**
+   * Pending requests whose reminder is due; each one's next reminder is moved to `now + remindAfter` with a
+   * compare-and-set, so one period gives at most one reminder whatever the number of callers.
+   */
+  claimReminders(now: number, audit: (approval: ApprovalRecord) => AuditInput[]): ApprovalRecord[];
 }

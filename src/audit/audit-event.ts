@@ -13,6 +13,7 @@ export type AuditKind =
   | 'approval.rejected'
   | 'approval.refused'
   | 'approval.expired'
+  | 'approval.reminded'
   | 'approval.cancelled'
   | 'approval.card_posted'
   | 'tool.started'

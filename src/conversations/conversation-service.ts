@@ -77,10 +77,9 @@ export class ConversationService {
     const { store, logger } = this.#deps;
     await this.#delivery.retry();
     for (const approval of store.unreportedExecutions()) {
-      await this.#delivery.say(
-        approval,
-        `I stopped while ${approval.toolName} was running, so whether it finished is unknown. I did not run it again.`,
-      );
+      const text = `I stopped while ${approval.toolName} was running, so whether it finished is unknown. I did not run it again.`;
+      await this.#delivery.say(approval, text);
+      store.setUnknownOutcome(approval.id, text);
     }
     const interrupted = store.interruptedRuns();
     if (interrupted.length > 0) logger.info('resuming interrupted runs', { count: interrupted.length });
@@ -109,7 +108,7 @@ export class ConversationService {
   async #drive(runId: string, thread: ThreadRef, conversationId: string): Promise<void> {
     let outcome: RunOutcome;
     try {
-      outcome = await this.#deps.runner.advance(runId);
+      outcome = await this.#deps.runner.advance(runId, { notify: (text) => this.#say(thread, text) });
     } catch (error) {
       this.#deps.logger.error('run failed unexpectedly', { runId, error: describeError(error) });
       await this.#say(thread, INTERNAL_FAILURE);
@@ -127,6 +126,7 @@ export class ConversationService {
       case 'failed':
       case 'cancelled':
         await this.#delivery.postReply(runId, thread, outcome.message);
+        for (const approval of outcome.cancelledApprovals) await this.#updateCard(approval);
         break;
     }
     await this.#startQueued(conversationId, thread);
@@ -141,6 +141,17 @@ export class ConversationService {
       audit: (queued) => [this.#runStarted(thread, conversationId, runId, queued.userId)],
     });
     if (message) await this.#drive(runId, thread, conversationId);
+  }
+
+  async #updateCard(approval: ApprovalRecord): Promise<void> {
+    try {
+      await this.#deps.surface.updateApprovalCard(approval);
+    } catch (error) {
+      this.#deps.logger.warn('approval card update failed', {
+        approvalId: approval.id,
+        error: describeError(error),
+      });
+    }
   }
 
   #say(thread: ThreadRef, text: string): Promise<void> {

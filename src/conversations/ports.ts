@@ -58,6 +58,8 @@ export interface ConversationStore {
   pendingReplies(): { runId: string; conversationId: string; text: string }[];
   /** Approved calls a stopped process left `executing` that no run has reported yet. */
   unreportedExecutions(): ApprovalRecord[];
+  /** Stores `result` on such a call once the thread was told, so it is reported once. */
+  setUnknownOutcome(approvalId: string, result: string): void;
   /** Conversations with queued messages (a stopped process may have left them waiting with no run). */
   conversationsWithQueue(): string[];
 }

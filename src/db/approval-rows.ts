@@ -15,6 +15,7 @@ export function toApprovalRecord(row: ApprovalRow): ApprovalRecord {
     toolName: row.toolName,
     arguments: row.arguments,
     editedArguments: row.editedArguments,
+    originApprovalId: row.originApprovalId,
     status: row.status,
     requesterId: row.requesterId,
     rule: approvalRuleSchema.parse(JSON.parse(row.rule)),

@@ -5,6 +5,7 @@ import { toApprovalRecord } from './approval-rows.js';
 import { appendAudit, type Tx } from './audit-writer.js';
 import type { Db } from './database.js';
 import { approvals, approvalVotes, runs } from './schema.js';
+import { grantStanding } from './standing-approvals.js';
 
 export function createApprovalStore(db: Db, clock: Clock): ApprovalStore {
   const approversOf = (tx: Tx, approvalId: string) =>
@@ -24,7 +25,7 @@ export function createApprovalStore(db: Db, clock: Clock): ApprovalStore {
 
     approvers: (approvalId) => approversOf(db, approvalId),
 
-    vote({ approvalId, userId, vote, reason, audit }) {
+    vote({ approvalId, userId, vote, reason, standing, editedArguments, audit }) {
       const at = clock.now();
       return db.transaction(
         (tx) => {
@@ -52,31 +53,16 @@ export function createApprovalStore(db: Db, clock: Clock): ApprovalStore {
               decidedBy: vote === 'approve' ? approvers.join(',') : userId,
               decidedAt: at,
               reason,
+              ...(vote === 'approve' && editedArguments ? { editedArguments } : {}),
               updatedAt: at,
             })
             .where(and(eq(approvals.id, approvalId), eq(approvals.status, 'pending')))
             .returning()
             .get();
           if (!decided) throw new Error(`Approval ${approvalId} changed inside its transaction`);
+          if (vote === 'approve' && standing) grantStanding(tx, decided, userId, at);
           appendAudit(tx, audit);
-          const stillPending = tx
-            .select({ id: approvals.id })
-            .from(approvals)
-            .where(
-              and(
-                eq(approvals.runId, decided.runId),
-                eq(approvals.turn, decided.turn),
-                eq(approvals.status, 'pending'),
-              ),
-            )
-            .get();
-          const runClaimed =
-            !stillPending &&
-            tx
-              .update(runs)
-              .set({ status: 'running', updatedAt: at })
-              .where(and(eq(runs.id, decided.runId), eq(runs.status, 'paused')))
-              .run().changes === 1;
+          const runClaimed = claimRunIfSettled(tx, decided.runId, decided.turn, at);
           return { kind: 'decided' as const, approval: toApprovalRecord(decided), runClaimed };
         },
         { behavior: 'immediate' },
@@ -87,4 +73,24 @@ export function createApprovalStore(db: Db, clock: Clock): ApprovalStore {
       db.transaction((tx) => appendAudit(tx, events), { behavior: 'immediate' });
     },
   };
+}
+
+/**
+ * When no call of the paused turn is still pending, claims the run (paused -> running) with a compare-and-set,
+ * so exactly one caller, whether a decision or an expiry, resumes it. Call inside the settling transaction.
+ */
+export function claimRunIfSettled(tx: Tx, runId: string, turn: number, at: number): boolean {
+  const stillPending = tx
+    .select({ id: approvals.id })
+    .from(approvals)
+    .where(and(eq(approvals.runId, runId), eq(approvals.turn, turn), eq(approvals.status, 'pending')))
+    .get();
+  if (stillPending) return false;
+  return (
+    tx
+      .update(runs)
+      .set({ status: 'running', updatedAt: at })
+      .where(and(eq(runs.id, runId), eq(runs.status, 'paused')))
+      .run().changes === 1
+  );
 }

@@ -47,12 +47,7 @@ export function createConversationStore(db: Db, clock: Clock, newId: IdGenerator
       const at = clock.now();
       return db.transaction(
         (tx) => {
-          const active = tx
-            .select({ id: runs.id })
-            .from(runs)
-            .where(and(eq(runs.conversationId, conversationId), inArray(runs.status, ['running', 'paused'])))
-            .get();
-          if (active) {
+          if (hasActiveRun(tx, conversationId)) {
             tx.insert(queuedMessages)
               .values({
                 conversationId,
@@ -77,12 +72,7 @@ export function createConversationStore(db: Db, clock: Clock, newId: IdGenerator
       const at = clock.now();
       return db.transaction(
         (tx) => {
-          const active = tx
-            .select({ id: runs.id })
-            .from(runs)
-            .where(and(eq(runs.conversationId, conversationId), inArray(runs.status, ['running', 'paused'])))
-            .get();
-          if (active) return undefined;
+          if (hasActiveRun(tx, conversationId)) return undefined;
           const next = tx
             .select()
             .from(queuedMessages)
@@ -141,6 +131,13 @@ export function createConversationStore(db: Db, clock: Clock, newId: IdGenerator
         .map(toApprovalRecord);
     },
 
+    setUnknownOutcome(approvalId, result) {
+      db.update(approvals)
+        .set({ result, updatedAt: clock.now() })
+        .where(and(eq(approvals.id, approvalId), eq(approvals.status, 'executing'), isNull(approvals.result)))
+        .run();
+    },
+
     conversationsWithQueue() {
       return db
         .selectDistinct({ id: queuedMessages.conversationId })
@@ -186,4 +183,14 @@ function userItem(message: { userId: string; text: string; messageTs: string }):
     kind: 'user_message',
     data: { text: message.text, userId: message.userId, messageTs: message.messageTs },
   };
+}
+
+/** One active (running or paused) run per conversation at a time. */
+function hasActiveRun(tx: Tx, conversationId: string): boolean {
+  const active = tx
+    .select({ id: runs.id })
+    .from(runs)
+    .where(and(eq(runs.conversationId, conversationId), inArray(runs.status, ['running', 'paused'])))
+    .get();
+  return active !== undefined;
 }

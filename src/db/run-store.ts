@@ -6,6 +6,7 @@ import { toApprovalRecord } from './approval-rows.js';
 import { appendAudit, type Tx } from './audit-writer.js';
 import type { Db } from './database.js';
 import { approvals, conversationItems, conversations, runs } from './schema.js';
+import { createStandingApprovalStore } from './standing-approvals.js';
 
 /** Appends history items inside a transaction. */
 export function insertItems(
@@ -42,6 +43,8 @@ export function runStateColumns(state: RunState, at: number) {
 
 export function createRunStore(db: Db, clock: Clock): RunStore {
   return {
+    ...createStandingApprovalStore(db, clock),
+
     getRun(runId) {
       const row = db
         .select({ run: runs, conversation: conversations })
@@ -79,7 +82,7 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
       );
     },
 
-    saveTurn({ runId, state, status, items, approvals: pending, audit }) {
+    saveTurn({ runId, state, status, items, approvals: pending, settled = [], audit }) {
       const at = clock.now();
       return db.transaction(
         (tx) => {
@@ -112,6 +115,12 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
               .returning()
               .get(),
           );
+          for (const approval of settled) {
+            tx.update(approvals)
+              .set({ status: approval.status, result: approval.result, updatedAt: at })
+              .where(eq(approvals.id, approval.id))
+              .run();
+          }
           tx.update(runs)
             .set({ ...runStateColumns(state, at), status })
             .where(eq(runs.id, runId))
@@ -172,28 +181,21 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
       );
     },
 
-    finishRun({ runId, status, error, audit }) {
+    finishRun({ runId, status, error, audit, cancelAudit }) {
       const at = clock.now();
-      db.transaction(
+      return db.transaction(
         (tx) => {
           tx.update(runs).set({ status, error, updatedAt: at }).where(eq(runs.id, runId)).run();
-          const open = tx
-            .select({ id: approvals.id })
-            .from(approvals)
-            .where(and(eq(approvals.runId, runId), eq(approvals.status, 'pending')))
-            .all();
-          if (open.length > 0) {
-            tx.update(approvals)
-              .set({ status: 'cancelled', reason: error, updatedAt: at })
-              .where(
-                inArray(
-                  approvals.id,
-                  open.map((a) => a.id),
-                ),
-              )
-              .run();
-          }
-          appendAudit(tx, audit);
+          // Pending, or approved but never executed: nothing of the run may execute any more.
+          const cancelled = tx
+            .update(approvals)
+            .set({ status: 'cancelled', reason: error, updatedAt: at })
+            .where(and(eq(approvals.runId, runId), inArray(approvals.status, ['pending', 'approved'])))
+            .returning()
+            .all()
+            .map(toApprovalRecord);
+          appendAudit(tx, [...audit, ...cancelled.map(cancelAudit)]);
+          return cancelled;
         },
         { behavior: 'immediate' },
       );

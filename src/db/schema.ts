@@ -78,6 +78,11 @@ export const approvals = sqliteTable(
     argumentsHash: text('arguments_hash').notNull(),
     /** Arguments as edited by a person before approval, when they were. */
     editedArguments: text('edited_arguments'),
+    /**
+     * Set when the decision was automatic: the approval whose "Approve for this thread" covered this call.
+     * Null for decisions a person made on this request itself.
+     */
+    originApprovalId: text('origin_approval_id'),
     status: text('status', { enum: APPROVAL_STATUSES }).notNull(),
     requesterId: text('requester_id').notNull(),
     /** The policy rule that applied, as JSON, so later policy changes do not rewrite history. */
@@ -101,6 +106,24 @@ export const approvals = sqliteTable(
   ],
 );
 
+/**
+ * "Approve for this thread": later calls of `toolName` in the conversation are approved automatically, until
+ * revoked. Granted by the decision on `originApprovalId`.
+ */
+export const standingApprovals = sqliteTable(
+  'standing_approvals',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    conversationId: text('conversation_id').notNull(),
+    toolName: text('tool_name').notNull(),
+    grantedBy: text('granted_by').notNull(),
+    originApprovalId: text('origin_approval_id').notNull(),
+    grantedAt: millis('granted_at'),
+    revokedAt: integer('revoked_at'),
+  },
+  (t) => [index('standing_approvals_conversation_tool').on(t.conversationId, t.toolName)],
+);
+
 /** Individual votes, for quorum: one per person per approval. */
 export const approvalVotes = sqliteTable(
   'approval_votes',
@@ -111,6 +134,20 @@ export const approvalVotes = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('approval_votes_user').on(t.approvalId, t.userId)],
+);
+
+/** Copies of an approval card outside the conversation's thread (the rule's approval channel). */
+export const approvalCards = sqliteTable(
+  'approval_cards',
+  {
+    approvalId: text('approval_id').notNull(),
+    channelId: text('channel_id').notNull(),
+    messageTs: text('message_ts').notNull(),
+    /** Permalink to the conversation's thread, shown on the copy. */
+    link: text('link'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('approval_cards_message').on(t.approvalId, t.channelId, t.messageTs)],
 );
 
 /** Append-only, hash-chained. Nothing updates or deletes these rows. */

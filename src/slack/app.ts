@@ -1,13 +1,15 @@
 import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
-import { App, HTTPReceiver, LogLevel, webApi } from '@slack/bolt';
+import { App, LogLevel, webApi } from '@slack/bolt';
 import type { ApprovalService } from '../approvals/approval-service.js';
+import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
+import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { SlackMode } from '../config.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
 import type { DedupeStore } from '../conversations/ports.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
+import { createGuardedReceiver } from './guarded-receiver.js';
 import { registerActionListeners } from './listeners/actions.js';
 import { registerMessageListeners } from './listeners/messages.js';
-import { guardSlackRequests } from './request-guard.js';
 import { createSlackSurface, type SlackSurface } from './slack-surface.js';
 
 export interface SlackAppOptions {
@@ -21,11 +23,14 @@ export interface SlackAppOptions {
   health: () => { ok: boolean; detail: Record<string, unknown> };
   /** Web API retry policy; tests use none. */
   retryConfig?: webApi.RetryOptions;
+  /** Where approval cards are shown and what they render from (approval-channel copies, fresh updates). */
+  cards?: ApprovalCardStore;
 }
 
 export interface SlackServices {
   conversations: ConversationService;
   approvals: ApprovalService;
+  edits: ArgumentEditService;
   dedupe: DedupeStore;
 }
 
@@ -40,8 +45,6 @@ export interface SlackApp {
   idle(): Promise<void>;
 }
 
-/** Requests larger than this get 413 (Slack's own payloads stay far below it). */
-const BODY_LIMIT = 1024 * 1024;
 /** Clicks must not wait behind a rate-limited queue: their Web API calls fail fast instead. */
 const INTERACTIVE_TIMEOUT_MS = 10_000;
 
@@ -58,7 +61,7 @@ const BOLT_LEVELS: Record<OurLevel, LogLevel> = {
  */
 export function createSlackApp(
   options: SlackAppOptions,
-  services: (surface: SlackSurface) => SlackServices,
+  services: (surface: SlackSurface, client: App['client']) => SlackServices,
 ): SlackApp {
   const healthz = (_req: IncomingMessage, res: ServerResponse) => {
     const { ok, detail } = options.health();
@@ -81,9 +84,17 @@ export function createSlackApp(
       : new App({
           token: common.token,
           clientOptions: common.clientOptions,
-          receiver: guardedReceiver(options, options.mode.signingSecret, common),
+          receiver: createGuardedReceiver({
+            signingSecret: options.mode.signingSecret,
+            endpoint: '/slack/events',
+            port: common.port,
+            customRoutes: common.customRoutes,
+            logLevel: common.logLevel,
+            logger: options.logger,
+          }),
         });
-  const surface = createSlackSurface(app.client);
+  const surfaceOptions = { logger: options.logger, ...(options.cards ? { cards: options.cards } : {}) };
+  const surface = createSlackSurface(app.client, surfaceOptions);
   // A separate client for what a click does, so a rate-limited queue never holds a decision back.
   const interactive = createSlackSurface(
     new webApi.WebClient(options.botToken, {
@@ -93,8 +104,9 @@ export function createSlackApp(
       retryConfig: { retries: 0 },
       timeout: INTERACTIVE_TIMEOUT_MS,
     }),
+    surfaceOptions,
   );
-  const { conversations, approvals, dedupe } = services(surface);
+  const { conversations, approvals, edits, dedupe } = services(surface, app.client);
   const running = new Set<Promise<void>>();
   app.use(async ({ next }) => {
     const listener = next();
@@ -106,7 +118,13 @@ export function createSlackApp(
     }
   });
   registerMessageListeners(app, { conversations, dedupe, logger: options.logger });
-  registerActionListeners(app, { approvals, conversations, surface: interactive, logger: options.logger });
+  registerActionListeners(app, {
+    approvals,
+    edits,
+    conversations,
+    surface: interactive,
+    logger: options.logger,
+  });
   app.error(async (error) => {
     options.logger.error('slack listener error', { error: error.message, code: error.code });
   });
@@ -125,27 +143,3 @@ export function createSlackApp(
     },
   };
 }
-
-function guardedReceiver(
-  options: SlackAppOptions,
-  signingSecret: string,
-  common: { logLevel: LogLevel; port: number; customRoutes: HTTPReceiverRoutes },
-): HTTPReceiver {
-  const receiver = new HTTPReceiver({
-    signingSecret,
-    endpoints: '/slack/events',
-    port: common.port,
-    customRoutes: common.customRoutes,
-    logLevel: common.logLevel,
-    bodyLimit: BODY_LIMIT,
-  });
-  receiver.requestListener = guardSlackRequests(receiver.requestListener, {
-    endpoint: '/slack/events',
-    signingSecret,
-    bodyLimit: BODY_LIMIT,
-    logger: options.logger,
-  });
-  return receiver;
-}
-
-type HTTPReceiverRoutes = NonNullable<ConstructorParameters<typeof HTTPReceiver>[0]['customRoutes']>;

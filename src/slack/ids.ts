@@ -1,8 +1,21 @@
 /** Every Slack action_id and callback_id the app uses, defined once. */
 export const ACTION_IDS = {
   approve: 'approval:approve',
+  approveThread: 'approval:approve_thread',
+  edit: 'approval:edit',
   reject: 'approval:reject',
 } as const;
 
-/** Matches the decision buttons of approval cards. */
-export const DECISION_ACTION = /^approval:(approve|reject)$/;
+/** Matches the buttons that decide at once (the others open a modal first). */
+export const DECISION_ACTION = /^approval:(approve|approve_thread)$/;
+
+/** Modals of the approval card, and their inputs (block_id and action_id). */
+export const CALLBACK_IDS = {
+  rejectModal: 'approval:reject_modal',
+  editModal: 'approval:edit_modal',
+} as const;
+
+export const MODAL_INPUTS = {
+  reason: { blockId: 'reason', actionId: 'reason_input' },
+  arguments: { blockId: 'arguments', actionId: 'arguments_input' },
+} as const;

@@ -1,7 +1,11 @@
 import type { webApi } from '@slack/bolt';
 import type { ApprovalRecord } from '../approvals/approval.js';
+import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { ThreadRef, ThreadSurface } from '../conversations/ports.js';
+import { describeError } from '../errors.js';
+import { type Logger, silentLogger } from '../logger.js';
 import type { ChannelPoster } from '../tools/ports.js';
+import { createCardPublisher } from './approval-card-publisher.js';
 import { buildApprovalCard } from './blocks/approval-card.js';
 import { safeMrkdwn } from './mrkdwn.js';
 
@@ -14,27 +18,19 @@ export interface SlackSurface extends ThreadSurface, ChannelPoster {
   /** Updates a card in place; `fallback` is where a click saw it when its ts was never stored. */
   updateCard(
     approval: ApprovalRecord,
-    options?: { fallback?: CardLocation; approvers?: readonly string[] },
+    options?: { fallback?: CardLocation; approvers?: readonly string[]; standing?: boolean },
   ): Promise<void>;
   postEphemeral(channelId: string, userId: string, text: string, threadTs?: string): Promise<void>;
 }
 
 /** Speaks in Slack threads through the Web API. Text from users and the model is escaped before posting. */
-export function createSlackSurface(client: webApi.WebClient): SlackSurface {
-  const updateCard: SlackSurface['updateCard'] = async (approval, options = {}) => {
-    const location = approval.messageTs
-      ? { channelId: approval.channelId, messageTs: approval.messageTs }
-      : options.fallback;
-    if (!location) return;
-    const card = buildApprovalCard(approval, options.approvers);
-    // Always send the full blocks: an update with text only leaves the old buttons in place.
-    await client.chat.update({
-      channel: location.channelId,
-      ts: location.messageTs,
-      text: card.text,
-      blocks: card.blocks,
-    });
-  };
+export function createSlackSurface(
+  client: webApi.WebClient,
+  options: { cards?: ApprovalCardStore; logger?: Logger } = {},
+): SlackSurface {
+  const logger = options.logger ?? silentLogger;
+  const publisher = createCardPublisher(client, options.cards, logger);
+  const updateCard: SlackSurface['updateCard'] = (approval, o = {}) => publisher.refresh(approval, o);
   return {
     async postText(thread: ThreadRef, text: string) {
       await client.chat.postMessage({
@@ -52,6 +48,13 @@ export function createSlackSurface(client: webApi.WebClient): SlackSurface {
         blocks: card.blocks,
       });
       if (!posted.ts) throw new Error('chat.postMessage returned no ts');
+      await publisher.postCopies(approval).catch((error: unknown) => {
+        logger.error('approval card copy could not be posted', {
+          approvalId: approval.id,
+          channelId: approval.rule.approvalChannel,
+          error: describeError(error),
+        });
+      });
       return { channelId: posted.channel ?? approval.channelId, messageTs: posted.ts };
     },
     updateApprovalCard: (approval) => updateCard(approval),

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
+import { rejectWithModal } from './decision-modals.js';
 import { type Harness, startHarness } from './harness.js';
 
 describe('approval card: approve and reject through Slack', () => {
@@ -57,7 +58,8 @@ describe('approval card: approve and reject through Slack', () => {
     await h.mention('add a note nope');
     const [card] = await h.waitForCards(1);
     if (!card) throw new Error('no card');
-    await h.click(card, 'reject', 'U2');
+    const submitted = await rejectWithModal(h, card, 'U2');
+    expect(submitted).toEqual({ status: 200, body: undefined });
     await h.waitForText((text) => text === 'Understood, no note.');
     const toolMessage = h.model.requests[1]?.messages.find((m) => m.role === 'tool');
     expect(toolMessage?.content).toBe('Tool execution was not approved.');

@@ -37,7 +37,13 @@ export interface Harness {
     text: string,
     options: { user?: string; channel?: string; threadTs?: string; channelType?: 'channel' | 'im' },
   ): Promise<string>;
-  click(card: SlackCall, action: 'approve' | 'reject', user: string): Promise<Response>;
+  click(
+    card: SlackCall,
+    action: 'approve' | 'approve_thread' | 'edit' | 'reject',
+    user: string,
+  ): Promise<Response>;
+  /** Sends any event in a signed envelope. */
+  sendEvent(event: Record<string, unknown> & { type: string }, eventId?: string): Promise<void>;
   /** Approval cards posted so far (chat.postMessage calls with decision buttons). */
   cards(): SlackCall[];
   waitForCards(count: number): Promise<SlackCall[]>;
@@ -119,6 +125,7 @@ export async function startHarness(
     url,
     dbPath,
     logs,
+    sendEvent: send,
     async mention(text, o = {}) {
       const ts = nextTs();
       await send(

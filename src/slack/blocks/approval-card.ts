@@ -1,6 +1,7 @@
 import type { types } from '@slack/bolt';
 
 type KnownBlock = types.KnownBlock;
+type Button = types.Button;
 
 import { type ApprovalRecord, formatDuration } from '../../approvals/approval.js';
 import { describeApprovers } from '../../approvals/policy.js';
@@ -20,7 +21,11 @@ const ARGUMENTS_BUDGET = 2600;
  * The approval card: what the agent wants to run, with which arguments, for whom, and either the decision
  * buttons (pending) or the outcome. Pure: `now` is not needed, every time shown comes from the record.
  */
-export function buildApprovalCard(approval: ApprovalRecord, approvers: readonly string[] = []): SlackMessage {
+export function buildApprovalCard(
+  approval: ApprovalRecord,
+  approvers: readonly string[] = [],
+  options: { standing?: boolean } = {},
+): SlackMessage {
   const pending = approval.status === 'pending';
   const version = `${approval.status}-${approvers.length}`;
   const blocks: KnownBlock[] = [
@@ -44,35 +49,39 @@ export function buildApprovalCard(approval: ApprovalRecord, approvers: readonly 
     },
   ];
   if (pending) {
-    const value = encodeApprovalButtonValue(approval.id);
-    blocks.push({
-      type: 'actions',
-      block_id: `decide-${version}`,
-      elements: [
-        {
-          type: 'button',
-          action_id: ACTION_IDS.approve,
-          text: { type: 'plain_text', text: 'Approve' },
-          style: 'primary',
-          value,
-        },
-        {
-          type: 'button',
-          action_id: ACTION_IDS.reject,
-          text: { type: 'plain_text', text: 'Reject' },
-          style: 'danger',
-          value,
-        },
-      ],
-    });
+    blocks.push({ type: 'actions', block_id: `decide-${version}`, elements: decisionButtons(approval) });
   } else {
     blocks.push({
       type: 'context',
       block_id: `outcome-${version}`,
-      elements: [{ type: 'mrkdwn', text: outcomeText(approval) }],
+      elements: [{ type: 'mrkdwn', text: outcomeText(approval, options.standing ?? false) }],
     });
   }
   return { text: fallbackText(approval), blocks };
+}
+
+/**
+ * Approve, Approve for this thread (when the rule allows standing approvals), Edit, Reject. Standing approvals
+ * and edits are one person's decision, so a request that needs several approvals offers neither.
+ */
+function decisionButtons(approval: ApprovalRecord): Button[] {
+  const value = encodeApprovalButtonValue(approval.id);
+  const button = (actionId: string, text: string, style?: 'primary' | 'danger'): Button => ({
+    type: 'button',
+    action_id: actionId,
+    text: { type: 'plain_text', text },
+    ...(style ? { style } : {}),
+    value,
+  });
+  const single = approval.rule.quorum === 1;
+  return [
+    button(ACTION_IDS.approve, 'Approve', 'primary'),
+    ...(single && approval.rule.allowStandingApproval
+      ? [button(ACTION_IDS.approveThread, 'Approve for this thread')]
+      : []),
+    ...(single ? [button(ACTION_IDS.edit, 'Edit')] : []),
+    button(ACTION_IDS.reject, 'Reject', 'danger'),
+  ];
 }
 
 function argumentsText(approval: ApprovalRecord): string {
@@ -96,18 +105,30 @@ function prettyArguments(raw: string): string {
 function detailsText(approval: ApprovalRecord, approvers: readonly string[]): string {
   const rule = approval.rule;
   const parts = [`Requested by <@${approval.requesterId}>`, `Approvers: ${describeApprovers(rule)}`];
-  if (rule.quorum > 1) {
-    const who = approvers.map((id) => `<@${id}>`).join(', ');
-    parts.push(`${approvers.length} of ${rule.quorum} approvals${who ? `: ${who}` : ''}`);
-  }
-  if (rule.expiresAfterMs && approval.expiresAt && approval.status === 'pending') {
-    parts.push(`expires ${slackDate(approval.expiresAt)}`);
-  }
+  parts.push(...ruleProgress(approval, approvers));
   parts.push(`ID \`${approval.id}\``);
   return parts.join(' · ');
 }
 
-function outcomeText(approval: ApprovalRecord): string {
+/** "2 approvals needed" / "1 of 2 approvals: <@a>", and "expires in 24h (date)" while pending. */
+function ruleProgress(approval: ApprovalRecord, approvers: readonly string[]): string[] {
+  const { rule } = approval;
+  const parts: string[] = [];
+  if (rule.quorum > 1) {
+    const who = approvers.map((id) => `<@${id}>`).join(', ');
+    parts.push(
+      approvers.length === 0
+        ? `${rule.quorum} approvals needed`
+        : `${approvers.length} of ${rule.quorum} approvals: ${who}`,
+    );
+  }
+  if (rule.expiresAfterMs && approval.expiresAt && approval.status === 'pending') {
+    parts.push(`expires in ${formatDuration(rule.expiresAfterMs)} (${slackDate(approval.expiresAt)})`);
+  }
+  return parts;
+}
+
+function outcomeText(approval: ApprovalRecord, standing: boolean): string {
   const when = approval.decidedAt ? ` · ${slackDate(approval.decidedAt)}` : '';
   const by = (approval.decidedBy ?? '')
     .split(',')
@@ -117,8 +138,15 @@ function outcomeText(approval: ApprovalRecord): string {
   switch (approval.status) {
     case 'approved':
     case 'executing':
-    case 'executed':
-      return `:white_check_mark: Approved by ${by || 'someone'}${when}`;
+    case 'executed': {
+      if (approval.originApprovalId)
+        return `:white_check_mark: Auto-approved (approved for this thread by ${by || 'someone'})${when}`;
+      const scope = standing ? ' for this thread' : '';
+      const edited = approval.editedArguments
+        ? ` with edited arguments: \`${escapeMrkdwn(truncateVisibly(approval.editedArguments, 1500))}\``
+        : '';
+      return `:white_check_mark: Approved${scope} by ${by || 'someone'}${when}${edited}`;
+    }
     case 'rejected': {
       const reason = approval.reason ? `: “${safeMrkdwn(truncateVisibly(approval.reason, 500))}”` : '';
       return `:x: Rejected by ${by || 'someone'}${when}${reason}`;

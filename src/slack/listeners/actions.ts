@@ -1,6 +1,7 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { ApprovalRecord } from '../../approvals/approval.js';
 import type { ApprovalService, DecisionResult } from '../../approvals/approval-service.js';
+import type { ArgumentEditService } from '../../approvals/argument-edit-service.js';
 import type { ConversationService } from '../../conversations/conversation-service.js';
 import { describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
@@ -8,56 +9,73 @@ import { decodeApprovalButtonValue } from '../button-value.js';
 import { ACTION_IDS, DECISION_ACTION } from '../ids.js';
 import { slackDate } from '../mrkdwn.js';
 import type { CardLocation, SlackSurface } from '../slack-surface.js';
+import { registerDecisionModalListeners } from './decision-modals.js';
 
 export interface ActionListenerDeps {
   approvals: ApprovalService;
+  edits: ArgumentEditService;
   conversations: ConversationService;
   surface: SlackSurface;
   logger: Logger;
 }
 
-const UNKNOWN_BUTTON = 'This button does not belong to an approval request I know of, so nothing happened.';
+export const UNKNOWN_BUTTON =
+  'This button does not belong to an approval request I know of, so nothing happened.';
+
+/** A private reply to the person who clicked, in the card's thread; a failure to send it is only logged. */
+export function ephemeralTo(
+  deps: ActionListenerDeps,
+  body: BlockAction<ButtonAction>,
+): (text: string) => Promise<void> {
+  const channelId = body.channel?.id ?? body.container?.channel_id;
+  const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
+  return (text) =>
+    channelId
+      ? deps.surface.postEphemeral(channelId, body.user.id, text, threadTs).catch((error: unknown) => {
+          deps.logger.warn('ephemeral reply failed', { channelId, error: describeError(error) });
+        })
+      : Promise.resolve();
+}
 
 /**
- * Approve and Reject clicks. Slack wants an ack within 3 seconds, so the ack comes first; the decision is
- * taken from the button's approval id and the verified clicker alone.
+ * Approve and Approve for this thread clicks (Reject and Edit open a modal first, see decision-modals.ts).
+ * Slack wants an ack within 3 seconds, so the ack comes first; the decision is taken from the button's
+ * approval id and the verified clicker alone.
  */
 export function registerActionListeners(app: App, deps: ActionListenerDeps): void {
   app.action<BlockAction<ButtonAction>>({ action_id: DECISION_ACTION }, async ({ ack, body, action }) => {
     await ack();
     const channelId = body.channel?.id ?? body.container?.channel_id;
     const messageTs = body.message?.ts ?? body.container?.message_ts;
-    const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
-    const tell = (text: string) =>
-      channelId
-        ? deps.surface.postEphemeral(channelId, body.user.id, text, threadTs).catch((error: unknown) => {
-            deps.logger.warn('ephemeral reply failed', { channelId, error: describeError(error) });
-          })
-        : Promise.resolve();
+    const tell = ephemeralTo(deps, body);
     const decoded = decodeApprovalButtonValue(action.value);
     const teamId = body.team?.id ?? body.user.team_id;
     if (!decoded.ok || !teamId) {
       await tell(UNKNOWN_BUTTON);
       return;
     }
-    const result = deps.approvals.decide({
+    const result = await deps.approvals.decide({
       approvalId: decoded.approvalId,
       userId: body.user.id,
       teamId,
       channelId,
-      vote: action.action_id === ACTION_IDS.approve ? 'approve' : 'reject',
+      vote: 'approve',
       reason: null,
+      standing: action.action_id === ACTION_IDS.approveThread,
     });
     const fallback = channelId && messageTs ? { channelId, messageTs } : undefined;
-    await applyResult(deps, result, fallback, tell);
+    await applyResult(deps, result, fallback, tell, action.action_id === ACTION_IDS.approveThread);
   });
+  registerDecisionModalListeners(app, deps);
 }
 
-async function applyResult(
+/** Tells the person what happened, updates the card, and resumes the run when the decision claimed it. */
+export async function applyResult(
   deps: ActionListenerDeps,
   result: DecisionResult,
   fallback: CardLocation | undefined,
   tell: (text: string) => Promise<void>,
+  standing = false,
 ): Promise<void> {
   switch (result.kind) {
     case 'not_found':
@@ -72,7 +90,7 @@ async function applyResult(
       await updateCard(deps, result.approval, fallback, result.approvers);
       return;
     case 'decided':
-      await updateCard(deps, result.approval, fallback);
+      await updateCard(deps, result.approval, fallback, undefined, standing);
       if (result.runClaimed) {
         deps.conversations.resume(result.approval.runId, result.approval).catch((error: unknown) => {
           deps.logger.error('resume failed', { runId: result.approval.runId, error: describeError(error) });
@@ -86,11 +104,13 @@ async function updateCard(
   approval: ApprovalRecord,
   fallback: CardLocation | undefined,
   approvers?: readonly string[],
+  standing = false,
 ): Promise<void> {
   try {
     await deps.surface.updateCard(approval, {
       ...(fallback ? { fallback } : {}),
       ...(approvers ? { approvers } : {}),
+      ...(standing ? { standing } : {}),
     });
   } catch (error) {
     // The decision is committed; a card that failed to update is cosmetic and the run goes on.
@@ -98,7 +118,7 @@ async function updateCard(
   }
 }
 
-function alreadyDecided(approval: ApprovalRecord): string {
+export function alreadyDecided(approval: ApprovalRecord): string {
   const by = (approval.decidedBy ?? '')
     .split(',')
     .filter(Boolean)

@@ -1,0 +1,69 @@
+import type { ToolRegistry } from '../agent/tool-registry.js';
+import type { ApprovalRecord } from './approval.js';
+import type { ApprovalService, DecisionRequest, DecisionResult } from './approval-service.js';
+import type { ApprovalStore } from './ports.js';
+
+export type EditDraft =
+  | { ok: true; approval: ApprovalRecord; json: string }
+  | { ok: false; kind: 'not_found' }
+  | { ok: false; kind: 'not_pending'; approval: ApprovalRecord };
+
+export type EditResult = DecisionResult | { ok: false; kind: 'invalid'; message: string };
+
+export interface ArgumentEditServiceDeps {
+  tools: ToolRegistry;
+  approvals: ApprovalService;
+  store: Pick<ApprovalStore, 'get'>;
+}
+
+/**
+ * "Edit, then approve": a person rewrites a pending call's arguments; the edit is validated against the
+ * tool's own schema and, when valid, approves the request with the edited arguments (stored beside the
+ * originals, which are never overwritten). The runner then executes the edited ones.
+ */
+export class ArgumentEditService {
+  readonly #deps: ArgumentEditServiceDeps;
+
+  constructor(deps: ArgumentEditServiceDeps) {
+    this.#deps = deps;
+  }
+
+  /** The arguments to show in the editor: pretty JSON when they parse, else the raw text the model sent. */
+  draft(approvalId: string, teamId: string): EditDraft {
+    const approval = this.#deps.store.get(approvalId);
+    if (!approval || approval.teamId !== teamId) return { ok: false, kind: 'not_found' };
+    if (approval.status !== 'pending') return { ok: false, kind: 'not_pending', approval };
+    return { ok: true, approval, json: prettyJson(approval.arguments) };
+  }
+
+  /** Validates the edited JSON, then decides the request as an approval carrying the edited arguments. */
+  async submit(
+    request: Omit<DecisionRequest, 'vote' | 'reason' | 'editedArguments'> & { json: string },
+  ): Promise<EditResult> {
+    const approval = this.#deps.store.get(request.approvalId);
+    if (!approval || approval.teamId !== request.teamId) return { ok: false, kind: 'not_found' };
+    const tool = this.#deps.tools.get(approval.toolName);
+    if (!tool)
+      return { ok: false, kind: 'invalid', message: `The tool ${approval.toolName} is no longer available.` };
+    const parsed = tool.parseArguments(request.json);
+    if (!parsed.ok) return { ok: false, kind: 'invalid', message: parsed.error };
+    const edited = JSON.stringify(parsed.args);
+    const original = tool.parseArguments(approval.arguments);
+    const { json: _json, ...decision } = request;
+    return this.#deps.approvals.decide({
+      ...decision,
+      vote: 'approve',
+      reason: null,
+      // Submitting the arguments unchanged is a plain approval.
+      editedArguments: original.ok && JSON.stringify(original.args) === edited ? null : edited,
+    });
+  }
+}
+
+function prettyJson(raw: string): string {
+  try {
+    return JSON.stringify(JSON.parse(raw), null, 2);
+  } catch {
+    return raw;
+  }
+}

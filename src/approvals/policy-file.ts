@@ -1,0 +1,145 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { type ApprovalRule, approverSchema } from './approval.js';
+import {
+  type ApprovalPolicy,
+  BASE_TOOL_POLICY,
+  BUILT_IN_TOOL_POLICIES,
+  builtInPolicy,
+  createPolicy,
+  type ToolPolicy,
+} from './policy.js';
+import { policyProblem } from './policy-problems.js';
+
+export type PolicyLoadResult = { ok: true; policy: ApprovalPolicy } | { ok: false; problems: string[] };
+
+const DURATION = /^([1-9][0-9]*)(s|m|h|d)$/;
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** "30m", "24h", "7d" (also "45s") in milliseconds; undefined for anything else. */
+export function parseDuration(text: string): number | undefined {
+  const match = DURATION.exec(text.trim());
+  const unit = match?.[2];
+  if (!match || (unit !== 's' && unit !== 'm' && unit !== 'h' && unit !== 'd')) return undefined;
+  return Number(match[1]) * UNIT_MS[unit];
+}
+
+const duration = z.string().transform((text, ctx) => {
+  const ms = parseDuration(text);
+  if (ms === undefined) {
+    ctx.addIssue({ code: 'custom', message: `"${text}" is not a duration` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const approver = z.string().superRefine((text, ctx) => {
+  if (!approverSchema.safeParse(text).success)
+    ctx.addIssue({ code: 'custom', message: `"${text}" is not an approver` });
+});
+
+const ruleSchema = z.strictObject({
+  requireApproval: z.boolean().optional(),
+  approvers: z.array(approver).min(1, 'the list is empty').optional(),
+  allowSelfApproval: z.boolean().optional(),
+  quorum: z.number().int('must be a whole number').min(1, 'must be at least 1').optional(),
+  expiresAfter: duration.nullable().optional(),
+  remindAfter: duration.nullable().optional(),
+  allowStandingApproval: z.boolean().optional(),
+  approvalChannel: z
+    .string()
+    .regex(/^[CG][A-Z0-9]{2,}$/, 'is not a Slack channel ID')
+    .nullable()
+    .optional(),
+});
+type FileRule = z.infer<typeof ruleSchema>;
+
+const fileSchema = z.strictObject({
+  defaults: ruleSchema.optional(),
+  tools: z.record(z.string(), ruleSchema).optional(),
+});
+
+/** Just the tool names, so unknown ones are reported together with every other problem. */
+const toolsObject = z.object({ tools: z.record(z.string(), z.unknown()) });
+
+/** MCP tools are added at run time and named `SERVER__TOOL`; they may have rules before they exist. */
+const MCP_TOOL = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*__[A-Za-z0-9_-]+$/;
+
+/**
+ * The active policy: the built-in defaults when no file is configured, else the file's rules laid over them
+ * (built-in entry of the tool, then the file's `defaults`, then the file's entry for the tool).
+ */
+export function loadApprovalPolicy(file: string | undefined): PolicyLoadResult {
+  if (file === undefined) return { ok: true, policy: builtInPolicy() };
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
+    return {
+      ok: false,
+      problems: [`${file}: cannot read the file (${code}); check APPROVAL_POLICY_FILE or unset it`],
+    };
+  }
+  return parsePolicyText(text, file, Object.keys(BUILT_IN_TOOL_POLICIES));
+}
+
+/** Validates a policy file's text. Every problem names the file, the JSON path, what is wrong and the fix. */
+export function parsePolicyText(text: string, file: string, knownTools: readonly string[]): PolicyLoadResult {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : 'syntax error';
+    return { ok: false, problems: [`${file}: not valid JSON (${detail}); fix the syntax`] };
+  }
+  const toolNames = toolsObject.safeParse(json);
+  const problems = (toolNames.success ? Object.keys(toolNames.data.tools) : [])
+    .filter((name) => !knownTools.includes(name) && !MCP_TOOL.test(name))
+    .map(
+      (name) =>
+        `${file}: tools.${name}: unknown tool "${name}"; use one of ${knownTools.join(', ')}, or SERVER__TOOL for an MCP tool`,
+    );
+  const parsed = fileSchema.safeParse(json);
+  if (!parsed.success)
+    return { ok: false, problems: [...problems, ...parsed.error.issues.map((i) => policyProblem(file, i))] };
+  const { defaults = {}, tools = {} } = parsed.data;
+  const entries: Record<string, ToolPolicy> = {};
+  for (const name of new Set([...knownTools, ...Object.keys(tools)])) {
+    const base = BUILT_IN_TOOL_POLICIES[name] ?? BASE_TOOL_POLICY;
+    entries[name] = layer(layer(base, defaults), tools[name] ?? {});
+    const unreachable = unreachableReason(entries[name].rule);
+    if (unreachable && entries[name].requireApproval !== false)
+      problems.push(`${file}: ${tools[name] ? `tools.${name}` : 'defaults'}: ${unreachable}`);
+  }
+  const fallback = layer(BASE_TOOL_POLICY, defaults);
+  const unreachable = unreachableReason(fallback.rule);
+  if (unreachable) problems.push(`${file}: defaults: ${unreachable}`);
+  if (problems.length > 0) return { ok: false, problems: [...new Set(problems)] };
+  return { ok: true, policy: createPolicy(fallback, entries, file) };
+}
+
+function layer(base: ToolPolicy, over: FileRule): ToolPolicy {
+  const rule: ApprovalRule = {
+    approvers: over.approvers ?? base.rule.approvers,
+    allowSelfApproval: over.allowSelfApproval ?? base.rule.allowSelfApproval,
+    quorum: over.quorum ?? base.rule.quorum,
+    allowStandingApproval: over.allowStandingApproval ?? base.rule.allowStandingApproval,
+    expiresAfterMs: over.expiresAfter === undefined ? base.rule.expiresAfterMs : over.expiresAfter,
+    remindAfterMs: over.remindAfter === undefined ? base.rule.remindAfterMs : over.remindAfter,
+    approvalChannel: over.approvalChannel === undefined ? base.rule.approvalChannel : over.approvalChannel,
+  };
+  return { requireApproval: over.requireApproval ?? base.requireApproval, rule };
+}
+
+/** A rule nobody could ever satisfy is a configuration error, not a request that waits forever. */
+function unreachableReason(rule: ApprovalRule): string | undefined {
+  const open = rule.approvers.some((a) => a === 'admins' || a === 'conversation' || a.startsWith('S'));
+  if (open) return undefined;
+  const people = new Set(rule.approvers.filter((a) => a !== 'requester' || rule.allowSelfApproval));
+  if (people.size === 0)
+    return 'nobody can decide: the only approver is the requester and allowSelfApproval is false; add approvers or allow self-approval';
+  if (people.size < rule.quorum)
+    return `quorum ${rule.quorum} cannot be reached by ${people.size} listed approver(s); lower quorum or add approvers`;
+  return undefined;
+}

@@ -1,0 +1,44 @@
+import type { z } from 'zod';
+
+const RULE_FIELDS =
+  'requireApproval, approvers, allowSelfApproval, quorum, expiresAfter, remindAfter, allowStandingApproval, approvalChannel';
+
+/** How to fix a bad value, by the field it belongs to. */
+const FIXES: Record<string, string> = {
+  requireApproval: 'use true or false',
+  allowSelfApproval: 'use true or false',
+  allowStandingApproval: 'use true or false',
+  approvers:
+    'use a list of "requester", "admins", "conversation", Slack user IDs (U… or W…) and user group IDs (S…)',
+  quorum: 'use a whole number of at least 1 (how many different people must approve)',
+  expiresAfter: 'use a duration such as "30m", "24h" or "7d", or null for never',
+  remindAfter: 'use a duration such as "30m", "24h" or "7d", or null for never',
+  approvalChannel: 'use a channel ID such as C012ABCDEF (channel details → About), or null',
+  defaults: `use an object with any of ${RULE_FIELDS}`,
+  tools: 'use an object whose keys are tool names and whose values are rules',
+};
+
+/** `tools.delete_note.approvers[1]` */
+export function jsonPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out === '' ? String(key) : `.${String(key)}`;
+  }
+  return out || '(top level)';
+}
+
+/** One zod issue as "file: path: what is wrong; how to fix it". */
+export function policyProblem(file: string, issue: z.core.$ZodIssue): string {
+  const where = jsonPath(issue.path);
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((k) => `"${k}"`).join(', ');
+    const allowed =
+      issue.path.length === 0 ? 'the file may have "defaults" and "tools"' : `a rule may set ${RULE_FIELDS}`;
+    return `${file}: ${where}: unknown field ${keys}; ${allowed}`;
+  }
+  const field = [...issue.path].reverse().find((key): key is string => typeof key === 'string');
+  const tool = issue.path[0] === 'tools' && issue.path.length === 2;
+  const fix = tool ? FIXES.defaults : field ? FIXES[field] : 'use an object with "defaults" and "tools"';
+  return `${file}: ${where}: ${issue.message}${fix ? `; ${fix}` : ''}`;
+}

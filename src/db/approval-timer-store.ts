@@ -1,0 +1,84 @@
+import { and, eq, isNotNull, lte } from 'drizzle-orm';
+import type { ApprovalRecord } from '../approvals/approval.js';
+import type { ApprovalTimerStore } from '../approvals/ports.js';
+import { toApprovalRecord } from './approval-rows.js';
+import { claimRunIfSettled } from './approval-store.js';
+import { appendAudit, type Tx } from './audit-writer.js';
+import type { Db } from './database.js';
+import { approvals } from './schema.js';
+
+/** Expiry and reminder deadlines on the approvals table; every change is a compare-and-set on `pending`. */
+export function createApprovalTimerStore(db: Db): ApprovalTimerStore {
+  return {
+    expireDue(now, audit) {
+      return db.transaction(
+        (tx) => {
+          const due = pendingDue(tx, approvals.expiresAt, now);
+          const expired: { approval: ApprovalRecord; runClaimed: boolean }[] = [];
+          for (const row of due) {
+            const updated = tx
+              .update(approvals)
+              .set({ status: 'expired', decidedAt: now, updatedAt: now })
+              .where(and(eq(approvals.id, row.id), eq(approvals.status, 'pending')))
+              .returning()
+              .get();
+            if (!updated) continue;
+            const approval = toApprovalRecord(updated);
+            appendAudit(tx, audit(approval));
+            expired.push({ approval, runClaimed: claimRunIfSettled(tx, row.runId, row.turn, now) });
+          }
+          return expired;
+        },
+        { behavior: 'immediate' },
+      );
+    },
+
+    claimReminders(now, audit) {
+      return db.transaction(
+        (tx) => {
+          const due = tx
+            .select()
+            .from(approvals)
+            .where(
+              and(
+                eq(approvals.status, 'pending'),
+                isNotNull(approvals.remindAt),
+                lte(approvals.remindAt, now),
+              ),
+            )
+            .all();
+          const claimed: ApprovalRecord[] = [];
+          for (const row of due) {
+            const approval = toApprovalRecord(row);
+            const period = approval.rule.remindAfterMs;
+            const { changes } = tx
+              .update(approvals)
+              .set({ remindAt: period ? now + period : null, updatedAt: now })
+              .where(
+                and(
+                  eq(approvals.id, row.id),
+                  eq(approvals.status, 'pending'),
+                  eq(approvals.remindAt, row.remindAt ?? -1),
+                ),
+              )
+              .run();
+            if (changes !== 1 || !period) continue;
+            appendAudit(tx, audit(approval));
+            claimed.push(approval);
+          }
+          return claimed;
+        },
+        { behavior: 'immediate' },
+      );
+    },
+  };
+}
+
+/** Pending approvals whose `deadline` column is set and not after `now`. */
+function pendingDue(tx: Tx, deadline: typeof approvals.expiresAt | typeof approvals.remindAt, now: number) {
+  return tx
+    .select()
+    .from(approvals)
+    .where(and(eq(approvals.status, 'pending'), isNotNull(deadline), lte(deadline, now)))
+    .all();
+}

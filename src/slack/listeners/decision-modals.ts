@@ -1,0 +1,129 @@
+import type { App, BlockAction, ButtonAction, SlackViewAction, ViewSubmitAction } from '@slack/bolt';
+import { z } from 'zod';
+import type { EditResult } from '../../approvals/argument-edit-service.js';
+import { describeError } from '../../errors.js';
+import {
+  buildEditModal,
+  buildRejectModal,
+  decodeModalMetadata,
+  MAX_REASON_LENGTH,
+} from '../blocks/decision-modals.js';
+import { decodeApprovalButtonValue } from '../button-value.js';
+import { ACTION_IDS, CALLBACK_IDS, MODAL_INPUTS } from '../ids.js';
+import {
+  type ActionListenerDeps,
+  alreadyDecided,
+  applyResult,
+  ephemeralTo,
+  UNKNOWN_BUTTON,
+} from './actions.js';
+
+const inputValue = z.object({ value: z.string().nullish() });
+
+/** The text typed into one input of a submitted modal; empty when left blank. */
+function submitted(view: SlackViewAction['view'], input: { blockId: string; actionId: string }): string {
+  const parsed = inputValue.safeParse(view.state.values[input.blockId]?.[input.actionId]);
+  return parsed.success ? (parsed.data.value ?? '') : '';
+}
+
+/**
+ * Reject and Edit open a modal. A trigger id lives 3 seconds and works once, so the modal is opened right
+ * after the ack; the decision is taken when the modal is submitted, and a refusal (not allowed, already
+ * decided, invalid arguments) is shown inside the modal instead of closing it.
+ */
+export function registerDecisionModalListeners(app: App, deps: ActionListenerDeps): void {
+  app.action<BlockAction<ButtonAction>>(
+    { action_id: new RegExp(`^(${ACTION_IDS.reject}|${ACTION_IDS.edit})$`) },
+    async ({ ack, body, action, client }) => {
+      await ack();
+      const channelId = body.channel?.id ?? body.container?.channel_id;
+      const tell = ephemeralTo(deps, body);
+      const decoded = decodeApprovalButtonValue(action.value);
+      const teamId = body.team?.id ?? body.user.team_id;
+      const draft = decoded.ok && teamId ? deps.edits.draft(decoded.approvalId, teamId) : undefined;
+      if (!draft?.ok) {
+        await tell(draft?.kind === 'not_pending' ? alreadyDecided(draft.approval) : UNKNOWN_BUTTON);
+        return;
+      }
+      const { approval } = draft;
+      const metadata = { approvalId: approval.id, channelId };
+      const view =
+        action.action_id === ACTION_IDS.reject
+          ? buildRejectModal(metadata, approval.toolName)
+          : buildEditModal(metadata, approval.toolName, draft.json);
+      try {
+        await client.views.open({ trigger_id: body.trigger_id, view });
+      } catch (error) {
+        deps.logger.warn('decision modal could not be opened', {
+          approvalId: approval.id,
+          error: describeError(error),
+        });
+        await tell('I could not open the form for this request; please click the button again.');
+      }
+    },
+  );
+
+  app.view<ViewSubmitAction>(CALLBACK_IDS.rejectModal, async ({ ack, body, view }) => {
+    const reason = submitted(view, MODAL_INPUTS.reason).trim();
+    if (reason.length > MAX_REASON_LENGTH) {
+      await ack({
+        response_action: 'errors',
+        errors: { [MODAL_INPUTS.reason.blockId]: `Keep the reason under ${MAX_REASON_LENGTH} characters.` },
+      });
+      return;
+    }
+    const result = await decideFromModal(body, view, (request) =>
+      deps.approvals.decide({ ...request, vote: 'reject', reason: reason === '' ? null : reason }),
+    );
+    await finish(deps, ack, result, MODAL_INPUTS.reason.blockId);
+  });
+
+  app.view<ViewSubmitAction>(CALLBACK_IDS.editModal, async ({ ack, body, view }) => {
+    const json = submitted(view, MODAL_INPUTS.arguments);
+    const result = await decideFromModal(body, view, (request) => deps.edits.submit({ ...request, json }));
+    await finish(deps, ack, result, MODAL_INPUTS.arguments.blockId);
+  });
+}
+
+type ModalRequest = { approvalId: string; userId: string; teamId: string; channelId: string | undefined };
+
+/** The approval id and the card's channel come from `private_metadata`; the decider is the verified submitter. */
+async function decideFromModal(
+  body: SlackViewAction,
+  view: SlackViewAction['view'],
+  decide: (request: ModalRequest) => Promise<EditResult>,
+): Promise<EditResult> {
+  const metadata = decodeModalMetadata(view.private_metadata);
+  const teamId = body.team?.id ?? body.user.team_id;
+  if (!metadata || !teamId) return { ok: false, kind: 'not_found' };
+  return decide({ ...metadata, userId: body.user.id, teamId });
+}
+
+async function finish(
+  deps: ActionListenerDeps,
+  ack: (response?: { response_action: 'errors'; errors: Record<string, string> }) => Promise<void>,
+  result: EditResult,
+  blockId: string,
+): Promise<void> {
+  if (!result.ok) {
+    await ack({ response_action: 'errors', errors: { [blockId]: refusal(result) } });
+    return;
+  }
+  await ack();
+  // Every refusal was shown in the modal, so there is nothing left to tell the person.
+  await applyResult(deps, result, undefined, async () => undefined);
+}
+
+function refusal(result: Extract<EditResult, { ok: false }>): string {
+  switch (result.kind) {
+    case 'invalid':
+    case 'not_allowed':
+      return result.message;
+    case 'not_found':
+      return UNKNOWN_BUTTON;
+    case 'already_voted':
+      return 'You have already voted on this request; it needs approvals from other people.';
+    case 'already_decided':
+      return alreadyDecided(result.approval);
+  }
+}

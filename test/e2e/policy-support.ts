@@ -1,0 +1,52 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { BotOverrides } from '../../src/bot.js';
+import type { SlackCall } from '../support/fake-slack.js';
+import { type Harness, startHarness } from './harness.js';
+
+/** A clock tests move by hand; the bot's deadlines and card times follow it. */
+export class FakeClock {
+  t = Date.UTC(2026, 0, 5, 9, 0, 0);
+  now = (): number => this.t;
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+export const HOUR = 3_600_000;
+
+/** Writes `policy` to a fresh file and returns its path. */
+export function writePolicy(policy: unknown): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'policy-')), 'policy.json');
+  writeFileSync(file, JSON.stringify(policy, null, 2));
+  return file;
+}
+
+/** A harness whose bot reads `policy` from APPROVAL_POLICY_FILE; deadlines are checked only when asked. */
+export function startPolicyHarness(
+  policy: unknown,
+  options: { env?: Record<string, string>; overrides?: BotOverrides; dbPath?: string } = {},
+): Promise<Harness> {
+  return startHarness({
+    env: { APPROVAL_POLICY_FILE: writePolicy(policy), ADMIN_USER_IDS: 'UADMIN', ...options.env },
+    overrides: { schedulerIntervalMs: 24 * HOUR, ...options.overrides },
+    ...(options.dbPath ? { dbPath: options.dbPath } : {}),
+  });
+}
+
+/** Rows of a read-only query on the bot's database file. */
+export function query(dbPath: string, sql: string): Record<string, unknown>[] {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    return db
+      .prepare(sql)
+      .all()
+      .map((row) => (row && typeof row === 'object' ? Object.fromEntries(Object.entries(row)) : {}));
+  } finally {
+    db.close();
+  }
+}
+
+export const blocksText = (call: SlackCall): string => JSON.stringify(call.params.blocks ?? call.params.text);

@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createOpenAIModel } from '../../src/agent/openai-client.js';
+import { type Bot, createBot, SYSTEM_PROMPT } from '../../src/bot.js';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/logger.js';
+import { freePort } from '../support/bot-process.js';
+import { type FakeOpenAI, reply, startFakeOpenAI } from '../support/fake-openai.js';
+import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
+import { type FakeSocketMode, startFakeSocketMode } from '../support/fake-socket-mode.js';
+import { blockActionsPayload } from '../support/slack-payloads.js';
+import { appMentionEvent, eventEnvelope, nextTs } from '../support/slack-requests.js';
+import { approvalIdOf, cardTs } from './harness.js';
+
+describe('Socket Mode', () => {
+  let slack: FakeSlack;
+  let model: FakeOpenAI;
+  let socket: FakeSocketMode;
+  let bot: Bot;
+  let dir: string;
+
+  beforeEach(async () => {
+    slack = await startFakeSlack();
+    model = await startFakeOpenAI();
+    socket = await startFakeSocketMode(slack);
+    dir = mkdtempSync(join(tmpdir(), 'bot-socket-'));
+  });
+  afterEach(async () => {
+    await bot.stop(1000);
+    await socket.close();
+    await slack.close();
+    await model.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('with an app token the bot connects over Socket Mode, acks envelopes, and serves /healthz on PORT', async () => {
+    const port = await freePort();
+    const loaded = loadConfig({
+      SLACK_BOT_TOKEN: 'xoxb-socket',
+      SLACK_APP_TOKEN: 'xapp-socket',
+      SLACK_API_URL: slack.url,
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: model.baseURL,
+      DATABASE_PATH: join(dir, 'bot.db'),
+      PORT: String(port),
+      LOG_LEVEL: 'error',
+    });
+    if (!loaded.ok) throw new Error(loaded.problems.join());
+    bot = createBot(loaded.config, silentLogger, {
+      model: createOpenAIModel({ ...loaded.config.openai, systemPrompt: SYSTEM_PROMPT, maxRetries: 0 }),
+      retryConfig: { retries: 0 },
+    });
+    await bot.start();
+    await socket.connected();
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: 'ok', mode: 'socket' });
+
+    model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'via socket' } }]),
+      reply.text('Saved over the socket.'),
+    );
+    const ts = nextTs();
+    const eventEnvelopeId = socket.send(
+      'events_api',
+      eventEnvelope(appMentionEvent({ user: 'U1', channel: 'C1', text: '<@UBOT> note', ts })),
+    );
+    await socket.waitForAck(eventEnvelopeId);
+    const card = await slack.waitForCall(
+      'chat.postMessage',
+      (call) => Array.isArray(call.params.blocks),
+      10_000,
+    );
+
+    const click = blockActionsPayload({
+      userId: 'U2',
+      channelId: 'C1',
+      messageTs: cardTs(card),
+      threadTs: ts,
+      actionId: 'approval:approve',
+      value: approvalIdOf(card),
+    });
+    const clickEnvelopeId = socket.send('interactive', click);
+    await socket.waitForAck(clickEnvelopeId);
+    const answer = await slack.waitForCall(
+      'chat.postMessage',
+      (call) => call.params.text === 'Saved over the socket.',
+      10_000,
+    );
+    expect(answer.params.thread_ts).toBe(ts);
+  });
+});
