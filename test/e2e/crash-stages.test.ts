@@ -1,12 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
 import { waitUntil } from '../support/wait.js';
 import {
   approveSlowPost,
-  latch,
+  type Latch,
   type ProcessFixture,
   SLOW_CHANNEL,
-  startProcessFixture,
+  useProcessFixture,
 } from './process-fixture.js';
 
 /**
@@ -16,14 +16,10 @@ import {
  */
 describe('crash at each stage (SIGKILL, then restart)', () => {
   let f: ProcessFixture;
-  let held: ReturnType<typeof latch>;
-  beforeEach(async () => {
-    held = latch();
-    f = await startProcessFixture();
-  });
-  afterEach(async () => {
-    held.open();
-    await f.close();
+  let held: Latch;
+  useProcessFixture((fixture, latch) => {
+    f = fixture;
+    held = latch;
   });
 
   const notes = () => f.query((db) => db.prepare('select text from notes').all());

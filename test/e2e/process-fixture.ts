@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { afterEach, beforeEach } from 'vitest';
 import { type BotProcess, startBotProcess } from '../support/bot-process.js';
 import { type FakeOpenAI, reply, startFakeOpenAI } from '../support/fake-openai.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../support/fake-slack.js';
@@ -133,8 +134,13 @@ export async function startProcessFixture(): Promise<ProcessFixture> {
   };
 }
 
+export interface Latch {
+  wait: Promise<void>;
+  open(): void;
+}
+
 /** A latch for fake handlers: calls wait on it until the test opens it. */
-export function latch(): { wait: Promise<void>; open(): void } {
+export function latch(): Latch {
   let open = () => {};
   const wait = new Promise<void>((resolve) => {
     open = resolve;
@@ -168,4 +174,17 @@ export async function approveSlowPost(
   if (!card) throw new Error('no card');
   await f.click(bot, card, 'approve', ADMIN);
   await f.slack.waitForCall('chat.postMessage', (call) => call.params.channel === SLOW_CHANNEL);
+}
+
+/** A fresh fixture and latch for every test of the calling suite; the latch is opened before the fixture closes. */
+export function useProcessFixture(use: (fixture: ProcessFixture, held: Latch) => void): void {
+  let current: { fixture: ProcessFixture; held: Latch } | undefined;
+  beforeEach(async () => {
+    current = { fixture: await startProcessFixture(), held: latch() };
+    use(current.fixture, current.held);
+  });
+  afterEach(async () => {
+    current?.held.open();
+    await current?.fixture.close();
+  });
 }

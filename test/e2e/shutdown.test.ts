@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
 import { waitUntil } from '../support/wait.js';
-import { approveSlowPost, latch, type ProcessFixture, startProcessFixture } from './process-fixture.js';
+import { approveSlowPost, type Latch, type ProcessFixture, useProcessFixture } from './process-fixture.js';
 
 async function refused(url: string): Promise<boolean> {
   try {
@@ -16,14 +16,10 @@ async function refused(url: string): Promise<boolean> {
 
 describe('shutdown (SIGTERM, SIGINT)', () => {
   let f: ProcessFixture;
-  let held: ReturnType<typeof latch>;
-  beforeEach(async () => {
-    held = latch();
-    f = await startProcessFixture();
-  });
-  afterEach(async () => {
-    held.open();
-    await f.close();
+  let held: Latch;
+  useProcessFixture((fixture, latch) => {
+    f = fixture;
+    held = latch;
   });
 
   it('SIGTERM stops intake, lets the decision in flight finish, closes the database and exits 0', async () => {
