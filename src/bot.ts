@@ -13,12 +13,14 @@ import { loadApprovalPolicy } from './approvals/policy-file.js';
 import { auditEvent } from './audit/audit-event.js';
 import type { Config } from './config.js';
 import { ConversationService } from './conversations/conversation-service.js';
+import { WelcomeService } from './conversations/welcome-service.js';
 import { createApprovalCardStore } from './db/approval-card-store.js';
 import { createApprovalStore } from './db/approval-store.js';
 import { createApprovalTimerStore } from './db/approval-timer-store.js';
 import { createConversationStore } from './db/conversation-store.js';
 import { openDatabase } from './db/database.js';
 import { createDedupeStore } from './db/dedupe-store.js';
+import { createGreetingStore } from './db/greeting-store.js';
 import { createNotesStore } from './db/notes-store.js';
 import { createRunStore } from './db/run-store.js';
 import { AppError, describeError } from './errors.js';
@@ -33,7 +35,7 @@ export const SYSTEM_PROMPT = [
   'You are a helpful assistant in a Slack workspace, with tools.',
   'Some tools need a human approval before they run; when you call one, the people in the thread are asked.',
   'If a tool output says the call was not approved or expired, do not call it again unless asked; tell the user.',
-  'Answer concisely in Slack mrkdwn (*bold*, _italic_, `code`). Keep user mentions such as <@U123> exactly as written.',
+  'Answer concisely in Markdown (**bold**, _italic_, `code`, lists). Keep user mentions such as <@U123> exactly as written.',
 ].join(' ');
 
 export interface BotOverrides {
@@ -102,6 +104,14 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
         clock,
         newId,
         logger,
+        threadContextMessages: config.threadContextMessages,
+      });
+      const welcome = new WelcomeService({
+        store: createGreetingStore(db),
+        surface,
+        clock,
+        logger,
+        prompts: config.suggestedPrompts,
       });
       const approvalStore = createApprovalStore(db, clock);
       const approvals = new ApprovalService({
@@ -111,7 +121,7 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
         groups: createUserGroupDirectory(client, clock, logger),
       });
       const edits = new ArgumentEditService({ tools, approvals, store: approvalStore });
-      return { conversations, approvals, edits, dedupe: createDedupeStore(db, () => clock.now()) };
+      return { conversations, approvals, edits, welcome, dedupe: createDedupeStore(db, () => clock.now()) };
     },
   );
   if (!conversations) throw new Error('Slack app did not build its services');

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
+import { DEFAULT_SUGGESTED_PROMPTS, parseSuggestedPrompts } from './conversations/suggested-prompts.js';
+import type { SuggestedPrompt } from './conversations/welcome-service.js';
 
 const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
 
@@ -42,6 +44,23 @@ const envSchema = z.object({
     ),
   APPROVAL_POLICY_FILE: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  OPENAI_STREAM: z.stringbool({ error: 'must be true or false' }).default(true),
+  THREAD_CONTEXT_MESSAGES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(200, 'must be a number of messages from 0 to 200')
+    .default(20),
+  SUGGESTED_PROMPTS: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return [...DEFAULT_SUGGESTED_PROMPTS];
+      const parsed = parseSuggestedPrompts(raw);
+      if (parsed.ok) return parsed.prompts;
+      ctx.addIssue({ code: 'custom', message: parsed.error });
+      return z.NEVER;
+    }),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0, 'must be a number of milliseconds').default(10_000),
 });
 
@@ -50,11 +69,14 @@ export type SlackMode = { kind: 'socket'; appToken: string } | { kind: 'http'; s
 export interface Config {
   slack: { botToken: string; mode: SlackMode; apiUrl: string };
   port: number;
-  openai: { apiKey: string; baseURL: string | undefined; model: string; timeoutMs: number };
+  openai: { apiKey: string; baseURL: string | undefined; model: string; stream: boolean; timeoutMs: number };
   databasePath: string;
   adminUserIds: string[];
   approvalPolicyFile: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Earlier thread messages read when the bot is first mentioned mid-thread (0: none). */
+  threadContextMessages: number;
+  suggestedPrompts: SuggestedPrompt[];
   /** How long a stopping bot waits for in-flight work before it closes the database. */
   shutdownGraceMs: number;
 }
@@ -99,12 +121,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
         apiKey: e.OPENAI_API_KEY ?? 'not-needed',
         baseURL: e.OPENAI_BASE_URL,
         model: e.OPENAI_MODEL,
+        stream: e.OPENAI_STREAM,
         timeoutMs: e.OPENAI_TIMEOUT_MS,
       },
       databasePath: e.DATABASE_PATH,
       adminUserIds: e.ADMIN_USER_IDS,
       approvalPolicyFile: e.APPROVAL_POLICY_FILE,
       logLevel: e.LOG_LEVEL,
+      threadContextMessages: e.THREAD_CONTEXT_MESSAGES,
+      suggestedPrompts: e.SUGGESTED_PROMPTS,
       shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     },
   };

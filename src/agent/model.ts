@@ -17,7 +17,15 @@ export interface ModelResponse {
 /** The runner's view of the model: one Chat Completions call. The only implementation that talks to a
  * server lives in openai-client.ts. */
 export interface ChatModel {
-  complete(request: { messages: ChatMessage[]; tools: ToolSpec[] }): Promise<ModelResponse>;
+  /**
+   * One model call. When `onTextDelta` is given and the model streams, it receives the answer's text as it
+   * arrives (tool-call fragments are assembled silently); the resolved response is the same either way.
+   */
+  complete(request: {
+    messages: ChatMessage[];
+    tools: ToolSpec[];
+    onTextDelta?: (text: string) => void;
+  }): Promise<ModelResponse>;
 }
 
 export type ModelFailure = 'rate_limited' | 'unavailable' | 'timeout' | 'bad_response' | 'rejected';

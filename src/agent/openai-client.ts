@@ -9,6 +9,7 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/reso
 import { z } from 'zod';
 import type { ChatMessage } from './history.js';
 import { type ChatModel, ModelError, type ModelResponse, type ToolSpec } from './model.js';
+import { readCompletionStream } from './openai-stream.js';
 
 export interface OpenAIModelOptions {
   apiKey: string;
@@ -18,6 +19,8 @@ export interface OpenAIModelOptions {
   maxRetries?: number;
   timeoutMs?: number;
   systemPrompt: string;
+  /** Stream answers (`stream: true`) when the caller wants text deltas; off means one JSON response. */
+  stream?: boolean;
 }
 
 /** What we read of a completion; validated, because any OpenAI-compatible server may answer. */
@@ -54,18 +57,28 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
     timeout: options.timeoutMs ?? 60_000,
   });
   return {
-    async complete({ messages, tools }) {
-      let raw: unknown;
+    async complete({ messages, tools, onTextDelta }) {
+      const body = {
+        model: options.model,
+        messages: [
+          { role: 'system' as const, content: options.systemPrompt },
+          ...messages.map(toOpenAIMessage),
+        ],
+        ...(tools.length > 0 ? { tools: tools.map(toOpenAITool) } : {}),
+      };
       try {
-        raw = await client.chat.completions.create({
-          model: options.model,
-          messages: [{ role: 'system', content: options.systemPrompt }, ...messages.map(toOpenAIMessage)],
-          ...(tools.length > 0 ? { tools: tools.map(toOpenAITool) } : {}),
-        });
+        if (options.stream !== false && onTextDelta) {
+          const stream = await client.chat.completions.create({
+            ...body,
+            stream: true,
+            stream_options: { include_usage: true },
+          });
+          return await readCompletionStream(stream, onTextDelta);
+        }
+        return readCompletion(await client.chat.completions.create(body));
       } catch (error) {
-        throw toModelError(error);
+        throw error instanceof ModelError ? error : toModelError(error);
       }
-      return readCompletion(raw);
     },
   };
 }

@@ -53,6 +53,16 @@ export interface RunHooks {
 
 const NO_HOOKS: RunHooks = { notify: async () => undefined };
 
+/** Hooks a caller passes to `advance` to show the run's progress while it happens (never persisted). */
+export interface RunObserver {
+  /** Answer text as the model streams it. */
+  onTextDelta?: (text: string) => void;
+  /** A tool is about to run. */
+  onToolStart?: (toolName: string) => void;
+  /** Something to say in the thread while the run works (e.g. that a call was approved automatically). */
+  notify?: (text: string) => Promise<void>;
+}
+
 export interface RunnerDeps {
   model: ChatModel;
   tools: ToolRegistry;
@@ -73,13 +83,23 @@ export interface RunnerDeps {
 export class Runner {
   readonly #deps: RunnerDeps;
   readonly #limits: RunnerLimits;
+  readonly #observers = new Map<string, RunObserver>();
 
   constructor(deps: RunnerDeps) {
     this.#deps = deps;
     this.#limits = deps.limits ?? DEFAULT_LIMITS;
   }
 
-  async advance(runId: string, hooks: RunHooks = NO_HOOKS): Promise<RunOutcome> {
+  async advance(runId: string, observer: RunObserver = {}): Promise<RunOutcome> {
+    this.#observers.set(runId, observer);
+    try {
+      return await this.#advance(runId, { notify: observer.notify ?? NO_HOOKS.notify });
+    } finally {
+      this.#observers.delete(runId);
+    }
+  }
+
+  async #advance(runId: string, hooks: RunHooks): Promise<RunOutcome> {
     const run = this.#deps.store.getRun(runId);
     if (!run) throw new Error(`Run ${runId} not found`);
     const parsed = parseRunState(run.state);
@@ -122,6 +142,7 @@ export class Runner {
         response = await this.#deps.model.complete({
           messages: historyToMessages(history),
           tools: this.#toolSpecs(),
+          ...onTextDelta(this.#observers.get(run.id)),
         });
       } catch (error) {
         if (!(error instanceof ModelError)) throw error;
@@ -413,6 +434,7 @@ export class Runner {
     approvalId: string | null,
   ): Promise<{ text: string; status: 'ok' | 'error' }> {
     const tool = this.#deps.tools.get(call.name);
+    this.#observers.get(run.id)?.onToolStart?.(call.name);
     const started = this.#deps.clock.now();
     let result: { text: string; status: 'ok' | 'error' };
     try {
@@ -484,6 +506,10 @@ export class Runner {
   ) {
     return auditEvent(kind, { at: this.#deps.clock.now(), ...this.#scope(run), approvalId, payload });
   }
+}
+
+function onTextDelta(observer: RunObserver | undefined) {
+  return observer?.onTextDelta ? { onTextDelta: observer.onTextDelta } : {};
 }
 
 type ToolOutputStatus = ToolOutputItem['data']['status'];

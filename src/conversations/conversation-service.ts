@@ -6,7 +6,9 @@ import { auditEvent } from '../audit/audit-event.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { KeyedQueue } from './keyed-queue.js';
-import type { ConversationStore, IncomingMessage, ThreadRef, ThreadSurface } from './ports.js';
+import type { AnswerTarget, ConversationStore, IncomingMessage, ThreadRef, ThreadSurface } from './ports.js';
+import { RunPresenter } from './run-presenter.js';
+import { readThreadContext } from './thread-context.js';
 import { ThreadDelivery } from './thread-delivery.js';
 
 export interface ConversationServiceDeps {
@@ -16,6 +18,8 @@ export interface ConversationServiceDeps {
   clock: Clock;
   newId: IdGenerator;
   logger: Logger;
+  /** Earlier thread messages given to the model when the bot joins a thread mid-way; 0 turns it off. */
+  threadContextMessages?: number;
 }
 
 export const QUEUED_NOTICE = 'I will answer this once the pending approval in this thread is decided.';
@@ -42,8 +46,13 @@ export class ConversationService {
   }
 
   handleMessage(message: IncomingMessage): Promise<void> {
+    const joining = this.#deps.store.find(message) === undefined;
     const conversationId = this.#deps.store.findOrCreate(message);
     return this.#queue.run(conversationId, async () => {
+      const { surface, logger, threadContextMessages = 0 } = this.#deps;
+      const context = joining
+        ? await readThreadContext(surface, message, threadContextMessages, logger)
+        : undefined;
       const runId = this.#deps.newId('run');
       const started = this.#deps.store.startRunOrQueue({
         conversationId,
@@ -51,18 +60,24 @@ export class ConversationService {
         message,
         state: initialRunState(),
         audit: [this.#runStarted(message, conversationId, runId, message.userId)],
+        ...(context ? { context } : {}),
       });
       if (started === 'queued') {
         await this.#say(message, QUEUED_NOTICE);
         return;
       }
-      await this.#drive(runId, message, conversationId);
+      await this.#drive(runId, { ...message, recipientUserId: message.userId }, conversationId);
     });
   }
 
   /** Resumes a run whose last pending approval was just decided (the caller's decision claimed it). */
   resume(runId: string, approval: ApprovalRecord): Promise<void> {
-    const thread = { teamId: approval.teamId, channelId: approval.channelId, threadTs: approval.threadTs };
+    const thread = {
+      teamId: approval.teamId,
+      channelId: approval.channelId,
+      threadTs: approval.threadTs,
+      recipientUserId: approval.requesterId,
+    };
     return this.#queue.run(approval.conversationId, () =>
       this.#drive(runId, thread, approval.conversationId),
     );
@@ -105,31 +120,54 @@ export class ConversationService {
     return this.#queue.idle();
   }
 
-  async #drive(runId: string, thread: ThreadRef, conversationId: string): Promise<void> {
+  async #drive(
+    runId: string,
+    thread: AnswerTarget & { messageTs?: string },
+    conversationId: string,
+  ): Promise<void> {
+    const presenter = new RunPresenter(this.#deps.surface, thread, this.#deps.logger);
+    const ended = await this.#present(runId, thread, presenter);
+    await presenter.done();
+    if (ended) await this.#startQueued(conversationId, thread);
+  }
+
+  /** Drives the run and shows its outcome; true when the run ended (so queued messages may start). */
+  async #present(runId: string, thread: ThreadRef, presenter: RunPresenter): Promise<boolean> {
     let outcome: RunOutcome;
     try {
-      outcome = await this.#deps.runner.advance(runId, { notify: (text) => this.#say(thread, text) });
+      outcome = await this.#deps.runner.advance(runId, {
+        ...presenter.observer,
+        notify: (text) => this.#say(thread, text),
+      });
     } catch (error) {
       this.#deps.logger.error('run failed unexpectedly', { runId, error: describeError(error) });
+      await presenter.endStream();
       await this.#say(thread, INTERNAL_FAILURE);
-      return;
+      return false;
     }
     switch (outcome.kind) {
       case 'paused':
+        await presenter.endStream();
         await this.#delivery.postCards(outcome.approvals);
-        return;
+        return false;
       case 'waiting':
-        return;
+        return false;
       case 'completed':
-        await this.#delivery.postReply(runId, thread, outcome.text.trim() === '' ? 'Done.' : outcome.text);
-        break;
+        // A streamed answer is finished by the presenter; either way it stays owed until Slack has it.
+        await this.#delivery.postReply(
+          runId,
+          thread,
+          outcome.text.trim() === '' ? 'Done.' : outcome.text,
+          presenter.streaming ? () => presenter.answer(outcome.text) : undefined,
+        );
+        return true;
       case 'failed':
       case 'cancelled':
+        await presenter.endStream();
         await this.#delivery.postReply(runId, thread, outcome.message);
         for (const approval of outcome.cancelledApprovals) await this.#updateCard(approval);
-        break;
+        return true;
     }
-    await this.#startQueued(conversationId, thread);
   }
 
   async #startQueued(conversationId: string, thread: ThreadRef): Promise<void> {
@@ -140,7 +178,19 @@ export class ConversationService {
       state: initialRunState(),
       audit: (queued) => [this.#runStarted(thread, conversationId, runId, queued.userId)],
     });
-    if (message) await this.#drive(runId, thread, conversationId);
+    if (message) {
+      await this.#drive(
+        runId,
+        {
+          teamId: thread.teamId,
+          channelId: thread.channelId,
+          threadTs: thread.threadTs,
+          recipientUserId: message.userId,
+          messageTs: message.messageTs,
+        },
+        conversationId,
+      );
+    }
   }
 
   async #updateCard(approval: ApprovalRecord): Promise<void> {

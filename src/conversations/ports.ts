@@ -1,3 +1,4 @@
+import type { HistoryItem } from '../agent/history.js';
 import type { RunState } from '../agent/run-state.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import type { AuditInput } from '../audit/audit-event.js';
@@ -36,6 +37,8 @@ export interface ConversationStore {
     message: IncomingMessage;
     state: RunState;
     audit: AuditInput[];
+    /** Earlier thread messages; stored before the message only while the conversation has no history. */
+    context?: HistoryItem;
   }): 'started' | 'queued';
   /**
    * When the conversation has no active run, takes its oldest queued message and starts a run with it, in one
@@ -64,9 +67,50 @@ export interface ConversationStore {
   conversationsWithQueue(): string[];
 }
 
+/** A streamed answer is addressed to the person who asked (Slack requires it outside DMs). */
+export interface AnswerTarget extends ThreadRef {
+  recipientUserId?: string;
+}
+
+/** Where progress shows: the thread, and the user's message for the fallback reaction. */
+export interface ProgressTarget extends ThreadRef {
+  messageTs?: string;
+}
+
+/** Shows that the bot is working. Best effort: failures are logged, never thrown, never delay an answer. */
+export interface Progress {
+  set(status: string): void;
+  /** Removes every sign of work; resolves once Slack was told (or refused). */
+  clear(): Promise<void>;
+}
+
+/** An answer written while the model produces it. Never throws; falls back to plain messages by itself. */
+export interface AnswerStream {
+  append(text: string): void;
+  /** Ends the answer; resolves once everything appended is in the thread. */
+  finish(): Promise<void>;
+}
+
+/** A message read back from a thread, for context. */
+export interface ThreadMessage {
+  ts: string;
+  /** Slack user id of the author, when a person wrote it. */
+  userId?: string;
+  /** Name of the bot or app that wrote it, when one did. */
+  botName?: string;
+  text: string;
+}
+
 /** What the conversation service says in the thread. The Slack adapter implements it; so can a terminal. */
 export interface ThreadSurface {
   postText(thread: ThreadRef, text: string): Promise<void>;
+  /* The capabilities below are optional: a surface without them (a terminal) gets plain `postText`. */
+  /** Posts a model's answer (Markdown), split into several messages when it is long. */
+  postAnswer?(thread: ThreadRef, text: string): Promise<void>;
+  startProgress?(target: ProgressTarget): Progress;
+  streamAnswer?(target: AnswerTarget): AnswerStream;
+  /** Up to `limit` messages of the thread older than `before`, oldest first. */
+  readThread?(thread: ThreadRef, options: { before: string; limit: number }): Promise<ThreadMessage[]>;
   /** Posts the approval card; resolves with the message ts. */
   postApprovalCard(approval: ApprovalRecord): Promise<{ channelId: string; messageTs: string }>;
   updateApprovalCard(approval: ApprovalRecord): Promise<void>;

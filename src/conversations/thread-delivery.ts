@@ -41,14 +41,20 @@ export class ThreadDelivery {
     }
   }
 
-  /** Posts a run's last message; it is kept in the database until Slack accepts it. */
-  async postReply(runId: string, thread: ThreadRef, text: string): Promise<void> {
+  /**
+   * Posts a run's last message; it is kept in the database until Slack accepts it. `send` replaces the plain
+   * post (a streamed answer is finished instead); a retry always posts `text` whole.
+   */
+  async postReply(runId: string, thread: ThreadRef, text: string, send?: () => Promise<void>): Promise<void> {
     const [mine] = this.#claim([runId], (id) => `reply:${id}`);
     if (!mine) return;
+    const { store, surface } = this.#deps;
     try {
-      this.#deps.store.setPendingReply(runId, text);
-      await this.#deps.surface.postText(thread, text);
-      this.#deps.store.setPendingReply(runId, null);
+      store.setPendingReply(runId, text);
+      if (send) await send();
+      else if (surface.postAnswer) await surface.postAnswer(thread, text);
+      else await surface.postText(thread, text);
+      store.setPendingReply(runId, null);
     } catch (error) {
       this.#deps.logger.error('reply could not be posted; it will be retried', {
         runId,

@@ -7,7 +7,7 @@ import { toApprovalRecord } from './approval-rows.js';
 import { appendAudit, type Tx } from './audit-writer.js';
 import type { Db } from './database.js';
 import { insertItems, runStateColumns } from './run-store.js';
-import { approvals, conversations, queuedMessages, runs } from './schema.js';
+import { approvals, conversationItems, conversations, queuedMessages, runs } from './schema.js';
 
 export function createConversationStore(db: Db, clock: Clock, newId: IdGenerator): ConversationStore {
   const find: ConversationStore['find'] = ({ teamId, channelId, threadTs }) =>
@@ -43,7 +43,7 @@ export function createConversationStore(db: Db, clock: Clock, newId: IdGenerator
       return row ? { teamId: row.teamId, channelId: row.channelId, threadTs: row.threadTs } : undefined;
     },
 
-    startRunOrQueue({ conversationId, runId, message, state, audit }) {
+    startRunOrQueue({ conversationId, runId, message, state, audit, context }) {
       const at = clock.now();
       return db.transaction(
         (tx) => {
@@ -60,6 +60,8 @@ export function createConversationStore(db: Db, clock: Clock, newId: IdGenerator
             return 'queued' as const;
           }
           insertRun(tx, { conversationId, runId, requesterId: message.userId, state, at });
+          if (context && !hasHistory(tx, conversationId))
+            insertItems(tx, conversationId, null, null, [context], at);
           insertItems(tx, conversationId, runId, 0, [userItem(message)], at);
           appendAudit(tx, audit);
           return 'started' as const;
@@ -176,6 +178,16 @@ function insertRun(
       ...runStateColumns(state, at),
     })
     .run();
+}
+
+function hasHistory(tx: Tx, conversationId: string): boolean {
+  const item = tx
+    .select({ id: conversationItems.id })
+    .from(conversationItems)
+    .where(eq(conversationItems.conversationId, conversationId))
+    .limit(1)
+    .get();
+  return item !== undefined;
 }
 
 function userItem(message: { userId: string; text: string; messageTs: string }): HistoryItem {

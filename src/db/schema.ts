@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { HISTORY_ITEM_KINDS } from '../agent/history.js';
 import { RUN_STATUSES } from '../agent/ports.js';
 import { APPROVAL_STATUSES } from '../approvals/approval.js';
 
@@ -28,7 +29,7 @@ export const conversationItems = sqliteTable(
     conversationId: text('conversation_id').notNull(),
     runId: text('run_id'),
     turn: integer('turn'),
-    kind: text('kind', { enum: ['user_message', 'assistant_message', 'tool_call', 'tool_output'] }).notNull(),
+    kind: text('kind', { enum: HISTORY_ITEM_KINDS }).notNull(),
     /** JSON of the item's fields, validated by the history schema on read. */
     data: text('data').notNull(),
     createdAt: createdAt(),
@@ -200,4 +201,15 @@ export const notes = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [index('notes_team').on(t.teamId)],
+);
+
+/** People the bot has greeted in its Messages tab: one row each, so nobody is greeted twice. */
+export const greetedUsers = sqliteTable(
+  'greeted_users',
+  {
+    teamId: text('team_id').notNull(),
+    userId: text('user_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('greeted_users_user').on(t.teamId, t.userId)],
 );

@@ -6,10 +6,12 @@ import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { SlackMode } from '../config.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
 import type { DedupeStore } from '../conversations/ports.js';
+import type { WelcomeService } from '../conversations/welcome-service.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
 import { createGuardedReceiver } from './guarded-receiver.js';
 import { registerActionListeners } from './listeners/actions.js';
 import { registerMessageListeners } from './listeners/messages.js';
+import { registerMessagesTabListener } from './listeners/messages-tab.js';
 import { createSlackSurface, type SlackSurface } from './slack-surface.js';
 
 export interface SlackAppOptions {
@@ -32,6 +34,8 @@ export interface SlackServices {
   approvals: ApprovalService;
   edits: ArgumentEditService;
   dedupe: DedupeStore;
+  /** The Messages tab (greeting, suggested prompts). */
+  welcome?: WelcomeService;
 }
 
 export interface SlackApp {
@@ -106,7 +110,7 @@ export function createSlackApp(
     }),
     surfaceOptions,
   );
-  const { conversations, approvals, edits, dedupe } = services(surface, app.client);
+  const { conversations, approvals, edits, dedupe, welcome } = services(surface, app.client);
   const running = new Set<Promise<void>>();
   app.use(async ({ next }) => {
     const listener = next();
@@ -125,6 +129,7 @@ export function createSlackApp(
     surface: interactive,
     logger: options.logger,
   });
+  if (welcome) registerMessagesTabListener(app, { welcome, logger: options.logger });
   app.error(async (error) => {
     options.logger.error('slack listener error', { error: error.message, code: error.code });
   });

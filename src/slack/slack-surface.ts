@@ -5,9 +5,12 @@ import type { ThreadRef, ThreadSurface } from '../conversations/ports.js';
 import { describeError } from '../errors.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { ChannelPoster } from '../tools/ports.js';
+import { createAnswerStream, postAnswerMessages } from './answer-stream.js';
 import { createCardPublisher } from './approval-card-publisher.js';
 import { buildApprovalCard } from './blocks/approval-card.js';
 import { safeMrkdwn } from './mrkdwn.js';
+import { createProgressIndicator } from './progress-indicator.js';
+import { readThreadMessages } from './thread-reader.js';
 
 export interface CardLocation {
   channelId: string;
@@ -21,6 +24,12 @@ export interface SlackSurface extends ThreadSurface, ChannelPoster {
     options?: { fallback?: CardLocation; approvers?: readonly string[]; standing?: boolean },
   ): Promise<void>;
   postEphemeral(channelId: string, userId: string, text: string, threadTs?: string): Promise<void>;
+  /** Messages tab: the prompts offered above the message box (agent apps: without a thread). */
+  setSuggestedPrompts(
+    channelId: string,
+    prompts: readonly { title: string; message: string }[],
+    title?: string,
+  ): Promise<void>;
 }
 
 /** Speaks in Slack threads through the Web API. Text from users and the model is escaped before posting. */
@@ -56,6 +65,18 @@ export function createSlackSurface(
         });
       });
       return { channelId: posted.channel ?? approval.channelId, messageTs: posted.ts };
+    },
+    postAnswer: (thread, text) => postAnswerMessages(client, thread, text),
+    startProgress: (target) => createProgressIndicator(client, target, logger),
+    streamAnswer: (target) => createAnswerStream(client, target, logger),
+    readThread: (thread, options) => readThreadMessages(client, thread, options),
+    async setSuggestedPrompts(channelId, prompts, title) {
+      // No thread_ts: for agent apps a call with one silently does nothing.
+      await client.assistant.threads.setSuggestedPrompts({
+        channel_id: channelId,
+        prompts: [...prompts],
+        ...(title ? { title } : {}),
+      });
     },
     updateApprovalCard: (approval) => updateCard(approval),
     updateCard,

@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../support/fake-slack.js';
+import { type SeenMessage, seenMessages } from '../support/slack-messages.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
 import {
   appMentionEvent,
@@ -47,8 +48,10 @@ export interface Harness {
   /** Approval cards posted so far (chat.postMessage calls with decision buttons). */
   cards(): SlackCall[];
   waitForCards(count: number): Promise<SlackCall[]>;
-  /** Plain thread messages (no blocks) posted so far. */
+  /** Thread messages posted so far, cards excepted: plain texts and answers, streamed ones once finished. */
   texts(): string[];
+  /** The same messages with where and how they were posted (stream or post). */
+  messages(): SeenMessage[];
   waitForText(predicate: (text: string) => boolean): Promise<string>;
   close(): Promise<void>;
 }
@@ -67,7 +70,8 @@ export function approvalIdOf(card: SlackCall): string {
   throw new Error('card has no button value');
 }
 
-function hasButtons(call: SlackCall): boolean {
+/** A chat.postMessage of an approval card (it carries decision buttons), not an answer with blocks. */
+export function isApprovalCard(call: SlackCall): boolean {
   try {
     approvalIdOf(call);
     return true;
@@ -113,11 +117,11 @@ export async function startHarness(
     const response = await postEvent(url, SECRET, eventEnvelope(event, eventId ? { eventId } : {}));
     if (response.status !== 200) throw new Error(`event answered ${response.status}`);
   };
+  // Answers may be streamed or posted as markdown blocks; both count once they are complete.
   const texts = () =>
-    slack
-      .callsTo('chat.postMessage')
-      .filter((c) => c.params.blocks === undefined)
-      .map((c) => String(c.params.text));
+    seenMessages(slack.calls)
+      .filter((m) => m.finished)
+      .map((m) => m.text);
   return {
     slack,
     model,
@@ -168,17 +172,18 @@ export async function startHarness(
         }),
       );
     },
-    cards: () => slack.callsTo('chat.postMessage').filter(hasButtons),
+    cards: () => slack.callsTo('chat.postMessage').filter(isApprovalCard),
     async waitForCards(count) {
       return waitUntil(
         () => {
-          const cards = slack.callsTo('chat.postMessage').filter(hasButtons);
+          const cards = slack.callsTo('chat.postMessage').filter(isApprovalCard);
           return cards.length >= count ? cards : undefined;
         },
         { timeoutMs: 10_000, message: `expected ${count} approval cards` },
       );
     },
     texts,
+    messages: () => seenMessages(slack.calls),
     waitForText(predicate) {
       return waitUntil(() => texts().find(predicate), {
         timeoutMs: 10_000,

@@ -34,17 +34,13 @@ describe(`load: ${CONVERSATIONS} conversations at once`, () => {
       Array.from({ length: CONVERSATIONS }, (_, i) => h.mention(`${label} question ${i}`)),
     );
     const answers = () =>
-      h.slack
-        .callsTo('chat.postMessage')
-        .filter((c) => String(c.params.text).startsWith(`answer: ${label} `));
+      h.messages().filter((message) => message.finished && message.text.startsWith(`answer: ${label} `));
     await waitUntil(() => answers().length >= CONVERSATIONS, {
       timeoutMs: 60_000,
       message: `only ${answers().length} of ${CONVERSATIONS} conversations were answered`,
     });
     await h.bot.conversations.idle();
-    const byThread = new Map(
-      answers().map((call) => [String(call.params.thread_ts), String(call.params.text)]),
-    );
+    const byThread = new Map(answers().map((message) => [message.threadTs, message.text]));
     expect(answers()).toHaveLength(CONVERSATIONS);
     asked.forEach((ts, i) => {
       expect(byThread.get(ts)).toBe(`answer: ${label} question ${i}`);

@@ -6,6 +6,7 @@ import { afterEach, beforeEach } from 'vitest';
 import { type BotProcess, startBotProcess } from '../support/bot-process.js';
 import { type FakeOpenAI, reply, startFakeOpenAI } from '../support/fake-openai.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../support/fake-slack.js';
+import { seenMessages } from '../support/slack-messages.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
 import {
   appMentionEvent,
@@ -62,13 +63,14 @@ export async function startProcessFixture(): Promise<ProcessFixture> {
     DATABASE_PATH: dbPath,
     ADMIN_USER_IDS: ADMIN,
     LOG_LEVEL: 'info',
+    // Answers are read from chat.postMessage, so they are posted, not streamed.
+    OPENAI_STREAM: 'false',
   };
   const bots: BotProcess[] = [];
   const texts = () =>
-    slack
-      .callsTo('chat.postMessage')
-      .filter((call) => call.params.blocks === undefined)
-      .map((call) => String(call.params.text));
+    seenMessages(slack.calls)
+      .filter((message) => message.finished)
+      .map((message) => message.text);
   const events = (bot: BotProcess) => `${bot.url}/slack/events`;
   return {
     slack,

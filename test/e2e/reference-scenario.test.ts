@@ -16,7 +16,7 @@ import {
   postInteraction,
 } from '../support/slack-requests.js';
 import { rows } from './db-rows.js';
-import { approvalIdOf, cardTs, SECRET } from './harness.js';
+import { approvalIdOf, cardTs, isApprovalCard, SECRET } from './harness.js';
 
 interface Item {
   kind: string;
@@ -54,6 +54,7 @@ describe('reference scenario: approve, restart, approve, reject in one thread', 
         SLACK_API_URL: slack.url,
         OPENAI_API_KEY: 'sk-scenario',
         OPENAI_BASE_URL: model.baseURL,
+        OPENAI_STREAM: 'false',
         DATABASE_PATH: dbPath(),
         ADMIN_USER_IDS: 'UADMIN1',
         LOG_LEVEL: 'warn',
@@ -76,12 +77,8 @@ describe('reference scenario: approve, restart, approve, reject in one thread', 
     slack.waitForCall(
       'chat.postMessage',
       (call) =>
-        Array.isArray(call.params.blocks) &&
-        slack
-          .callsTo('chat.postMessage')
-          .filter((c) => Array.isArray(c.params.blocks))
-          .indexOf(call) ===
-          n - 1,
+        isApprovalCard(call) &&
+        slack.callsTo('chat.postMessage').filter(isApprovalCard).indexOf(call) === n - 1,
       10_000,
     );
   const answer = (text: string) =>

@@ -15,7 +15,7 @@ import {
   postInteraction,
 } from '../support/slack-requests.js';
 import { waitUntil } from '../support/wait.js';
-import { approvalIdOf, cardTs, SECRET } from './harness.js';
+import { approvalIdOf, cardTs, isApprovalCard, SECRET } from './harness.js';
 
 function storedCardTs(path: string): unknown {
   const db = new Database(path, { readonly: true, fileMustExist: true });
@@ -53,6 +53,8 @@ describe('the real entry point as a child process', () => {
     OPENAI_BASE_URL: model.baseURL,
     DATABASE_PATH: join(dir, 'data', 'bot.db'),
     LOG_LEVEL: 'info',
+    // The answers are read from chat.postMessage below, so they are posted, not streamed.
+    OPENAI_STREAM: 'false',
   });
 
   it('a card survives SIGKILL: after a restart the click completes the run, and the tool ran once', async () => {
@@ -64,11 +66,7 @@ describe('the real entry point as a child process', () => {
       SECRET,
       eventEnvelope(appMentionEvent({ user: 'U1', channel: 'C1', text: '<@UBOT> note', ts })),
     );
-    const card = await slack.waitForCall(
-      'chat.postMessage',
-      (call) => Array.isArray(call.params.blocks),
-      10_000,
-    );
+    const card = await slack.waitForCall('chat.postMessage', isApprovalCard, 10_000);
     // The card's ts is stored right after Slack answers; kill once it is, as a crash while the card waits.
     await waitUntil(() => storedCardTs(join(dir, 'data', 'bot.db')) === cardTs(card), { timeoutMs: 10_000 });
     expect(await bot.kill('SIGKILL')).toBeNull();

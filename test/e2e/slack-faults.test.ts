@@ -11,7 +11,8 @@ import { type Harness, startHarness } from './harness.js';
 describe('Slack API faults', () => {
   let h: Harness;
   beforeEach(async () => {
-    h = await startHarness({ overrides: { deliveryRetryMs: 100 } });
+    // Answers posted, not streamed: a refused post is what gets retried.
+    h = await startHarness({ env: { OPENAI_STREAM: 'false' }, overrides: { deliveryRetryMs: 100 } });
   });
   afterEach(async () => {
     await h.close();

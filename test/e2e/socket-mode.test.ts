@@ -12,7 +12,7 @@ import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { type FakeSocketMode, startFakeSocketMode } from '../support/fake-socket-mode.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
 import { appMentionEvent, eventEnvelope, nextTs } from '../support/slack-requests.js';
-import { approvalIdOf, cardTs } from './harness.js';
+import { approvalIdOf, cardTs, isApprovalCard } from './harness.js';
 
 describe('Socket Mode', () => {
   let slack: FakeSlack;
@@ -43,6 +43,7 @@ describe('Socket Mode', () => {
       SLACK_API_URL: slack.url,
       OPENAI_API_KEY: 'sk-test',
       OPENAI_BASE_URL: model.baseURL,
+      OPENAI_STREAM: 'false',
       DATABASE_PATH: join(dir, 'bot.db'),
       PORT: String(port),
       LOG_LEVEL: 'error',
@@ -68,11 +69,7 @@ describe('Socket Mode', () => {
       eventEnvelope(appMentionEvent({ user: 'U1', channel: 'C1', text: '<@UBOT> note', ts })),
     );
     await socket.waitForAck(eventEnvelopeId);
-    const card = await slack.waitForCall(
-      'chat.postMessage',
-      (call) => Array.isArray(call.params.blocks),
-      10_000,
-    );
+    const card = await slack.waitForCall('chat.postMessage', isApprovalCard, 10_000);
 
     const click = blockActionsPayload({
       userId: 'U2',

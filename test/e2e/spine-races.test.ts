@@ -67,7 +67,10 @@ describe('exactly once under duplicates and races', () => {
     await h.mention('add a note race');
     const [card] = await h.waitForCards(1);
     if (!card) throw new Error('no card');
-    await Promise.all([h.click(card, 'approve', 'U2'), h.click(card, 'reject', 'U3')]);
+    // Reject asks for an optional reason in a modal; its submission races the Approve click.
+    const modal = await openModal(h, card, 'reject', 'U3');
+    const rejection = { reason: { reason_input: { type: 'plain_text_input', value: null } } };
+    await Promise.all([h.click(card, 'approve', 'U2'), submitModal(h, modal, 'U3', rejection)]);
     await h.waitForText((text) => text === 'Settled.');
     await h.bot.conversations.idle();
     const status = count(

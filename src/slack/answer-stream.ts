@@ -1,0 +1,127 @@
+import type { webApi } from '@slack/bolt';
+import type { AnswerStream, AnswerTarget } from '../conversations/ports.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { cutPoint, MAX_ANSWER_CHARS, safeMarkdown, settledLength, softCut, splitAnswer } from './markdown.js';
+
+/** Characters gathered before each `chat.appendStream`: fewer calls, far from the rate limits. */
+export const STREAM_FLUSH_CHARS = 256;
+
+/** Posts an answer as messages with a markdown block, split at paragraph boundaries when long. */
+export async function postAnswerMessages(
+  client: webApi.WebClient,
+  thread: { channelId: string; threadTs: string },
+  text: string,
+): Promise<void> {
+  for (const part of splitAnswer(safeMarkdown(text))) {
+    // The markdown block renders the model's Markdown; `text` is what notifications show.
+    await client.chat.postMessage({
+      channel: thread.channelId,
+      thread_ts: thread.threadTs,
+      text: part,
+      blocks: [{ type: 'markdown', text: part }],
+    });
+  }
+}
+
+/**
+ * Streams an answer into the thread with `chat.startStream` / `appendStream` / `stopStream` as the model writes
+ * it, in pieces of at least `STREAM_FLUSH_CHARS` cut only where `settledLength` allows (so each piece is
+ * sanitised exactly as the whole message would be). A message that would outgrow Slack's limit is stopped at a
+ * paragraph boundary and continued in a new one. When Slack refuses streaming at any point, what it has not
+ * shown yet is posted as ordinary messages at the end. Never throws.
+ */
+export function createAnswerStream(
+  client: webApi.WebClient,
+  target: AnswerTarget,
+  logger: Logger,
+): AnswerStream {
+  let raw = '';
+  let shown = 0;
+  let refused = false;
+  let message: { ts: string; length: number } | undefined;
+  let chain: Promise<void> = Promise.resolve();
+  const enqueue = (step: () => Promise<void>) => {
+    chain = chain.then(step).catch((error: unknown) => {
+      refused = true;
+      logger.warn('answer streaming failed; posting it as a message instead', {
+        channelId: target.channelId,
+        error: describeError(error),
+      });
+    });
+    return chain;
+  };
+
+  const stop = async () => {
+    if (!message) return;
+    const { ts } = message;
+    message = undefined;
+    await client.chat.stopStream({ channel: target.channelId, ts });
+  };
+  const send = async (text: string) => {
+    if (message) {
+      await client.chat.appendStream({ channel: target.channelId, ts: message.ts, markdown_text: text });
+      message.length += text.length;
+      return;
+    }
+    const started = await client.chat.startStream({
+      channel: target.channelId,
+      thread_ts: target.threadTs,
+      markdown_text: text,
+      recipient_team_id: target.teamId,
+      ...(target.recipientUserId ? { recipient_user_id: target.recipientUserId } : {}),
+    });
+    if (!started.ts) throw new Error('chat.startStream returned no ts');
+    message = { ts: started.ts, length: text.length };
+  };
+  /** Sends escaped text, continuing in a new message where the current one would grow too long. */
+  const deliver = async (escaped: string) => {
+    let rest = escaped;
+    while (rest.length > 0) {
+      const room = MAX_ANSWER_CHARS - (message?.length ?? 0);
+      if (rest.length <= room) {
+        await send(rest);
+        return;
+      }
+      const soft = softCut(rest, room);
+      if (soft === undefined && message) {
+        await stop();
+        continue;
+      }
+      const cut = soft ?? cutPoint(rest, room);
+      await send(rest.slice(0, cut));
+      await stop();
+      rest = rest.slice(cut).trimStart();
+    }
+  };
+  const flush = (final: boolean) =>
+    enqueue(async () => {
+      if (refused) return;
+      const end = final ? raw.length : settledLength(raw, shown);
+      if (end <= shown) return;
+      const piece = raw.slice(shown, end);
+      await deliver(safeMarkdown(piece));
+      shown = end;
+    });
+
+  return {
+    append(text) {
+      raw += text;
+      if (!refused && settledLength(raw, shown) - shown >= STREAM_FLUSH_CHARS) void flush(false);
+    },
+    async finish() {
+      await flush(true);
+      await enqueue(stop);
+      const rest = raw.slice(shown).trim();
+      if (!refused || rest === '') return;
+      try {
+        await postAnswerMessages(client, target, rest);
+      } catch (error) {
+        logger.error('answer could not be posted', {
+          channelId: target.channelId,
+          error: describeError(error),
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { reply } from '../support/fake-openai.js';
+import { type FakeSlack, type SlackCall, slackReply } from '../support/fake-slack.js';
+import { type Harness, startHarness } from './harness.js';
+
+/** About 26,000 characters in paragraphs of different lengths; every word is unique, so cuts are visible. */
+const PARAGRAPHS = Array.from({ length: 60 }, (_, p) =>
+  Array.from({ length: 40 + (p % 7) * 10 }, (_, w) => `p${p}w${w}`).join(' '),
+);
+const LONG = PARAGRAPHS.join('\n\n');
+
+/** Text Slack counts against its limits for one call. */
+function textOf(call: SlackCall): string {
+  const blocks = Array.isArray(call.params.blocks) ? call.params.blocks : [];
+  const blockText = blocks
+    .map((b) => (b && typeof b === 'object' && 'text' in b ? String(b.text) : ''))
+    .join('');
+  return typeof call.params.markdown_text === 'string' ? call.params.markdown_text : blockText;
+}
+
+/** Makes the fake refuse what real Slack refuses: more than 12,000 characters of message text. */
+function enforceLimits(slack: FakeSlack): void {
+  const streamed = new Map<string, number>();
+  for (const method of ['chat.postMessage', 'chat.startStream', 'chat.appendStream']) {
+    slack.setResponse(method, (params, call) => {
+      const key = String(params.ts ?? '');
+      const total = (method === 'chat.appendStream' ? (streamed.get(key) ?? 0) : 0) + textOf(call).length;
+      if (total > 12_000) return slackReply.error('msg_blocks_too_long');
+      const answer = slack.defaultReply(method, params);
+      const body = answer.body as { ts?: string };
+      streamed.set(String(body.ts ?? key), total);
+      return answer;
+    });
+  }
+}
+
+/** Each part must hold whole paragraphs only: no paragraph is cut, none is lost or repeated. */
+function expectWholeParagraphs(parts: string[]): void {
+  expect(parts.length).toBeGreaterThan(2);
+  for (const part of parts) expect(part.length).toBeLessThanOrEqual(10_000);
+  const rebuilt = parts.flatMap((part) => part.split('\n\n').map((p) => p.trim()));
+  expect(rebuilt).toEqual(PARAGRAPHS);
+}
+
+describe('long answers', () => {
+  let h: Harness;
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('a posted answer is split across messages at paragraph boundaries, none refused by Slack', async () => {
+    h = await startHarness({ env: { OPENAI_STREAM: 'false' } });
+    enforceLimits(h.slack);
+    h.model.enqueue(reply.text(LONG));
+    const ts = await h.mention('write a lot');
+    await h.waitForText((text) => text.endsWith(PARAGRAPHS.at(-1) ?? ''));
+    const posts = h.slack.callsTo('chat.postMessage');
+    expect(posts.every((post) => (post.reply as { ok: boolean }).ok)).toBe(true);
+    expect(posts.every((post) => post.params.thread_ts === ts)).toBe(true);
+    expectWholeParagraphs(h.texts());
+  });
+
+  it('a streamed answer continues in a new message before it outgrows the limit, cut between paragraphs', async () => {
+    h = await startHarness();
+    enforceLimits(h.slack);
+    h.model.enqueue(reply.text(LONG));
+    await h.mention('write a lot');
+    await h.waitForText((text) => text.endsWith(PARAGRAPHS.at(-1) ?? ''));
+    const refused = h.slack.calls.filter((call) => (call.reply as { ok?: boolean }).ok === false);
+    expect(refused).toEqual([]);
+    expect(h.messages().every((m) => m.via === 'stream' && m.finished)).toBe(true);
+    expectWholeParagraphs(h.texts());
+  });
+});

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { ModelError } from '../../src/agent/model.js';
+import { readCompletionStream } from '../../src/agent/openai-stream.js';
+
+async function* chunks(...items: unknown[]): AsyncIterable<unknown> {
+  for (const item of items) yield item;
+}
+
+const delta = (d: Record<string, unknown>) => ({ choices: [{ index: 0, delta: d, finish_reason: null }] });
+
+describe('readCompletionStream', () => {
+  it('hands text deltas on as they come and joins tool-call fragments by index', async () => {
+    const seen: string[] = [];
+    const response = await readCompletionStream(
+      chunks(
+        delta({ role: 'assistant', content: '' }),
+        delta({ content: 'Let me ' }),
+        delta({ content: 'check.' }),
+        delta({
+          tool_calls: [
+            { index: 0, id: 'call_a', type: 'function', function: { name: 'list_notes', arguments: '' } },
+          ],
+        }),
+        delta({
+          tool_calls: [
+            {
+              index: 1,
+              id: 'call_b',
+              type: 'function',
+              function: { name: 'create_note', arguments: '{"te' },
+            },
+          ],
+        }),
+        delta({ tool_calls: [{ index: 0, function: { arguments: '{}' } }] }),
+        delta({ tool_calls: [{ index: 1, function: { arguments: 'xt":"hi"}' } }] }),
+        { choices: [], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } },
+      ),
+      (text) => seen.push(text),
+    );
+    expect(seen).toEqual(['Let me ', 'check.']);
+    expect(response).toEqual({
+      text: 'Let me check.',
+      toolCalls: [
+        { callId: 'call_a', name: 'list_notes', arguments: '{}' },
+        { callId: 'call_b', name: 'create_note', arguments: '{"text":"hi"}' },
+      ],
+      usage: { promptTokens: 3, completionTokens: 4, totalTokens: 7 },
+    });
+  });
+
+  it('refuses a stream without choices, an unreadable chunk, or a tool call without a name', async () => {
+    const none = () => undefined;
+    await expect(readCompletionStream(chunks({ choices: [] }), none)).rejects.toBeInstanceOf(ModelError);
+    await expect(readCompletionStream(chunks({ choices: 'x' }), none)).rejects.toBeInstanceOf(ModelError);
+    await expect(
+      readCompletionStream(
+        chunks(delta({ tool_calls: [{ index: 0, function: { arguments: '{}' } }] })),
+        none,
+      ),
+    ).rejects.toThrow(/no id or name/);
+  });
+});
