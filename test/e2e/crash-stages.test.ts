@@ -138,4 +138,23 @@ describe('crash at each stage (SIGKILL, then restart)', () => {
     expect(f.texts().filter((text) => text === 'The final answer.')).toHaveLength(2);
     expect(f.model.requests).toHaveLength(1);
   });
+
+  it('while a streamed answer is being finished: the restart posts the whole answer', async () => {
+    f.slack.setResponse('chat.stopStream', async (params) => {
+      await held.wait;
+      return f.slack.defaultReply('chat.stopStream', params);
+    });
+    f.model.enqueue(reply.text('A streamed answer.'));
+    let bot = await f.start({ OPENAI_STREAM: 'true' });
+    await f.mention(bot, 'a question');
+    await f.slack.waitForCall('chat.stopStream', () => true, 15_000);
+    await bot.kill();
+
+    f.slack.clearResponse('chat.stopStream');
+    bot = await f.start({ OPENAI_STREAM: 'true' });
+    await f.waitForText((text) => text === 'A streamed answer.');
+    const pending = () => f.query((db) => db.prepare('select pending_reply from runs').pluck().get());
+    await waitUntil(() => pending() === null, { message: 'the answer stayed owed' });
+    expect(f.model.requests).toHaveLength(1);
+  });
 });
