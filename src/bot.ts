@@ -11,12 +11,15 @@ import { ArgumentEditService } from './approvals/argument-edit-service.js';
 import type { ApprovalPolicy } from './approvals/policy.js';
 import { loadApprovalPolicy } from './approvals/policy-file.js';
 import { auditEvent } from './audit/audit-event.js';
+import { isTerminalThread } from './cli/terminal-thread.js';
 import type { Config } from './config.js';
 import { ConversationService } from './conversations/conversation-service.js';
+import type { ThreadRef } from './conversations/ports.js';
 import { WelcomeService } from './conversations/welcome-service.js';
 import { createApprovalCardStore } from './db/approval-card-store.js';
 import { createApprovalStore } from './db/approval-store.js';
 import { createApprovalTimerStore } from './db/approval-timer-store.js';
+import { createAuditQueryStore } from './db/audit-query-store.js';
 import { createConversationStore } from './db/conversation-store.js';
 import { openDatabase } from './db/database.js';
 import { createDedupeStore } from './db/dedupe-store.js';
@@ -26,6 +29,8 @@ import { createRunStore } from './db/run-store.js';
 import { AppError, describeError } from './errors.js';
 import { randomId } from './ids.js';
 import type { Logger } from './logger.js';
+import { loadMcpServers } from './mcp/load-mcp-servers.js';
+import { McpServers } from './mcp/mcp-servers.js';
 import { createSlackApp } from './slack/app.js';
 import { createApprovalNotifier } from './slack/approval-notifier.js';
 import { createUserGroupDirectory } from './slack/user-groups.js';
@@ -64,6 +69,7 @@ export interface Bot {
 
 /** The composition root shared by `npm start` and the end-to-end tests: wires every adapter to the core. */
 export function createBot(config: Config, logger: Logger, overrides: BotOverrides = {}): Bot {
+  const mcpServers = loadMcpServers(config.mcpServersFile);
   const clock = overrides.clock ?? { now: () => Date.now() };
   const newId = overrides.newId ?? randomId;
   const database = openDatabase(config.databasePath);
@@ -72,6 +78,7 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
   const approvalStore = createApprovalStore(db, clock);
   const model = overrides.model ?? createOpenAIModel({ ...config.openai, systemPrompt: SYSTEM_PROMPT });
   let conversations: ConversationService | undefined;
+  let registry: ToolRegistry | undefined;
   const slack = createSlackApp(
     {
       botToken: config.slack.botToken,
@@ -80,13 +87,21 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       port: config.port,
       logLevel: config.logLevel,
       logger,
-      health: () => ({ ok: database.isOpen(), detail: { database: database.isOpen() ? 'ok' : 'closed' } }),
+      health: () => ({
+        ok: database.isOpen(),
+        detail: {
+          database: database.isOpen() ? 'ok' : 'closed',
+          ...(mcpServers.length > 0 ? { mcp: mcp.status() } : {}),
+        },
+      }),
       ...(overrides.retryConfig ? { retryConfig: overrides.retryConfig } : {}),
       cards: createApprovalCardStore(db, clock, approvalStore),
+      auditIncludesWorkspaceAdmins: config.auditIncludesWorkspaceAdmins,
     },
     (surface, client) => {
       const builtIn = createBuiltInTools({ clock, notes: createNotesStore(db, clock), poster: surface });
       const tools = new ToolRegistry(overrides.tools ? overrides.tools(builtIn) : builtIn);
+      registry = tools;
       const runner = new Runner({
         model,
         tools,
@@ -121,11 +136,19 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
         groups: createUserGroupDirectory(client, clock, logger),
       });
       const edits = new ArgumentEditService({ tools, approvals, store: approvalStore });
-      return { conversations, approvals, edits, welcome, dedupe: createDedupeStore(db, () => clock.now()) };
+      return {
+        conversations,
+        approvals,
+        edits,
+        welcome,
+        dedupe: createDedupeStore(db, () => clock.now()),
+        auditQueries: createAuditQueryStore(db),
+      };
     },
   );
-  if (!conversations) throw new Error('Slack app did not build its services');
+  if (!conversations || !registry) throw new Error('Slack app did not build its services');
   const service: ConversationService = conversations;
+  const mcp = new McpServers({ servers: mcpServers, registry, logger });
   const scheduler = new ApprovalScheduler({
     store: createApprovalTimerStore(db),
     events: createApprovalNotifier({
@@ -134,14 +157,17 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       conversations: service,
       adminUserIds: config.adminUserIds,
       logger,
+      afterExpiry: (approval) => slack.home.afterDecision(approval, []),
     }),
     clock,
     logger,
     intervalMs: overrides.schedulerIntervalMs ?? DEFAULT_SCHEDULER_INTERVAL_MS,
   });
   let retryTimer: NodeJS.Timeout | undefined;
+  // The terminal chat shares the database; its threads are not Slack's to post in.
+  const slackThreads = (thread: ThreadRef) => !isTerminalThread(thread);
   const retryDeliveries = () =>
-    service.retryDeliveries().catch((error: unknown) => {
+    service.retryDeliveries(slackThreads).catch((error: unknown) => {
       logger.error('retrying deliveries failed', { error: describeError(error) });
     });
   return {
@@ -151,9 +177,11 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       approvalStore.recordAudit([
         auditEvent('policy.loaded', { at: clock.now(), payload: { summary: policy.summary } }),
       ]);
+      // Before recovery: a run resumed at start-up must find the MCP tools it paused on.
+      await mcp.connectAll();
       const started = await slack.start();
       // Recovery drives whole runs (model calls included): it must not hold back start-up or signal handling.
-      service.recover().catch((error: unknown) => {
+      service.recover(slackThreads).catch((error: unknown) => {
         logger.error('recovery failed', { error: describeError(error) });
       });
       // Handles at once what expired while the process was down, then checks on its interval.
@@ -171,6 +199,7 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
         await service.idle();
       })();
       await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+      await mcp.close();
       database.close();
     },
   };

@@ -43,6 +43,8 @@ const envSchema = z.object({
       'must be comma-separated Slack user IDs such as U012ABCDEF',
     ),
   APPROVAL_POLICY_FILE: z.string().min(1).optional(),
+  MCP_SERVERS_FILE: z.string().min(1).optional(),
+  AUDIT_INCLUDE_WORKSPACE_ADMINS: z.stringbool({ error: 'must be true or false' }).default(false),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   OPENAI_STREAM: z.stringbool({ error: 'must be true or false' }).default(true),
   THREAD_CONTEXT_MESSAGES: z.coerce
@@ -72,7 +74,11 @@ export interface Config {
   openai: { apiKey: string; baseURL: string | undefined; model: string; stream: boolean; timeoutMs: number };
   databasePath: string;
   adminUserIds: string[];
+  /** Slack workspace admins and owners may also use /approvals and the admins' App Home (read-only rights). */
+  auditIncludesWorkspaceAdmins: boolean;
   approvalPolicyFile: string | undefined;
+  /** JSON file listing MCP servers whose tools the agent gets (src/mcp/servers-file.ts). */
+  mcpServersFile: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Earlier thread messages read when the bot is first mentioned mid-thread (0: none). */
   threadContextMessages: number;
@@ -81,8 +87,11 @@ export interface Config {
   shutdownGraceMs: number;
 }
 
-/** What the calling program needs: the bot needs Slack credentials, the terminal chat does not. */
-export type ConfigPurpose = 'bot' | 'chat';
+/**
+ * What the calling program needs: the bot needs Slack credentials, the terminal chat does not, and the audit
+ * command line needs neither Slack nor the model (only the database).
+ */
+export type ConfigPurpose = 'bot' | 'chat' | 'audit';
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
 
@@ -126,7 +135,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
       },
       databasePath: e.DATABASE_PATH,
       adminUserIds: e.ADMIN_USER_IDS,
+      auditIncludesWorkspaceAdmins: e.AUDIT_INCLUDE_WORKSPACE_ADMINS,
       approvalPolicyFile: e.APPROVAL_POLICY_FILE,
+      mcpServersFile: e.MCP_SERVERS_FILE,
       logLevel: e.LOG_LEVEL,
       threadContextMessages: e.THREAD_CONTEXT_MESSAGES,
       suggestedPrompts: e.SUGGESTED_PROMPTS,
@@ -147,7 +158,7 @@ function missingSettings(env: Record<string, string | undefined>, purpose: Confi
       );
     }
   }
-  if (!env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
+  if (purpose !== 'audit' && !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
     problems.push('OPENAI_API_KEY: required unless OPENAI_BASE_URL points at an OpenAI-compatible server');
   }
   return problems;

@@ -462,6 +462,7 @@ export class Runner {
           tool: call.name,
           callId: call.callId,
           ok: result.status === 'ok',
+          startedAt: started,
           durationMs: this.#deps.clock.now() - started,
           outputBytes: Buffer.byteLength(result.text),
         },

@@ -14,6 +14,11 @@ export class ToolRegistry {
     this.#tools.set(tool.name, tool);
   }
 
+  /** Withdraws a tool (its MCP server went away). A paused run that needs it then fails closed on resume. */
+  unregister(name: string): boolean {
+    return this.#tools.delete(name);
+  }
+
   get(name: string): AgentTool | undefined {
     return this.#tools.get(name);
   }

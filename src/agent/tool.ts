@@ -74,6 +74,20 @@ export function defineTool<Schema extends z.ZodObject>(definition: ToolDefinitio
 
 /** Parses model-sent arguments: valid JSON, a JSON object, and valid for the schema, or a readable error. */
 export function parseToolArguments(raw: string, schema: z.ZodObject): ParsedArguments {
+  const json = parseArgumentsObject(raw);
+  if (!json.ok) return json;
+  const result = schema.safeParse(json.args);
+  if (!result.success) {
+    const details = result.error.issues.map(
+      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    );
+    return { ok: false, error: `The arguments are invalid: ${details.join('; ')}.` };
+  }
+  return { ok: true, args: result.data };
+}
+
+/** The first step of every argument check: valid JSON (empty means `{}`) and a JSON object. */
+export function parseArgumentsObject(raw: string): ParsedArguments {
   let value: unknown;
   try {
     value = raw.trim() === '' ? {} : JSON.parse(raw);
@@ -86,12 +100,5 @@ export function parseToolArguments(raw: string, schema: z.ZodObject): ParsedArgu
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, error: 'The arguments must be a JSON object.' };
   }
-  const result = schema.safeParse(value);
-  if (!result.success) {
-    const details = result.error.issues.map(
-      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
-    );
-    return { ok: false, error: `The arguments are invalid: ${details.join('; ')}.` };
-  }
-  return { ok: true, args: result.data };
+  return { ok: true, args: { ...value } };
 }

@@ -87,7 +87,13 @@ export class ApprovalService {
           : `You cannot decide this request. It can be decided by ${permission.approvers}.`;
       return { ok: false, kind: 'not_allowed', message };
     }
-    const kind = request.vote === 'approve' ? 'approval.approved' : 'approval.rejected';
+    // An edit is its own kind of decision: approval with arguments a person rewrote.
+    const kind =
+      request.vote === 'reject'
+        ? 'approval.rejected'
+        : request.editedArguments
+          ? 'approval.edited'
+          : 'approval.approved';
     const result = store.vote({
       approvalId: approval.id,
       userId: request.userId,

@@ -12,6 +12,7 @@ export type AuditKind =
   | 'approval.approved'
   | 'approval.rejected'
   | 'approval.refused'
+  | 'approval.edited'
   | 'approval.expired'
   | 'approval.reminded'
   | 'approval.cancelled'
@@ -51,4 +52,13 @@ export function auditEvent(
     approvalId: fields.approvalId ?? null,
     payload: payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? { ...payload } : {},
   };
+}
+
+/** An audit event as stored: chained, with its sequence number, the previous event's hash and its own. */
+export interface StoredAuditEvent extends Omit<AuditInput, 'kind'> {
+  /** Read back from storage, so any string: an edited kind must still be reported, not rejected. */
+  kind: string;
+  seq: number;
+  prevHash: string;
+  hash: string;
 }

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { AuditInput } from './audit-event.js';
 
+/** What the hash covers besides the sequence number: the event as written (its kind read back as any string). */
+export type ChainedContent = Omit<AuditInput, 'kind'> & { kind: string };
+
 /** The hash that precedes the first event. */
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -17,7 +20,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** SHA-256 over the previous hash and the canonical encoding of the event including its sequence number. */
-export function hashEvent(prevHash: string, seq: number, event: AuditInput): string {
+export function hashEvent(prevHash: string, seq: number, event: ChainedContent): string {
   return createHash('sha256')
     .update(prevHash)
     .update('\n')

@@ -86,17 +86,22 @@ export class ConversationService {
   /**
    * At start-up: post what Slack never accepted, tell threads about calls a stopped process left running (they
    * are never re-run), drive runs left running, and start messages left queued behind a finished run.
-   * Expired and executing approvals are settled by the runner when the run is driven.
+   * Expired and executing approvals are settled by the runner when the run is driven. `only` limits this to
+   * the threads a surface can speak in (the Slack bot leaves terminal conversations to the terminal).
    */
-  async recover(): Promise<void> {
+  async recover(only: (thread: ThreadRef) => boolean = () => true): Promise<void> {
     const { store, logger } = this.#deps;
-    await this.#delivery.retry();
+    await this.#delivery.retry(only);
     for (const approval of store.unreportedExecutions()) {
+      if (!only(approval)) continue;
       const text = `I stopped while ${approval.toolName} was running, so whether it finished is unknown. I did not run it again.`;
       await this.#delivery.say(approval, text);
       store.setUnknownOutcome(approval.id, text);
     }
-    const interrupted = store.interruptedRuns();
+    const interrupted = store.interruptedRuns().filter(({ conversationId }) => {
+      const thread = store.thread(conversationId);
+      return thread !== undefined && only(thread);
+    });
     if (interrupted.length > 0) logger.info('resuming interrupted runs', { count: interrupted.length });
     const work = interrupted.map(({ runId, conversationId }) => {
       const thread = store.thread(conversationId);
@@ -105,14 +110,15 @@ export class ConversationService {
     });
     for (const conversationId of store.conversationsWithQueue()) {
       const thread = store.thread(conversationId);
-      if (thread) work.push(this.#queue.run(conversationId, () => this.#startQueued(conversationId, thread)));
+      if (thread && only(thread))
+        work.push(this.#queue.run(conversationId, () => this.#startQueued(conversationId, thread)));
     }
     await Promise.all(work);
   }
 
   /** Posts the cards and replies Slack has not accepted yet; called periodically while the bot runs. */
-  retryDeliveries(): Promise<void> {
-    return this.#delivery.retry();
+  retryDeliveries(only: (thread: ThreadRef) => boolean = () => true): Promise<void> {
+    return this.#delivery.retry(only);
   }
 
   /** Resolves when all work queued so far has finished (tests, shutdown). */

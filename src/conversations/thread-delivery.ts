@@ -78,15 +78,17 @@ export class ThreadDelivery {
     }
   }
 
-  /** Posts every card and reply still owed. */
-  async retry(): Promise<void> {
+  /** Posts every card and reply still owed in the threads `only` accepts. */
+  async retry(only: (thread: ThreadRef) => boolean = () => true): Promise<void> {
     const { store } = this.#deps;
-    await this.postCards(store.approvalsWithoutCard());
-    const replies = this.#claim(store.pendingReplies(), (pending) => `reply:${pending.runId}`);
-    for (const pending of replies) {
-      this.#inFlight.delete(`reply:${pending.runId}`);
+    await this.postCards(store.approvalsWithoutCard().filter(only));
+    const owed = store.pendingReplies().flatMap((pending) => {
       const thread = store.thread(pending.conversationId);
-      if (thread) await this.postReply(pending.runId, thread, pending.text);
+      return thread && only(thread) ? [{ ...pending, thread }] : [];
+    });
+    for (const pending of this.#claim(owed, (p) => `reply:${p.runId}`)) {
+      this.#inFlight.delete(`reply:${pending.runId}`);
+      await this.postReply(pending.runId, pending.thread, pending.text);
     }
   }
 

@@ -1,7 +1,8 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Clock } from '../agent/ports.js';
 import type { ApprovalStore } from '../approvals/ports.js';
-import { toApprovalRecord } from './approval-rows.js';
+import { auditEvent } from '../audit/audit-event.js';
+import { type ApprovalRow, toApprovalRecord } from './approval-rows.js';
 import { appendAudit, type Tx } from './audit-writer.js';
 import type { Db } from './database.js';
 import { approvals, approvalVotes, runs } from './schema.js';
@@ -62,7 +63,7 @@ export function createApprovalStore(db: Db, clock: Clock): ApprovalStore {
           if (!decided) throw new Error(`Approval ${approvalId} changed inside its transaction`);
           if (vote === 'approve' && standing) grantStanding(tx, decided, userId, at);
           appendAudit(tx, audit);
-          const runClaimed = claimRunIfSettled(tx, decided.runId, decided.turn, at);
+          const runClaimed = claimRunIfSettled(tx, decided, userId, at);
           return { kind: 'decided' as const, approval: toApprovalRecord(decided), runClaimed };
         },
         { behavior: 'immediate' },
@@ -77,20 +78,36 @@ export function createApprovalStore(db: Db, clock: Clock): ApprovalStore {
 
 /**
  * When no call of the paused turn is still pending, claims the run (paused -> running) with a compare-and-set,
- * so exactly one caller, whether a decision or an expiry, resumes it. Call inside the settling transaction.
+ * so exactly one caller, whether a decision (`actor` the person) or an expiry (`system`), resumes it, and
+ * records `run.resumed`. Call inside the settling transaction.
  */
-export function claimRunIfSettled(tx: Tx, runId: string, turn: number, at: number): boolean {
+export function claimRunIfSettled(tx: Tx, settled: ApprovalRow, actor: string, at: number): boolean {
+  const { runId, turn } = settled;
   const stillPending = tx
     .select({ id: approvals.id })
     .from(approvals)
     .where(and(eq(approvals.runId, runId), eq(approvals.turn, turn), eq(approvals.status, 'pending')))
     .get();
   if (stillPending) return false;
-  return (
+  const claimed =
     tx
       .update(runs)
       .set({ status: 'running', updatedAt: at })
       .where(and(eq(runs.id, runId), eq(runs.status, 'paused')))
-      .run().changes === 1
-  );
+      .run().changes === 1;
+  // The settling decision (or expiry) hands the run back to the runner: recorded with the claim.
+  if (claimed) {
+    appendAudit(tx, [
+      auditEvent('run.resumed', {
+        at,
+        actor,
+        teamId: settled.teamId,
+        conversationId: settled.conversationId,
+        runId,
+        approvalId: settled.id,
+        payload: { turn },
+      }),
+    ]);
+  }
+  return claimed;
 }

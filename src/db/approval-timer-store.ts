@@ -1,6 +1,7 @@
 import { and, eq, isNotNull, lte } from 'drizzle-orm';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import type { ApprovalTimerStore } from '../approvals/ports.js';
+import { SYSTEM_ACTOR } from '../audit/audit-event.js';
 import { toApprovalRecord } from './approval-rows.js';
 import { claimRunIfSettled } from './approval-store.js';
 import { appendAudit, type Tx } from './audit-writer.js';
@@ -25,7 +26,7 @@ export function createApprovalTimerStore(db: Db): ApprovalTimerStore {
             if (!updated) continue;
             const approval = toApprovalRecord(updated);
             appendAudit(tx, audit(approval));
-            expired.push({ approval, runClaimed: claimRunIfSettled(tx, row.runId, row.turn, now) });
+            expired.push({ approval, runClaimed: claimRunIfSettled(tx, updated, SYSTEM_ACTOR, now) });
           }
           return expired;
         },

@@ -3,13 +3,18 @@ import { App, LogLevel, webApi } from '@slack/bolt';
 import type { ApprovalService } from '../approvals/approval-service.js';
 import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
+import type { AuditQueries } from '../audit/audit-queries.js';
 import type { SlackMode } from '../config.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
 import type { DedupeStore } from '../conversations/ports.js';
 import type { WelcomeService } from '../conversations/welcome-service.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
+import { createAuditAccess } from './audit-access.js';
 import { createGuardedReceiver } from './guarded-receiver.js';
+import { createHomePublisher, type HomePublisher } from './home-publisher.js';
 import { registerActionListeners } from './listeners/actions.js';
+import { registerCommandListeners } from './listeners/commands.js';
+import { registerHomeListeners } from './listeners/home.js';
 import { registerMessageListeners } from './listeners/messages.js';
 import { registerMessagesTabListener } from './listeners/messages-tab.js';
 import { createSlackSurface, type SlackSurface } from './slack-surface.js';
@@ -27,6 +32,8 @@ export interface SlackAppOptions {
   retryConfig?: webApi.RetryOptions;
   /** Where approval cards are shown and what they render from (approval-channel copies, fresh updates). */
   cards?: ApprovalCardStore;
+  /** Workspace admins and owners may audit too (users.info). */
+  auditIncludesWorkspaceAdmins?: boolean;
 }
 
 export interface SlackServices {
@@ -34,6 +41,7 @@ export interface SlackServices {
   approvals: ApprovalService;
   edits: ArgumentEditService;
   dedupe: DedupeStore;
+  auditQueries: AuditQueries;
   /** The Messages tab (greeting, suggested prompts). */
   welcome?: WelcomeService;
 }
@@ -41,6 +49,8 @@ export interface SlackServices {
 export interface SlackApp {
   app: App;
   surface: SlackSurface;
+  /** App Home views, refreshed by whatever changes a request (decisions here, expiries in the scheduler). */
+  home: HomePublisher;
   /** Starts listening; resolves with the HTTP port actually bound. */
   start(): Promise<{ port: number }>;
   /** Stops intake: no new requests are accepted. */
@@ -97,7 +107,8 @@ export function createSlackApp(
             logger: options.logger,
           }),
         });
-  const surfaceOptions = { logger: options.logger, ...(options.cards ? { cards: options.cards } : {}) };
+  const { logger } = options;
+  const surfaceOptions = { logger, ...(options.cards ? { cards: options.cards } : {}) };
   const surface = createSlackSurface(app.client, surfaceOptions);
   // A separate client for what a click does, so a rate-limited queue never holds a decision back.
   const interactive = createSlackSurface(
@@ -110,7 +121,14 @@ export function createSlackApp(
     }),
     surfaceOptions,
   );
-  const { conversations, approvals, edits, dedupe, welcome } = services(surface, app.client);
+  const { conversations, approvals, edits, dedupe, welcome, auditQueries } = services(surface, app.client);
+  const access = createAuditAccess(app.client, {
+    isAdmin: (userId) => approvals.isAdmin(userId),
+    includeWorkspaceAdmins: options.auditIncludesWorkspaceAdmins ?? false,
+    now: Date.now,
+    logger,
+  });
+  const home = createHomePublisher(app.client, { queries: auditQueries, access, logger });
   const running = new Set<Promise<void>>();
   app.use(async ({ next }) => {
     const listener = next();
@@ -121,21 +139,27 @@ export function createSlackApp(
       running.delete(listener);
     }
   });
-  registerMessageListeners(app, { conversations, dedupe, logger: options.logger });
+  registerMessageListeners(app, { conversations, dedupe, logger });
   registerActionListeners(app, {
     approvals,
     edits,
     conversations,
     surface: interactive,
-    logger: options.logger,
+    logger,
+    afterDecision: home.afterDecision,
+    directMessage: (userId, text) =>
+      app.client.chat.postMessage({ channel: userId, text }).then(() => undefined),
   });
-  if (welcome) registerMessagesTabListener(app, { welcome, logger: options.logger });
+  registerCommandListeners(app, { queries: auditQueries, access, now: Date.now, logger });
+  registerHomeListeners(app, { home, logger });
+  if (welcome) registerMessagesTabListener(app, { welcome, logger });
   app.error(async (error) => {
     options.logger.error('slack listener error', { error: error.message, code: error.code });
   });
   return {
     app,
     surface,
+    home,
     async start() {
       const started: unknown = await app.start(options.port);
       // HTTP mode resolves with the listening server; its port matters when `port` was 0.

@@ -13,6 +13,8 @@ export interface ApprovalNotifierDeps {
   conversations: ConversationService;
   adminUserIds: readonly string[];
   logger: Logger;
+  /** Called after a request expired (e.g. to refresh App Home views). Must not throw. */
+  afterExpiry?: (approval: ApprovalRecord) => Promise<void>;
 }
 
 /** Acts on passed deadlines in Slack: expired cards are updated and their runs resumed; reminders are posted. */
@@ -23,6 +25,7 @@ export function createApprovalNotifier(deps: ApprovalNotifierDeps): ApprovalTime
       await deps.surface.updateCard(approval).catch((error: unknown) => {
         logger.warn('expired card update failed', { approvalId: approval.id, error: describeError(error) });
       });
+      await deps.afterExpiry?.(approval);
       if (!runClaimed) return;
       // Like after a click: the run continues in the background, serialised with the conversation's work.
       deps.conversations.resume(approval.runId, approval).catch((error: unknown) => {

@@ -9,7 +9,7 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', 
 
 const ENTRY_POINT = join(REPO_ROOT, 'src', 'main.ts');
 // An absolute URL, so `--import` works whatever the child's working directory is.
-const TSX_LOADER = pathToFileURL(join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+export const TSX_LOADER = pathToFileURL(join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 
 export type ProcessEnv = Record<string, string | undefined>;
 
@@ -60,7 +60,7 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-function childEnv(env: ProcessEnv): Record<string, string> {
+export function childEnv(env: ProcessEnv): Record<string, string> {
   const result: Record<string, string> = {};
   // Minimal on purpose: no NODE_OPTIONS or VITEST_* from the test runner leak into the bot.
   for (const [key, value] of Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, ...env })) {

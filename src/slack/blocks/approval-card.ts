@@ -64,7 +64,7 @@ export function buildApprovalCard(
  * Approve, Approve for this thread (when the rule allows standing approvals), Edit, Reject. Standing approvals
  * and edits are one person's decision, so a request that needs several approvals offers neither.
  */
-function decisionButtons(approval: ApprovalRecord): Button[] {
+export function decisionButtons(approval: ApprovalRecord): Button[] {
   const value = encodeApprovalButtonValue(approval.id);
   const button = (actionId: string, text: string, style?: 'primary' | 'danger'): Button => ({
     type: 'button',

@@ -17,12 +17,19 @@ export interface ActionListenerDeps {
   conversations: ConversationService;
   surface: SlackSurface;
   logger: Logger;
+  /** A message in the app's DM with this person: the reply to a click from App Home, which has no channel. */
+  directMessage?: (userId: string, text: string) => Promise<void>;
+  /** Called after a vote was counted or settled a request (e.g. to refresh App Home views). Must not throw. */
+  afterDecision?: (approval: ApprovalRecord, deciders: readonly string[]) => Promise<void>;
 }
 
 export const UNKNOWN_BUTTON =
   'This button does not belong to an approval request I know of, so nothing happened.';
 
-/** A private reply to the person who clicked, in the card's thread; a failure to send it is only logged. */
+/**
+ * A private reply to the person who clicked, in the card's thread (in the app's DM for a click in App Home);
+ * a failure to send it is only logged.
+ */
 export function ephemeralTo(
   deps: ActionListenerDeps,
   body: BlockAction<ButtonAction>,
@@ -30,11 +37,12 @@ export function ephemeralTo(
   const channelId = body.channel?.id ?? body.container?.channel_id;
   const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
   return (text) =>
-    channelId
-      ? deps.surface.postEphemeral(channelId, body.user.id, text, threadTs).catch((error: unknown) => {
-          deps.logger.warn('ephemeral reply failed', { channelId, error: describeError(error) });
-        })
-      : Promise.resolve();
+    (channelId
+      ? deps.surface.postEphemeral(channelId, body.user.id, text, threadTs)
+      : (deps.directMessage?.(body.user.id, text) ?? Promise.resolve())
+    ).catch((error: unknown) => {
+      deps.logger.warn('reply to a click failed', { channelId, error: describeError(error) });
+    });
 }
 
 /**
@@ -88,9 +96,11 @@ export async function applyResult(
       return tell(alreadyDecided(result.approval));
     case 'counted':
       await updateCard(deps, result.approval, fallback, result.approvers);
+      await deps.afterDecision?.(result.approval, result.approvers);
       return;
     case 'decided':
       await updateCard(deps, result.approval, fallback, undefined, standing);
+      await deps.afterDecision?.(result.approval, (result.approval.decidedBy ?? '').split(','));
       if (result.runClaimed) {
         deps.conversations.resume(result.approval.runId, result.approval).catch((error: unknown) => {
           deps.logger.error('resume failed', { runId: result.approval.runId, error: describeError(error) });

@@ -1,0 +1,90 @@
+import type { AuditEventRow } from './audit-queries.js';
+
+export const EXPORT_FORMATS = ['table', 'csv', 'jsonl'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+const COLUMNS = [
+  'seq',
+  'time',
+  'actor',
+  'kind',
+  'team',
+  'conversation',
+  'run',
+  'approval',
+  'tool',
+  'status',
+  'payload',
+  'prev_hash',
+  'hash',
+] as const;
+
+function cells(row: AuditEventRow): Record<(typeof COLUMNS)[number], string> {
+  return {
+    seq: String(row.seq),
+    time: new Date(row.at).toISOString(),
+    actor: row.actor,
+    kind: row.kind,
+    team: row.teamId ?? '',
+    conversation: row.conversationId ?? '',
+    run: row.runId ?? '',
+    approval: row.approvalId ?? '',
+    tool: row.tool ?? '',
+    status: row.approvalStatus ?? '',
+    payload: JSON.stringify(row.payload),
+    prev_hash: row.prevHash,
+    hash: row.hash,
+  };
+}
+
+/**
+ * A CSV cell that a spreadsheet shows as text: a leading `=`, `+`, `-`, `@` (or tab or carriage return, which
+ * some spreadsheets skip before looking) gets a `'` in front, so no formula runs; then RFC 4180 quoting.
+ */
+export function csvCell(value: string): string {
+  const neutral = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(neutral) ? `"${neutral.replace(/"/g, '""')}"` : neutral;
+}
+
+/** Audit events as lines of the chosen format (table and CSV with a header line). */
+export function formatEvents(rows: readonly AuditEventRow[], format: ExportFormat): string[] {
+  switch (format) {
+    case 'jsonl':
+      return rows.map((row) => JSON.stringify({ ...cells(row), payload: row.payload }));
+    case 'csv':
+      return [
+        COLUMNS.join(','),
+        ...rows.map((row) => {
+          const all = cells(row);
+          return COLUMNS.map((c) => csvCell(all[c])).join(',');
+        }),
+      ];
+    case 'table':
+      return formatTable(rows);
+  }
+}
+
+const TABLE_COLUMNS = ['seq', 'time', 'actor', 'kind', 'tool', 'status', 'approval', 'payload'] as const;
+const PAYLOAD_WIDTH = 60;
+
+function formatTable(rows: readonly AuditEventRow[]): string[] {
+  const body = rows.map((row) => {
+    const all = cells(row);
+    const payload =
+      all.payload.length > PAYLOAD_WIDTH ? `${all.payload.slice(0, PAYLOAD_WIDTH - 1)}…` : all.payload;
+    // Control characters from a tampered row must not drive the terminal.
+    return TABLE_COLUMNS.map((column) =>
+      (column === 'payload' ? payload : all[column]).replace(/\p{Cc}/gu, '?'),
+    );
+  });
+  const header = [...TABLE_COLUMNS];
+  const widths = header.map((title, i) =>
+    Math.max(title.length, ...body.map((line) => line[i]?.length ?? 0)),
+  );
+  const render = (line: readonly string[]) =>
+    line
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return [render(header), ...body.map(render), `${rows.length} event${rows.length === 1 ? '' : 's'}`];
+}

@@ -1,0 +1,88 @@
+import type { ApprovalRecord, ApprovalStatus } from '../approvals/approval.js';
+import type { StoredAuditEvent } from './audit-event.js';
+
+/** Filters of `npm run audit -- list|export`; every field narrows the result. Times are epoch milliseconds. */
+export interface AuditEventFilter {
+  since?: number;
+  until?: number;
+  /** The actor, or the requester of the approval the event concerns. */
+  userId?: string;
+  /** The tool of the approval, or the `tool` named in the payload. */
+  tool?: string;
+  /** The current status of the approval the event concerns. */
+  status?: ApprovalStatus;
+  teamId?: string;
+}
+
+/** An audit event with what admins filter by: the tool and the current status of its approval. */
+export interface AuditEventRow extends StoredAuditEvent {
+  tool: string | null;
+  approvalStatus: ApprovalStatus | null;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Matches in all, of which `items` is one page. */
+  total: number;
+}
+
+export interface PageRequest {
+  limit: number;
+  offset: number;
+}
+
+export interface HistoryQuery extends PageRequest {
+  teamId: string;
+  /** The requester or anyone who voted. */
+  userId?: string;
+  tool?: string;
+  since?: number;
+}
+
+export interface ApprovalVoteRecord {
+  userId: string;
+  vote: 'approve' | 'reject';
+  at: number;
+}
+
+/** One request in full: the approval, every vote and who cast it, and its audit trail. */
+export interface ApprovalDetail {
+  approval: ApprovalRecord;
+  votes: ApprovalVoteRecord[];
+  events: StoredAuditEvent[];
+}
+
+export interface ApprovalStats {
+  /** Requests per tool and current status. */
+  counts: { tool: string; status: ApprovalStatus; count: number }[];
+  /** Median time from request to decision over decided requests, null when none was decided. */
+  medianDecisionMs: number | null;
+  decided: number;
+}
+
+/**
+ * Read-only questions about approvals and the audit log, for the slash command, App Home and the command line.
+ * Implemented over the database by `src/db/audit-query-store.ts`.
+ */
+export interface AuditQueries {
+  /** The whole chain in sequence order, for verification. */
+  chain(): StoredAuditEvent[];
+  events(filter: AuditEventFilter): AuditEventRow[];
+  pending(teamId: string, page: PageRequest): Page<ApprovalRecord>;
+  /** Requests that are no longer pending, latest decision first. */
+  history(query: HistoryQuery): Page<ApprovalRecord>;
+  /** One request of this workspace, or undefined (unknown id, or another workspace's). */
+  detail(teamId: string, approvalId: string): ApprovalDetail | undefined;
+  stats(teamId: string, since?: number): ApprovalStats;
+  /** A person's own requests, latest first. */
+  requestsBy(teamId: string, userId: string, limit: number): ApprovalRecord[];
+}
+
+/** The median of a list of numbers; null for an empty list. */
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const upper = sorted[mid] ?? 0;
+  return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? 0) + upper) / 2;
+}

@@ -1,0 +1,175 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { APPROVAL_STATUSES } from '../approvals/approval.js';
+import { EXPORT_FORMATS, type ExportFormat, formatEvents } from '../audit/audit-export.js';
+import type { AuditEventFilter } from '../audit/audit-queries.js';
+import { parseTimePoint } from '../audit/time-filter.js';
+import { verifyChain } from '../audit/verify-chain.js';
+import { loadConfig } from '../config.js';
+import { createAuditQueryStore } from '../db/audit-query-store.js';
+import type { Db } from '../db/database.js';
+import { openDatabaseReadOnly } from '../db/read-only-database.js';
+import { describeError } from '../errors.js';
+
+export interface CliIo {
+  out(line: string): void;
+  err(line: string): void;
+  now(): number;
+}
+
+export const AUDIT_USAGE = `Usage: npm run audit -- <command> [options]
+
+Commands:
+  verify                 check the hash chain; exit 0 when intact, 1 naming the first tampered event
+  list                   print audit events (default format: table)
+  export --out FILE      write audit events to FILE (format from its extension: .jsonl, else csv)
+
+Filters (list and export):
+  --since 7d|12h|30m|2w|2026-05-01   events at or after this time
+  --until <same>                      events at or before this time
+  --user U…       events by this user, or about their requests
+  --tool NAME     events about this tool
+  --status S      events of approvals now in this status (${APPROVAL_STATUSES.join(', ')})
+  --team T…       events of this workspace
+  --format table|csv|jsonl
+
+The database is DATABASE_PATH (default ./data/bot.db), from the environment or .env.`;
+
+const optionsSchema = z.object({
+  since: z.string().optional(),
+  until: z.string().optional(),
+  user: z
+    .string()
+    .regex(/^[UW][A-Z0-9]{2,}$/, '--user must be a Slack user ID such as U012ABCDEF')
+    .optional(),
+  tool: z.string().min(1).optional(),
+  status: z
+    .enum(APPROVAL_STATUSES, { message: `--status must be one of ${APPROVAL_STATUSES.join(', ')}` })
+    .optional(),
+  team: z
+    .string()
+    .regex(/^[TE][A-Z0-9]{2,}$/, '--team must be a Slack team ID such as T012ABCDEF')
+    .optional(),
+  format: z.enum(EXPORT_FORMATS, { message: '--format must be table, csv or jsonl' }).optional(),
+  out: z.string().min(1).optional(),
+});
+
+type Parsed =
+  | {
+      ok: true;
+      command: 'verify' | 'list' | 'export';
+      filter: AuditEventFilter;
+      format?: ExportFormat;
+      out?: string;
+    }
+  | { ok: false; message: string };
+
+/** Reads the command line; every problem is a message for the user, never an exception. */
+export function parseAuditArgs(argv: readonly string[], now: number): Parsed {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: Object.fromEntries(Object.keys(optionsSchema.shape).map((key) => [key, { type: 'string' }])),
+    });
+  } catch (error) {
+    return { ok: false, message: describeError(error).replace(/^TypeError( \[\w+\])?: /, '') };
+  }
+  const command = parsed.positionals[0];
+  if ((command !== 'verify' && command !== 'list' && command !== 'export') || parsed.positionals.length > 1) {
+    return {
+      ok: false,
+      message: command ? `Unknown command: ${parsed.positionals.join(' ')}` : 'No command given.',
+    };
+  }
+  const options = optionsSchema.safeParse(parsed.values);
+  if (!options.success) return { ok: false, message: options.error.issues.map((i) => i.message).join('\n') };
+  const o = options.data;
+  const filter: AuditEventFilter = {};
+  for (const [key, text] of [
+    ['since', o.since],
+    ['until', o.until],
+  ] as const) {
+    if (text === undefined) continue;
+    const at = parseTimePoint(text, now);
+    if (at === undefined)
+      return {
+        ok: false,
+        message: `--${key} must be a span such as 7d, 12h, 30m or a date such as 2026-05-01`,
+      };
+    filter[key] = at;
+  }
+  if (o.user) filter.userId = o.user;
+  if (o.tool) filter.tool = o.tool;
+  if (o.status) filter.status = o.status;
+  if (o.team) filter.teamId = o.team;
+  if (command === 'export' && !o.out) return { ok: false, message: 'export needs --out FILE' };
+  return {
+    ok: true,
+    command,
+    filter,
+    ...(o.format ? { format: o.format } : {}),
+    ...(o.out ? { out: o.out } : {}),
+  };
+}
+
+/**
+ * `npm run audit -- verify|list|export`. Returns the exit code: 0 done (chain intact), 1 chain broken,
+ * 2 usage or configuration problem.
+ */
+export function runAuditCli(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): number {
+  if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    io.out(AUDIT_USAGE);
+    return 0;
+  }
+  const args = parseAuditArgs(argv, io.now());
+  if (!args.ok) {
+    io.err(`${args.message}\n\n${AUDIT_USAGE}`);
+    return 2;
+  }
+  const loaded = loadConfig(env, 'audit');
+  if (!loaded.ok) {
+    io.err(`Configuration error:\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}`);
+    return 2;
+  }
+  const path = loaded.config.databasePath;
+  if (!existsSync(path)) {
+    io.err(`No database at ${path}. Set DATABASE_PATH to the bot's SQLite file.`);
+    return 2;
+  }
+  const database = openDatabaseReadOnly(path);
+  try {
+    return runCommand(args, database.db, io);
+  } catch (error) {
+    if (!/no such table/.test(describeError(error))) throw error;
+    io.err(`${path} has no audit log: it is not the bot's database, or the bot never started on it.`);
+    return 2;
+  } finally {
+    database.close();
+  }
+}
+
+function runCommand(args: Extract<Parsed, { ok: true }>, db: Db, io: CliIo): number {
+  const queries = createAuditQueryStore(db);
+  if (args.command === 'verify') {
+    const verdict = verifyChain(queries.chain());
+    if (verdict.ok) {
+      io.out(`${verdict.count} events, chain intact (head ${verdict.headHash})`);
+      return 0;
+    }
+    io.err(`Chain broken at event ${verdict.seq} (${verdict.count} events read): ${verdict.message}`);
+    return 1;
+  }
+  const rows = queries.events(args.filter);
+  if (args.command === 'list') {
+    for (const line of formatEvents(rows, args.format ?? 'table')) io.out(line);
+    return 0;
+  }
+  const out = args.out ?? '';
+  const format = args.format ?? (out.endsWith('.jsonl') ? 'jsonl' : 'csv');
+  writeFileSync(out, `${formatEvents(rows, format).join('\n')}\n`, { mode: 0o600 });
+  io.out(`Wrote ${rows.length} events to ${out} (${format})`);
+  return 0;
+}

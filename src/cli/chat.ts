@@ -1,0 +1,93 @@
+import { userInfo } from 'node:os';
+import { parseArgs } from 'node:util';
+import { loadConfig, withDotEnv } from '../config.js';
+import { describeError } from '../errors.js';
+import { createLogger } from '../logger.js';
+import type { McpServers } from '../mcp/mcp-servers.js';
+import { createChatServices } from './chat-services.js';
+import { runChatSession } from './chat-session.js';
+import { createLineReader } from './line-reader.js';
+import { terminalThread } from './terminal-thread.js';
+
+const USAGE = 'Usage: npm run chat -- [--thread NAME] [--user NAME]';
+const NAME = /^[a-zA-Z0-9._@-]{1,64}$/;
+
+type ChatOptions = { ok: true; threadName: string; userId: string } | { ok: false; message: string };
+
+function parseOptions(argv: string[]): ChatOptions {
+  let values: { thread?: string | undefined; user?: string | undefined };
+  try {
+    values = parseArgs({
+      args: argv,
+      options: { thread: { type: 'string' }, user: { type: 'string' } },
+    }).values;
+  } catch (error) {
+    return { ok: false, message: describeError(error) };
+  }
+  const threadName = values.thread ?? new Date().toISOString().slice(0, 19).replaceAll(':', '-');
+  const userId = values.user ?? userInfo().username;
+  if (!NAME.test(threadName) || !NAME.test(userId)) {
+    return { ok: false, message: '--thread and --user take letters, digits and . _ @ - (at most 64).' };
+  }
+  return { ok: true, threadName, userId };
+}
+
+/**
+ * `npm run chat`: a conversation in the terminal with the same runner, database, policy and audit log as
+ * the Slack bot, approvals answered at the prompt. Needs a model, no Slack.
+ */
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  if (!options.ok) {
+    process.stderr.write(`${options.message}\n${USAGE}\n`);
+    return 1;
+  }
+  const loaded = loadConfig(withDotEnv(process.env), 'chat');
+  if (!loaded.ok) {
+    process.stderr.write(
+      `The chat needs a model.\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}\n` +
+        'Set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL for another OpenAI-compatible server (with OPENAI_MODEL),\n' +
+        'in the environment or in .env, e.g.  OPENAI_BASE_URL=http://localhost:11434/v1 OPENAI_MODEL=llama3.2 npm run chat\n',
+    );
+    return 1;
+  }
+  const { config } = loaded;
+  // The terminal is for the conversation: only warnings and errors are logged (to stderr), unless debugging.
+  const logger = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn');
+  const write = (text: string) => process.stdout.write(text);
+  const services = createChatServices(config, logger, write);
+  const thread = terminalThread(options.threadName);
+  const reader = createLineReader(process.stdin, process.stdout);
+  try {
+    await services.mcp.connectAll();
+    reportMcp(services.mcp, write);
+    await runChatSession({
+      ...services,
+      conversationId: () => services.findConversation(thread),
+      thread,
+      threadName: options.threadName,
+      userId: options.userId,
+      reader,
+      write,
+    });
+  } finally {
+    reader.close();
+    await services.close();
+  }
+  return 0;
+}
+
+function reportMcp(mcp: McpServers, write: (text: string) => void): void {
+  for (const [name, status] of Object.entries(mcp.status())) {
+    if (status.state === 'connected') write(`MCP server ${name}: ${status.tools.join(', ') || 'no tools'}\n`);
+    else if (status.state === 'failed') write(`MCP server ${name} did not start: ${status.error}\n`);
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`The chat stopped: ${describeError(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,75 @@
+import type { AuditQueries } from '../audit/audit-queries.js';
+import type { AuditAccess } from './audit-access.js';
+import type { SlackMessage } from './blocks/approval-card.js';
+import { buildApprovalDetail } from './blocks/approval-detail.js';
+import {
+  ADMINS_ONLY_TEXT,
+  buildApprovalList,
+  buildApprovalsHelp,
+  buildOverview,
+  buildStatsReport,
+  REPORT_PAGE_SIZE,
+} from './blocks/approvals-report.js';
+import { slackDate } from './mrkdwn.js';
+import { parseApprovalsCommand } from './parse-approvals-command.js';
+
+export interface ApprovalsCommandDeps {
+  queries: AuditQueries;
+  access: AuditAccess;
+  now(): number;
+}
+
+export interface ApprovalsCommandInput {
+  userId: string;
+  teamId: string;
+  text: string;
+}
+
+/** Requests shown in each part of the overview, so it stays one short message. */
+const OVERVIEW_SIZE = 8;
+
+/**
+ * The answer to `/approvals …`, for admins only: anyone else gets the same refusal whatever they typed, so the
+ * command reveals nothing (not even whether an ID exists). Answers only this workspace's requests.
+ */
+export async function answerApprovalsCommand(
+  deps: ApprovalsCommandDeps,
+  { userId, teamId, text }: ApprovalsCommandInput,
+): Promise<SlackMessage> {
+  if (!(await deps.access.isAuditor(userId))) return { text: ADMINS_ONLY_TEXT, blocks: [] };
+  const command = parseApprovalsCommand(text, deps.now());
+  const base = `/approvals ${text.replace(/\s*page:\S*/g, '').trim()}`;
+  const pager = (page: number) => ({ page, command: (n: number) => `${base} page:${n}` });
+  const slice = (page: number) => ({ limit: REPORT_PAGE_SIZE, offset: (page - 1) * REPORT_PAGE_SIZE });
+  switch (command.kind) {
+    case 'overview':
+      return buildOverview(
+        deps.queries.pending(teamId, { limit: OVERVIEW_SIZE, offset: 0 }),
+        deps.queries.history({ teamId, limit: OVERVIEW_SIZE, offset: 0 }),
+      );
+    case 'pending':
+      return buildApprovalList(
+        'Pending approvals',
+        deps.queries.pending(teamId, slice(command.page)),
+        pager(command.page),
+      );
+    case 'history': {
+      const { kind: _, page, ...filter } = command;
+      const found = deps.queries.history({ teamId, ...filter, ...slice(page) });
+      return buildApprovalList('Decided requests', found, pager(page));
+    }
+    case 'show': {
+      const detail = deps.queries.detail(teamId, command.approvalId);
+      return detail
+        ? buildApprovalDetail(detail)
+        : buildApprovalsHelp(`There is no request \`${command.approvalId}\` in this workspace.`);
+    }
+    case 'stats':
+      return buildStatsReport(
+        deps.queries.stats(teamId, command.since),
+        command.since === undefined ? undefined : slackDate(command.since),
+      );
+    case 'help':
+      return buildApprovalsHelp(command.problem);
+  }
+}

@@ -1,0 +1,58 @@
+import type { webApi } from '@slack/bolt';
+import { z } from 'zod';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+
+export interface AuditAccess {
+  /** May this person see every request (the slash command, the admins' App Home)? */
+  isAuditor(userId: string): Promise<boolean>;
+}
+
+export interface AuditAccessOptions {
+  /** `ADMIN_USER_IDS`, through the approval service. */
+  isAdmin(userId: string): boolean;
+  /** Also Slack workspace admins and owners, looked up with `users.info`. */
+  includeWorkspaceAdmins: boolean;
+  now(): number;
+  logger: Logger;
+  cacheMs?: number;
+}
+
+const userInfoSchema = z.object({
+  user: z.object({
+    is_admin: z.boolean().optional(),
+    is_owner: z.boolean().optional(),
+    is_primary_owner: z.boolean().optional(),
+  }),
+});
+
+/**
+ * Who may audit: configured admins, and optionally workspace admins and owners. `users.info` answers are cached
+ * (10 minutes by default) so that opening App Home or running the command does not call Slack each time; a
+ * failed lookup denies and is not cached.
+ */
+export function createAuditAccess(client: webApi.WebClient, options: AuditAccessOptions): AuditAccess {
+  const cache = new Map<string, { value: boolean; until: number }>();
+  const ttl = options.cacheMs ?? 600_000;
+  return {
+    async isAuditor(userId) {
+      if (options.isAdmin(userId)) return true;
+      if (!options.includeWorkspaceAdmins) return false;
+      const cached = cache.get(userId);
+      if (cached && cached.until > options.now()) return cached.value;
+      try {
+        const parsed = userInfoSchema.safeParse(await client.users.info({ user: userId }));
+        const user = parsed.success ? parsed.data.user : {};
+        const value = Boolean(user.is_admin || user.is_owner || user.is_primary_owner);
+        cache.set(userId, { value, until: options.now() + ttl });
+        return value;
+      } catch (error) {
+        options.logger.warn('users.info failed; treating the user as not an admin', {
+          userId,
+          error: describeError(error),
+        });
+        return false;
+      }
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import type { types } from '@slack/bolt';
+import type { ApprovalRecord, ApprovalStatus } from '../../approvals/approval.js';
+import { redactValue } from '../../audit/redact.js';
+import { escapeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
+
+type KnownBlock = types.KnownBlock;
+
+const STATUS_EMOJI: Record<ApprovalStatus, string> = {
+  pending: ':lock:',
+  approved: ':white_check_mark:',
+  executing: ':white_check_mark:',
+  executed: ':white_check_mark:',
+  rejected: ':x:',
+  expired: ':hourglass:',
+  cancelled: ':no_entry_sign:',
+};
+
+/** The decision behind a status: an executing or executed call was approved. */
+const OUTCOME: Record<ApprovalStatus, string> = {
+  pending: 'pending',
+  approved: 'approved',
+  executing: 'approved',
+  executed: 'approved',
+  rejected: 'rejected',
+  expired: 'expired',
+  cancelled: 'cancelled',
+};
+
+/** Arguments with secrets redacted, as JSON (or the raw text when they are not JSON). */
+export function redactedArguments(raw: string, space?: number): string {
+  try {
+    return JSON.stringify(redactValue(JSON.parse(raw)), null, space);
+  } catch {
+    return String(redactValue(raw));
+  }
+}
+
+/**
+ * Text escaped for mrkdwn and then cut to `max` characters (escaping can grow it up to five times), never
+ * inside an entity, with `note` saying it was cut.
+ */
+export function escapedWithin(text: string, max: number, note: string): string {
+  const escaped = escapeMrkdwn(text);
+  if (escaped.length <= max) return escaped;
+  return `${escaped.slice(0, Math.max(0, max - note.length)).replace(/&[a-z]{0,3}$/, '')}${note}`;
+}
+
+/** `people` from a comma-separated list of user IDs, as mentions. */
+export function mentions(ids: string | null): string {
+  return (ids ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((id) => `<@${id}>`)
+    .join(', ');
+}
+
+/** One request in one line of mrkdwn: tool, short arguments, requester, state and id. */
+export function approvalLine(approval: ApprovalRecord): string {
+  const args = escapedWithin(redactedArguments(approval.arguments), 100, '…');
+  const state =
+    approval.status === 'pending'
+      ? `waiting since ${slackDate(approval.createdAt)}`
+      : `${OUTCOME[approval.status]}${approval.decidedBy ? ` by ${mentions(approval.decidedBy)}` : ''}${
+          approval.decidedAt ? ` ${slackDate(approval.decidedAt)}` : ''
+        }${approval.status === 'executing' ? ' · running' : approval.status === 'executed' ? ' · ran' : ''}`;
+  return `${STATUS_EMOJI[approval.status]} \`${approval.toolName}\` \`${args}\`\nRequested by <@${approval.requesterId}> · ${state} · \`${approval.id}\``;
+}
+
+export function approvalSection(approval: ApprovalRecord, blockPrefix: string): KnownBlock {
+  return {
+    type: 'section',
+    block_id: `${blockPrefix}-${approval.id}`,
+    text: { type: 'mrkdwn', text: approvalLine(approval) },
+  };
+}
+
+/** `45s`, `12m`, `3h 5m`, `2d 4h`: a wait as people say it. */
+export function humanDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return m % 60 ? `${h}h ${m % 60}m` : `${h}h`;
+  const d = Math.floor(h / 24);
+  return h % 24 ? `${d}d ${h % 24}h` : `${d}d`;
+}
+
+export function context(blockId: string, text: string): KnownBlock {
+  return { type: 'context', block_id: blockId, elements: [{ type: 'mrkdwn', text }] };
+}
+
+export function header(blockId: string, text: string): KnownBlock {
+  return {
+    type: 'header',
+    block_id: blockId,
+    text: { type: 'plain_text', text: truncateVisibly(text, 150, '…') },
+  };
+}

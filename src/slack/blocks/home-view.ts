@@ -1,0 +1,75 @@
+import type { types } from '@slack/bolt';
+import type { ApprovalRecord } from '../../approvals/approval.js';
+import { decisionButtons } from './approval-card.js';
+import { approvalSection, context, header } from './approval-lines.js';
+
+type KnownBlock = types.KnownBlock;
+
+/** Slack's limit for a Home tab. */
+export const HOME_BLOCK_LIMIT = 100;
+/** Decisions an admin sees under the pending requests. */
+export const HOME_DECISIONS = 20;
+const MAX_PENDING_SHOWN = 30;
+const MAX_REQUESTS_SHOWN = 20;
+
+export type HomeContent =
+  | { kind: 'admin'; pending: ApprovalRecord[]; pendingTotal: number; decisions: ApprovalRecord[] }
+  | { kind: 'user'; waiting: ApprovalRecord[]; requests: ApprovalRecord[] };
+
+export interface HomeView {
+  type: 'home';
+  blocks: KnownBlock[];
+}
+
+/**
+ * The App Home tab. Admins: pending requests, each with the card's own Approve/Reject buttons, then the latest
+ * decisions. Everyone else: requests waiting for their decision (with buttons) and their own requests. Never
+ * more than 100 blocks, however many requests wait; the rest is counted and points to `/approvals pending`.
+ */
+export function buildHomeView(content: HomeContent): HomeView {
+  const blocks =
+    content.kind === 'admin'
+      ? [
+          ...decidable(
+            'Pending approvals',
+            content.pending,
+            content.pendingTotal,
+            'All pending: `/approvals pending`',
+          ),
+          { type: 'divider' } as const,
+          header('decisions-title', 'Latest decisions'),
+          ...listed(content.decisions.slice(0, HOME_DECISIONS), 'decided', 'No decisions yet.'),
+        ]
+      : [
+          ...decidable('Waiting for your decision', content.waiting, content.waiting.length, ''),
+          { type: 'divider' } as const,
+          header('requests-title', 'Your requests'),
+          ...listed(
+            content.requests.slice(0, MAX_REQUESTS_SHOWN),
+            'mine',
+            'You have not asked for anything that needs approval.',
+          ),
+        ];
+  return { type: 'home', blocks: blocks.slice(0, HOME_BLOCK_LIMIT) };
+}
+
+function decidable(title: string, items: ApprovalRecord[], total: number, more: string): KnownBlock[] {
+  const shown = items.slice(0, MAX_PENDING_SHOWN);
+  const blocks: KnownBlock[] = [header('pending-title', `${title} (${total})`)];
+  if (shown.length === 0) blocks.push(context('pending-empty', 'Nothing is waiting.'));
+  for (const approval of shown)
+    blocks.push(approvalSection(approval, 'pending'), {
+      type: 'actions',
+      block_id: `decide-${approval.id}`,
+      elements: decisionButtons(approval),
+    });
+  if (total > shown.length) {
+    blocks.push(context('pending-more', `${total - shown.length} more not shown.${more ? ` ${more}` : ''}`));
+  }
+  return blocks;
+}
+
+function listed(items: ApprovalRecord[], prefix: string, empty: string): KnownBlock[] {
+  if (items.length === 0) return [context(`${prefix}-empty`, empty)];
+  return items.map((approval) => approvalSection(approval, prefix));
+}

@@ -1,0 +1,44 @@
+import type { App } from '@slack/bolt';
+import { describeError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import { type ApprovalsCommandDeps, answerApprovalsCommand } from '../approvals-command.js';
+import type { SlackMessage } from '../blocks/approval-card.js';
+
+export interface CommandListenerDeps extends ApprovalsCommandDeps {
+  logger: Logger;
+}
+
+const FAILURE = 'I could not read the approvals just now; please try again.';
+
+/**
+ * `/approvals`: acknowledged at once (Slack waits 3 seconds), then answered ephemerally through the command's
+ * response_url. Bolt 5's `respond` throws when that fails, so the failure is logged, never thrown.
+ */
+export function registerCommandListeners(app: App, deps: CommandListenerDeps): void {
+  app.command('/approvals', async ({ command, ack, respond }) => {
+    await ack();
+    let answer: SlackMessage;
+    try {
+      answer = await answerApprovalsCommand(deps, {
+        userId: command.user_id,
+        teamId: command.team_id,
+        text: command.text ?? '',
+      });
+    } catch (error) {
+      deps.logger.error('/approvals failed', { userId: command.user_id, error: describeError(error) });
+      answer = { text: FAILURE, blocks: [] };
+    }
+    try {
+      await respond({
+        response_type: 'ephemeral',
+        text: answer.text,
+        ...(answer.blocks.length ? { blocks: answer.blocks } : {}),
+      });
+    } catch (error) {
+      deps.logger.warn('/approvals answer could not be sent', {
+        userId: command.user_id,
+        error: describeError(error),
+      });
+    }
+  });
+}

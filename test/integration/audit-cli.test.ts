@@ -1,0 +1,249 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runAuditCli } from '../../src/cli/audit-cli.js';
+import { openDatabase } from '../../src/db/database.js';
+import { seedApproval } from '../support/audit-seed.js';
+import { REPO_ROOT } from '../support/bot-process.js';
+
+const DAY = 86_400_000;
+const NOW = Date.parse('2026-06-01T12:00:00Z');
+
+interface CliRun {
+  code: number;
+  out: string[];
+  err: string[];
+}
+
+describe('npm run audit: verify, list, export', () => {
+  let dir: string;
+  let dbPath: string;
+
+  const cli = (...argv: string[]): CliRun => {
+    const run: CliRun = { code: 0, out: [], err: [] };
+    run.code = runAuditCli(
+      argv,
+      { DATABASE_PATH: dbPath },
+      {
+        out: (line) => run.out.push(line),
+        err: (line) => run.err.push(line),
+        now: () => NOW,
+      },
+    );
+    return run;
+  };
+
+  /** Opens the file as an attacker would: plain SQLite, the append-only triggers dropped. */
+  const tamper = (statements: string[]) => {
+    const raw = new Database(dbPath);
+    raw.exec('DROP TRIGGER IF EXISTS audit_events_no_update; DROP TRIGGER IF EXISTS audit_events_no_delete;');
+    for (const statement of statements) raw.exec(statement);
+    raw.close();
+  };
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'audit-cli-'));
+    dbPath = join(dir, 'bot.db');
+    const database = openDatabase(dbPath);
+    // seq 1, 2: an approved create_note ten days ago
+    seedApproval(database.db, {
+      status: 'executed',
+      decidedBy: 'U2',
+      createdAt: NOW - 10 * DAY,
+      arguments: { text: 'old' },
+    });
+    // seq 3, 4: a rejected delete_note yesterday
+    seedApproval(database.db, {
+      toolName: 'delete_note',
+      arguments: { id: 4 },
+      status: 'rejected',
+      decidedBy: 'U99',
+      createdAt: NOW - DAY,
+    });
+    // seq 5: a pending post_message in another workspace
+    seedApproval(database.db, {
+      teamId: 'T22',
+      toolName: 'post_message',
+      arguments: { channel: 'C9', text: 'hi' },
+      requesterId: 'U33',
+      createdAt: NOW - 3_600_000,
+    });
+    database.close();
+  });
+
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('verify: an untouched log is intact, and reading it changes nothing in the file', () => {
+    const before = readFileSync(dbPath);
+    const run = cli('verify');
+    expect(run.code).toBe(0);
+    expect(run.out[0]).toMatch(/^5 events, chain intact \(head [0-9a-f]{64}\)$/);
+    expect(readFileSync(dbPath).equals(before)).toBe(true);
+  });
+
+  it('verify: an edited event is named', () => {
+    tamper([`UPDATE audit_events SET payload = '{"id":5,"tool":"delete_note"}' WHERE seq = 3`]);
+    const run = cli('verify');
+    expect(run.code).toBe(1);
+    expect(run.err.join('\n')).toContain('event 3 was edited');
+  });
+
+  it('verify: an edited event whose hash was recomputed is still named', () => {
+    tamper([`UPDATE audit_events SET actor = 'U7', hash = '${'a'.repeat(64)}' WHERE seq = 2`]);
+    const run = cli('verify');
+    expect(run.code).toBe(1);
+    expect(run.err.join('\n')).toContain('event 2 was edited');
+  });
+
+  it('verify: a deleted event is named', () => {
+    tamper(['DELETE FROM audit_events WHERE seq = 3']);
+    const run = cli('verify');
+    expect(run.code).toBe(1);
+    expect(run.err.join('\n')).toContain('event 3 was deleted');
+  });
+
+  it('verify: a deletion hidden by renumbering the later events is named', () => {
+    tamper(['DELETE FROM audit_events WHERE seq = 3', 'UPDATE audit_events SET seq = seq - 1 WHERE seq > 3']);
+    const run = cli('verify');
+    expect(run.code).toBe(1);
+    expect(run.err.join('\n')).toMatch(/an event before event 3 was deleted/);
+  });
+
+  it('verify: reordered events are named', () => {
+    tamper([
+      'UPDATE audit_events SET seq = -1 WHERE seq = 3',
+      'UPDATE audit_events SET seq = 3 WHERE seq = 4',
+      'UPDATE audit_events SET seq = 4 WHERE seq = -1',
+    ]);
+    const run = cli('verify');
+    expect(run.code).toBe(1);
+    expect(run.err.join('\n')).toContain('event 3 was reordered');
+  });
+
+  it('the database itself refuses to update or delete audit events', () => {
+    const raw = new Database(dbPath);
+    expect(() => raw.exec(`UPDATE audit_events SET actor = 'U7' WHERE seq = 1`)).toThrow(/append-only/);
+    expect(() => raw.exec('DELETE FROM audit_events WHERE seq = 1')).toThrow(/append-only/);
+    raw.close();
+    expect(cli('verify').code).toBe(0);
+  });
+
+  it('list: filters by tool, status, user, team and time', () => {
+    const seqs = (...filters: string[]) =>
+      cli('list', '--format', 'jsonl', ...filters).out.map((line) => JSON.parse(line).seq);
+    expect(seqs()).toEqual(['1', '2', '3', '4', '5']);
+    expect(seqs('--tool', 'delete_note')).toEqual(['3', '4']);
+    expect(seqs('--status', 'pending')).toEqual(['5']);
+    expect(seqs('--status', 'executed')).toEqual(['1', '2']);
+    expect(seqs('--user', 'U99')).toEqual(['4']);
+    expect(seqs('--user', 'U33')).toEqual(['5']);
+    expect(seqs('--team', 'T22')).toEqual(['5']);
+    expect(seqs('--since', '7d')).toEqual(['3', '4', '5']);
+    expect(seqs('--since', '2d', '--until', '2h')).toEqual(['3', '4']);
+    expect(seqs('--until', '2026-05-25')).toEqual(['1', '2']);
+  });
+
+  it('list: table and csv formats', () => {
+    const table = cli('list', '--tool', 'delete_note');
+    expect(table.code).toBe(0);
+    expect(table.out[0]).toMatch(/^seq\s+time\s+actor\s+kind\s+tool\s+status/);
+    expect(table.out[2]).toMatch(
+      /^4\s+2026-05-31T12:01:00.000Z\s+U99\s+approval.rejected\s+delete_note\s+rejected/,
+    );
+    expect(table.out.at(-1)).toBe('2 events');
+    const csv = cli('list', '--format', 'csv', '--status', 'pending').out;
+    expect(csv[0]).toBe(
+      'seq,time,actor,kind,team,conversation,run,approval,tool,status,payload,prev_hash,hash',
+    );
+    expect(csv[1]).toMatch(/^5,2026-06-01T11:00:00.000Z,U33,approval.requested,T22,/);
+  });
+
+  it('export: writes the filtered events to a file, CSV cells that start a formula neutralised', () => {
+    const database = openDatabase(dbPath);
+    seedApproval(database.db, {
+      toolName: '=HYPERLINK("http://x.test")',
+      requesterId: 'U55',
+      createdAt: NOW,
+    });
+    database.close();
+    const out = join(dir, 'audit.csv');
+    const run = cli('export', '--out', out, '--user', 'U55');
+    expect(run.code).toBe(0);
+    expect(run.out[0]).toBe(`Wrote 1 events to ${out} (csv)`);
+    const lines = readFileSync(out, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain(`,"'=HYPERLINK(""http://x.test"")",pending,`);
+    expect(lines[1]).not.toMatch(/,=HYPERLINK/);
+
+    const jsonl = join(dir, 'audit.jsonl');
+    expect(cli('export', '--out', jsonl, '--tool', 'delete_note').code).toBe(0);
+    const events = readFileSync(jsonl, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(events.map((e) => e.kind)).toEqual(['approval.requested', 'approval.rejected']);
+    expect(events[0].payload).toEqual({ tool: 'delete_note', arguments: { id: 4 } });
+  });
+
+  it('usage problems exit 2 with the reason and the usage', () => {
+    for (const argv of [
+      [],
+      ['frobnicate'],
+      ['list', '--since', 'yesterday'],
+      ['list', '--status', 'maybe'],
+      ['export'],
+    ]) {
+      const run = cli(...argv);
+      expect(run.code).toBe(2);
+      expect(run.err.join('\n')).toContain('Usage: npm run audit');
+    }
+    const missing = runAuditCli(
+      ['verify'],
+      { DATABASE_PATH: join(dir, 'none.db') },
+      {
+        out: () => {},
+        err: () => {},
+        now: () => NOW,
+      },
+    );
+    expect(missing).toBe(2);
+    const empty = join(dir, 'empty.db');
+    new Database(empty).close();
+    const errors: string[] = [];
+    const notOurs = runAuditCli(
+      ['verify'],
+      { DATABASE_PATH: empty },
+      {
+        out: () => {},
+        err: (line) => errors.push(line),
+        now: () => NOW,
+      },
+    );
+    expect(notOurs).toBe(2);
+    expect(errors.join('\n')).toContain('has no audit log');
+  });
+
+  it('runs as a command: verify exits 0, then 1 after tampering, without Slack or model settings', () => {
+    const loader = pathToFileURL(join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+    const run = () =>
+      spawnSync(process.execPath, ['--import', loader, join(REPO_ROOT, 'src', 'cli', 'audit.ts'), 'verify'], {
+        cwd: dir,
+        env: { PATH: process.env.PATH, DATABASE_PATH: dbPath },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+    const intact = run();
+    expect(intact.stdout, intact.stderr).toMatch(/^5 events, chain intact/);
+    expect(intact.status).toBe(0);
+    tamper(['DELETE FROM audit_events WHERE seq = 2']);
+    const broken = run();
+    expect(broken.status).toBe(1);
+    expect(broken.stderr).toContain('event 2 was deleted');
+  });
+});
