@@ -1,18 +1,23 @@
+import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { reply } from '../support/fake-openai.js';
 import { type FakeReply, slackReply } from '../support/fake-slack.js';
 import { isRecord } from '../support/json-value.js';
+import { postSlashCommand, slashCommandBody } from '../support/slack-requests.js';
 import { waitUntil } from '../support/wait.js';
-import { type Harness, startHarness } from './harness.js';
+import { type Harness, SECRET, startHarness } from './harness.js';
 
 /** Web API faults: nothing is lost, what Slack did not accept is posted again, and clicks never wait. */
 describe('Slack API faults', () => {
   let h: Harness;
   beforeEach(async () => {
     // Answers posted, not streamed: a refused post is what gets retried.
-    h = await startHarness({ env: { OPENAI_STREAM: 'false' }, overrides: { deliveryRetryMs: 100 } });
+    h = await startHarness({
+      env: { OPENAI_STREAM: 'false', ADMIN_USER_IDS: 'UADMIN' },
+      overrides: { deliveryRetryMs: 100 },
+    });
   });
   afterEach(async () => {
     await h.close();
@@ -26,6 +31,20 @@ describe('Slack API faults', () => {
     } finally {
       db.close();
     }
+  };
+
+  const pendingForAdmin = async (): Promise<string> => {
+    const id = randomUUID();
+    const fields = slashCommandBody({
+      command: '/approvals',
+      text: '',
+      userId: 'UADMIN',
+      channelId: 'C1',
+      responseUrl: h.slack.responseUrl(id),
+    });
+    await postSlashCommand(h.url, SECRET, fields);
+    const answer = await h.slack.waitForCall('response_url', (c) => c.params.responseUrlId === id);
+    return JSON.stringify(answer.params.blocks ?? answer.params.text);
   };
 
   it.each([
@@ -49,6 +68,9 @@ describe('Slack API faults', () => {
       expect(approvals()).toEqual([{ status: 'pending', messageTs: null }]);
       expect(h.logs.some((line) => line.includes('approval card could not be posted'))).toBe(true);
       expect(h.texts().filter((text) => text.includes('could not post the approval card'))).toHaveLength(1);
+      // Admins see it among the pending requests.
+      const listed = await pendingForAdmin();
+      expect(listed).toContain('create_note');
 
       slackDown = false;
       const posted = () => h.cards().filter((c) => isRecord(c.reply) && c.reply.ok === true);
