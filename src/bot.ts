@@ -14,6 +14,7 @@ import { auditEvent } from './audit/audit-event.js';
 import { isTerminalThread } from './cli/terminal-thread.js';
 import type { Config } from './config.js';
 import { ConversationService } from './conversations/conversation-service.js';
+import type { ThreadRef } from './conversations/ports.js';
 import { WelcomeService } from './conversations/welcome-service.js';
 import { createApprovalCardStore } from './db/approval-card-store.js';
 import { createApprovalStore } from './db/approval-store.js';
@@ -25,7 +26,7 @@ import { createDedupeStore } from './db/dedupe-store.js';
 import { createGreetingStore } from './db/greeting-store.js';
 import { createNotesStore } from './db/notes-store.js';
 import { createRunStore } from './db/run-store.js';
-import { AppError } from './errors.js';
+import { AppError, describeError } from './errors.js';
 import { randomId } from './ids.js';
 import type { Logger } from './logger.js';
 import { loadMcpServers } from './mcp/load-mcp-servers.js';
@@ -53,6 +54,8 @@ export interface BotOverrides {
   retryConfig?: webApi.RetryOptions;
   /** How often approval deadlines (expiry, reminders) are checked. */
   schedulerIntervalMs?: number;
+  /** How often cards and replies Slack did not accept are posted again; default 30 s. */
+  deliveryRetryMs?: number;
 }
 
 export interface Bot {
@@ -160,6 +163,13 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
     logger,
     intervalMs: overrides.schedulerIntervalMs ?? DEFAULT_SCHEDULER_INTERVAL_MS,
   });
+  let retryTimer: NodeJS.Timeout | undefined;
+  // The terminal chat shares the database; its threads are not Slack's to post in.
+  const slackThreads = (thread: ThreadRef) => !isTerminalThread(thread);
+  const retryDeliveries = () =>
+    service.retryDeliveries(slackThreads).catch((error: unknown) => {
+      logger.error('retrying deliveries failed', { error: describeError(error) });
+    });
   return {
     conversations: service,
     checkDeadlines: () => scheduler.tick(),
@@ -170,15 +180,25 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
       // Before recovery: a run resumed at start-up must find the MCP tools it paused on.
       await mcp.connectAll();
       const started = await slack.start();
-      await service.recover((thread) => !isTerminalThread(thread));
+      // Recovery drives whole runs (model calls included): it must not hold back start-up or signal handling.
+      service.recover(slackThreads).catch((error: unknown) => {
+        logger.error('recovery failed', { error: describeError(error) });
+      });
       // Handles at once what expired while the process was down, then checks on its interval.
       await scheduler.start();
+      retryTimer = setInterval(retryDeliveries, overrides.deliveryRetryMs ?? 30_000);
+      retryTimer.unref();
       return started;
     },
     async stop(graceMs = 10_000) {
       await scheduler.stop();
+      clearInterval(retryTimer);
       await slack.stop();
-      await Promise.race([service.idle(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+      const finished = (async () => {
+        await slack.idle();
+        await service.idle();
+      })();
+      await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
       await mcp.close();
       database.close();
     },

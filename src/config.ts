@@ -23,6 +23,11 @@ const envSchema = z.object({
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.url({ message: 'must be a URL such as http://localhost:11434/v1' }).optional(),
   OPENAI_MODEL: z.string().min(1).default('gpt-5-mini'),
+  OPENAI_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1, 'must be a positive number of milliseconds')
+    .default(60_000),
   DATABASE_PATH: z.string().min(1).default('./data/bot.db'),
   ADMIN_USER_IDS: z
     .string()
@@ -58,6 +63,7 @@ const envSchema = z.object({
       ctx.addIssue({ code: 'custom', message: parsed.error });
       return z.NEVER;
     }),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0, 'must be a number of milliseconds').default(10_000),
 });
 
 export type SlackMode = { kind: 'socket'; appToken: string } | { kind: 'http'; signingSecret: string };
@@ -65,7 +71,7 @@ export type SlackMode = { kind: 'socket'; appToken: string } | { kind: 'http'; s
 export interface Config {
   slack: { botToken: string; mode: SlackMode; apiUrl: string };
   port: number;
-  openai: { apiKey: string; baseURL: string | undefined; model: string; stream: boolean };
+  openai: { apiKey: string; baseURL: string | undefined; model: string; stream: boolean; timeoutMs: number };
   databasePath: string;
   adminUserIds: string[];
   /** Slack workspace admins and owners may also use /approvals and the admins' App Home (read-only rights). */
@@ -77,6 +83,8 @@ export interface Config {
   /** Earlier thread messages read when the bot is first mentioned mid-thread (0: none). */
   threadContextMessages: number;
   suggestedPrompts: SuggestedPrompt[];
+  /** How long a stopping bot waits for in-flight work before it closes the database. */
+  shutdownGraceMs: number;
 }
 
 /**
@@ -123,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
         baseURL: e.OPENAI_BASE_URL,
         model: e.OPENAI_MODEL,
         stream: e.OPENAI_STREAM,
+        timeoutMs: e.OPENAI_TIMEOUT_MS,
       },
       databasePath: e.DATABASE_PATH,
       adminUserIds: e.ADMIN_USER_IDS,
@@ -132,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
       logLevel: e.LOG_LEVEL,
       threadContextMessages: e.THREAD_CONTEXT_MESSAGES,
       suggestedPrompts: e.SUGGESTED_PROMPTS,
+      shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     },
   };
 }

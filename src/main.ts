@@ -48,9 +48,15 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info('shutting down', { signal });
-    bot.stop().then(
-      () => process.exit(0),
+    logger.info('shutting down: no new requests; waiting for work in flight', {
+      signal,
+      graceMs: config.shutdownGraceMs,
+    });
+    bot.stop(config.shutdownGraceMs).then(
+      () => {
+        logger.info('stopped; database closed');
+        process.exit(0);
+      },
       (error: unknown) => {
         logger.error('shutdown failed', { error: describeError(error) });
         process.exit(1);

@@ -9,6 +9,7 @@ import { KeyedQueue } from './keyed-queue.js';
 import type { AnswerTarget, ConversationStore, IncomingMessage, ThreadRef, ThreadSurface } from './ports.js';
 import { RunPresenter } from './run-presenter.js';
 import { readThreadContext } from './thread-context.js';
+import { ThreadDelivery } from './thread-delivery.js';
 
 export interface ConversationServiceDeps {
   store: ConversationStore;
@@ -32,9 +33,11 @@ const INTERNAL_FAILURE =
 export class ConversationService {
   readonly #deps: ConversationServiceDeps;
   readonly #queue = new KeyedQueue();
+  readonly #delivery: ThreadDelivery;
 
   constructor(deps: ConversationServiceDeps) {
     this.#deps = deps;
+    this.#delivery = new ThreadDelivery(deps);
   }
 
   /** Is this thread a conversation the bot is part of? (Thread replies without a mention count only then.) */
@@ -81,25 +84,41 @@ export class ConversationService {
   }
 
   /**
-   * At start-up: drive runs a stopped process left running, and post the cards that were never posted.
-   * Expired and executing approvals are handled by the runner when the run is driven. `only` limits this to
+   * At start-up: post what Slack never accepted, tell threads about calls a stopped process left running (they
+   * are never re-run), drive runs left running, and start messages left queued behind a finished run.
+   * Expired and executing approvals are settled by the runner when the run is driven. `only` limits this to
    * the threads a surface can speak in (the Slack bot leaves terminal conversations to the terminal).
    */
   async recover(only: (thread: ThreadRef) => boolean = () => true): Promise<void> {
     const { store, logger } = this.#deps;
-    for (const approval of store.approvalsWithoutCard()) if (only(approval)) await this.#postCard(approval);
+    await this.#delivery.retry(only);
+    for (const approval of store.unreportedExecutions()) {
+      if (!only(approval)) continue;
+      const text = `I stopped while ${approval.toolName} was running, so whether it finished is unknown. I did not run it again.`;
+      await this.#delivery.say(approval, text);
+      store.setUnknownOutcome(approval.id, text);
+    }
     const interrupted = store.interruptedRuns().filter(({ conversationId }) => {
       const thread = store.thread(conversationId);
       return thread !== undefined && only(thread);
     });
     if (interrupted.length > 0) logger.info('resuming interrupted runs', { count: interrupted.length });
-    await Promise.all(
-      interrupted.map(({ runId, conversationId }) => {
-        const thread = store.thread(conversationId);
-        if (!thread) return Promise.resolve();
-        return this.#queue.run(conversationId, () => this.#drive(runId, thread, conversationId));
-      }),
-    );
+    const work = interrupted.map(({ runId, conversationId }) => {
+      const thread = store.thread(conversationId);
+      if (!thread) return Promise.resolve();
+      return this.#queue.run(conversationId, () => this.#drive(runId, thread, conversationId));
+    });
+    for (const conversationId of store.conversationsWithQueue()) {
+      const thread = store.thread(conversationId);
+      if (thread && only(thread))
+        work.push(this.#queue.run(conversationId, () => this.#startQueued(conversationId, thread)));
+    }
+    await Promise.all(work);
+  }
+
+  /** Posts the cards and replies Slack has not accepted yet; called periodically while the bot runs. */
+  retryDeliveries(only: (thread: ThreadRef) => boolean = () => true): Promise<void> {
+    return this.#delivery.retry(only);
   }
 
   /** Resolves when all work queued so far has finished (tests, shutdown). */
@@ -135,17 +154,23 @@ export class ConversationService {
     switch (outcome.kind) {
       case 'paused':
         await presenter.endStream();
-        for (const approval of outcome.approvals) await this.#postCard(approval);
+        await this.#delivery.postCards(outcome.approvals);
         return false;
       case 'waiting':
         return false;
       case 'completed':
-        await presenter.answer(outcome.text);
+        // A streamed answer is finished by the presenter; either way it stays owed until Slack has it.
+        await this.#delivery.postReply(
+          runId,
+          thread,
+          outcome.text.trim() === '' ? 'Done.' : outcome.text,
+          presenter.streaming ? () => presenter.answer(outcome.text) : undefined,
+        );
         return true;
       case 'failed':
       case 'cancelled':
         await presenter.endStream();
-        await this.#say(thread, outcome.message);
+        await this.#delivery.postReply(runId, thread, outcome.message);
         for (const approval of outcome.cancelledApprovals) await this.#updateCard(approval);
         return true;
     }
@@ -174,31 +199,6 @@ export class ConversationService {
     }
   }
 
-  async #postCard(approval: ApprovalRecord): Promise<void> {
-    try {
-      const { channelId, messageTs } = await this.#deps.surface.postApprovalCard(approval);
-      this.#deps.store.setCardMessage(approval.id, channelId, messageTs, [
-        auditEvent('approval.card_posted', {
-          at: this.#deps.clock.now(),
-          teamId: approval.teamId,
-          conversationId: approval.conversationId,
-          runId: approval.runId,
-          approvalId: approval.id,
-          payload: { channelId, messageTs },
-        }),
-      ]);
-    } catch (error) {
-      this.#deps.logger.error('approval card could not be posted', {
-        approvalId: approval.id,
-        error: describeError(error),
-      });
-      await this.#say(
-        approval,
-        `I need an approval to run ${approval.toolName}, but I could not post the approval card. It stays pending, and I will post it again when I restart.`,
-      );
-    }
-  }
-
   async #updateCard(approval: ApprovalRecord): Promise<void> {
     try {
       await this.#deps.surface.updateApprovalCard(approval);
@@ -210,15 +210,8 @@ export class ConversationService {
     }
   }
 
-  async #say(thread: ThreadRef, text: string): Promise<void> {
-    try {
-      await this.#deps.surface.postText(thread, text);
-    } catch (error) {
-      this.#deps.logger.error('message could not be posted', {
-        channelId: thread.channelId,
-        error: describeError(error),
-      });
-    }
+  #say(thread: ThreadRef, text: string): Promise<void> {
+    return this.#delivery.say(thread, text);
   }
 
   #runStarted(thread: ThreadRef, conversationId: string, runId: string, userId: string) {

@@ -55,6 +55,16 @@ export interface ConversationStore {
   /** Pending approvals whose card was never posted (a crash or a Slack error right after pausing). */
   approvalsWithoutCard(): ApprovalRecord[];
   setCardMessage(approvalId: string, channelId: string, messageTs: string, audit: AuditInput[]): void;
+  /** Remembers a run's last thread message until Slack accepts it; `null` once posted. */
+  setPendingReply(runId: string, text: string | null): void;
+  /** Thread messages of ended runs that were never posted (a Slack error, or a crash while posting). */
+  pendingReplies(): { runId: string; conversationId: string; text: string }[];
+  /** Approved calls a stopped process left `executing` that no run has reported yet. */
+  unreportedExecutions(): ApprovalRecord[];
+  /** Stores `result` on such a call once the thread was told, so it is reported once. */
+  setUnknownOutcome(approvalId: string, result: string): void;
+  /** Conversations with queued messages (a stopped process may have left them waiting with no run). */
+  conversationsWithQueue(): string[];
 }
 
 /** A streamed answer is addressed to the person who asked (Slack requires it outside DMs). */

@@ -39,6 +39,11 @@ export class RunPresenter {
     },
   };
 
+  /** True while an answer is being streamed into the thread. */
+  get streaming(): boolean {
+    return this.#stream !== undefined;
+  }
+
   /** Finishes the message being streamed, if any; the next text starts a new one. */
   endStream(): Promise<void> {
     const stream = this.#stream;

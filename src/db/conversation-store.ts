@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
 import type { HistoryItem } from '../agent/history.js';
 import type { Clock, IdGenerator } from '../agent/ports.js';
 import type { RunState } from '../agent/run-state.js';
@@ -109,6 +109,43 @@ export function createConversationStore(db: Db, clock: Clock, newId: IdGenerator
         .where(and(eq(approvals.status, 'pending'), isNull(approvals.messageTs)))
         .all()
         .map(toApprovalRecord);
+    },
+
+    setPendingReply(runId, text) {
+      db.update(runs).set({ pendingReply: text }).where(eq(runs.id, runId)).run();
+    },
+
+    pendingReplies() {
+      return db
+        .select({ runId: runs.id, conversationId: runs.conversationId, text: runs.pendingReply })
+        .from(runs)
+        .where(isNotNull(runs.pendingReply))
+        .all()
+        .flatMap((row) => (row.text === null ? [] : [{ ...row, text: row.text }]));
+    },
+
+    unreportedExecutions() {
+      return db
+        .select()
+        .from(approvals)
+        .where(and(eq(approvals.status, 'executing'), isNull(approvals.result)))
+        .all()
+        .map(toApprovalRecord);
+    },
+
+    setUnknownOutcome(approvalId, result) {
+      db.update(approvals)
+        .set({ result, updatedAt: clock.now() })
+        .where(and(eq(approvals.id, approvalId), eq(approvals.status, 'executing'), isNull(approvals.result)))
+        .run();
+    },
+
+    conversationsWithQueue() {
+      return db
+        .selectDistinct({ id: queuedMessages.conversationId })
+        .from(queuedMessages)
+        .all()
+        .map((row) => row.id);
     },
 
     setCardMessage(approvalId, channelId, messageTs, audit) {

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { HISTORY_ITEM_KINDS } from '../agent/history.js';
 import { RUN_STATUSES } from '../agent/ports.js';
@@ -49,12 +50,15 @@ export const runs = sqliteTable(
     requesterId: text('requester_id').notNull(),
     /** Why a run failed or was cancelled, in one sentence. */
     error: text('error'),
+    /** The run's last thread message until Slack has accepted it (retried after errors and restarts). */
+    pendingReply: text('pending_reply'),
     createdAt: createdAt(),
     updatedAt: millis('updated_at'),
   },
   (t) => [
     index('runs_conversation_status').on(t.conversationId, t.status),
     index('runs_status').on(t.status),
+    index('runs_pending_reply').on(t.id).where(sql`${t.pendingReply} is not null`),
   ],
 );
 

@@ -1,5 +1,5 @@
 import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
-import { App, LogLevel, type webApi } from '@slack/bolt';
+import { App, LogLevel, webApi } from '@slack/bolt';
 import type { ApprovalService } from '../approvals/approval-service.js';
 import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
@@ -10,6 +10,7 @@ import type { DedupeStore } from '../conversations/ports.js';
 import type { WelcomeService } from '../conversations/welcome-service.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
 import { createAuditAccess } from './audit-access.js';
+import { createGuardedReceiver } from './guarded-receiver.js';
 import { createHomePublisher, type HomePublisher } from './home-publisher.js';
 import { registerActionListeners } from './listeners/actions.js';
 import { registerCommandListeners } from './listeners/commands.js';
@@ -52,8 +53,14 @@ export interface SlackApp {
   home: HomePublisher;
   /** Starts listening; resolves with the HTTP port actually bound. */
   start(): Promise<{ port: number }>;
+  /** Stops intake: no new requests are accepted. */
   stop(): Promise<void>;
+  /** Resolves when every listener already running (a click being decided, say) has finished. */
+  idle(): Promise<void>;
 }
+
+/** Clicks must not wait behind a rate-limited queue: their Web API calls fail fast instead. */
+const INTERACTIVE_TIMEOUT_MS = 10_000;
 
 const BOLT_LEVELS: Record<OurLevel, LogLevel> = {
   debug: LogLevel.DEBUG,
@@ -88,12 +95,32 @@ export function createSlackApp(
   const app =
     options.mode.kind === 'socket'
       ? new App({ ...common, appToken: options.mode.appToken, socketMode: true })
-      : new App({ ...common, signingSecret: options.mode.signingSecret, endpoints: '/slack/events' });
+      : new App({
+          token: common.token,
+          clientOptions: common.clientOptions,
+          receiver: createGuardedReceiver({
+            signingSecret: options.mode.signingSecret,
+            endpoint: '/slack/events',
+            port: common.port,
+            customRoutes: common.customRoutes,
+            logLevel: common.logLevel,
+            logger: options.logger,
+          }),
+        });
   const { logger } = options;
-  const surface = createSlackSurface(app.client, {
-    logger,
-    ...(options.cards ? { cards: options.cards } : {}),
-  });
+  const surfaceOptions = { logger, ...(options.cards ? { cards: options.cards } : {}) };
+  const surface = createSlackSurface(app.client, surfaceOptions);
+  // A separate client for what a click does, so a rate-limited queue never holds a decision back.
+  const interactive = createSlackSurface(
+    new webApi.WebClient(options.botToken, {
+      slackApiUrl: options.apiUrl,
+      logLevel: common.logLevel,
+      rejectRateLimitedCalls: true,
+      retryConfig: { retries: 0 },
+      timeout: INTERACTIVE_TIMEOUT_MS,
+    }),
+    surfaceOptions,
+  );
   const { conversations, approvals, edits, dedupe, welcome, auditQueries } = services(surface, app.client);
   const access = createAuditAccess(app.client, {
     isAdmin: (userId) => approvals.isAdmin(userId),
@@ -102,12 +129,22 @@ export function createSlackApp(
     logger,
   });
   const home = createHomePublisher(app.client, { queries: auditQueries, access, logger });
+  const running = new Set<Promise<void>>();
+  app.use(async ({ next }) => {
+    const listener = next();
+    running.add(listener);
+    try {
+      await listener;
+    } finally {
+      running.delete(listener);
+    }
+  });
   registerMessageListeners(app, { conversations, dedupe, logger });
   registerActionListeners(app, {
     approvals,
     edits,
     conversations,
-    surface,
+    surface: interactive,
     logger,
     afterDecision: home.afterDecision,
     directMessage: (userId, text) =>
@@ -130,5 +167,8 @@ export function createSlackApp(
       return { port: address && typeof address === 'object' ? address.port : options.port };
     },
     stop: () => app.stop().then(() => undefined),
+    async idle() {
+      await Promise.allSettled([...running]);
+    },
   };
 }

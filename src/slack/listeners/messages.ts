@@ -3,16 +3,12 @@ import type { ConversationService } from '../../conversations/conversation-servi
 import type { DedupeStore, IncomingMessage } from '../../conversations/ports.js';
 import { describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
+import { parseIncomingMessage } from '../incoming-message.js';
 
 export interface MessageListenerDeps {
   conversations: ConversationService;
   dedupe: DedupeStore;
   logger: Logger;
-}
-
-/** `<@UBOT>` and any other leading mention, as the official samples strip it. */
-function stripMentions(text: string): string {
-  return text.replace(/<@[A-Z0-9]+>/g, '').trim();
 }
 
 /**
@@ -22,7 +18,12 @@ function stripMentions(text: string): string {
  * event id and team + channel + ts, so each message gets one answer.
  */
 export function registerMessageListeners(app: App, deps: MessageListenerDeps): void {
-  const accept = (eventId: string | undefined, message: IncomingMessage) => {
+  const accept = (eventId: string | undefined, raw: Record<keyof IncomingMessage, unknown>) => {
+    const message = parseIncomingMessage(raw);
+    if (!message) {
+      deps.logger.warn('ignored a message event with missing or malformed fields', { eventId });
+      return;
+    }
     const keys = [`msg:${message.teamId}:${message.channelId}:${message.messageTs}`];
     if (eventId) keys.push(`event:${eventId}`);
     if (!deps.dedupe.claim(keys)) return;
@@ -42,7 +43,7 @@ export function registerMessageListeners(app: App, deps: MessageListenerDeps): v
       channelId: event.channel,
       threadTs: event.thread_ts ?? event.ts,
       userId: event.user,
-      text: stripMentions(event.text),
+      text: event.text,
       messageTs: event.ts,
     });
   });
@@ -50,17 +51,19 @@ export function registerMessageListeners(app: App, deps: MessageListenerDeps): v
   app.message(async ({ message, body, context }) => {
     // Edits, deletions, joins and our own card updates (message_changed) all carry a subtype.
     if (message.subtype !== undefined || message.bot_id || !message.user) return;
-    const teamId = context.teamId ?? body.team_id;
-    const threadTs = message.thread_ts ?? message.ts;
-    const thread = { teamId, channelId: message.channel, threadTs };
-    const direct = message.channel_type === 'im';
-    // In channels, top-level messages reach the bot only through app_mention.
-    if (!direct && (!message.thread_ts || !deps.conversations.isKnownThread(thread))) return;
-    accept(body.event_id, {
-      ...thread,
+    const raw = {
+      teamId: context.teamId ?? body.team_id,
+      channelId: message.channel,
+      threadTs: message.thread_ts ?? message.ts,
       userId: message.user,
-      text: stripMentions(message.text ?? ''),
+      text: message.text ?? '',
       messageTs: message.ts,
-    });
+    };
+    // In channels, top-level messages reach the bot only through app_mention.
+    if (message.channel_type !== 'im') {
+      const thread = parseIncomingMessage(raw);
+      if (!message.thread_ts || !thread || !deps.conversations.isKnownThread(thread)) return;
+    }
+    accept(body.event_id, raw);
   });
 }

@@ -1,0 +1,130 @@
+import type { Clock } from '../agent/ports.js';
+import type { ApprovalRecord } from '../approvals/approval.js';
+import { auditEvent } from '../audit/audit-event.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { ConversationStore, ThreadRef, ThreadSurface } from './ports.js';
+
+export interface ThreadDeliveryDeps {
+  store: ConversationStore;
+  surface: ThreadSurface;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * Everything the bot must get into a thread even when Slack fails for a while: approval cards and the last
+ * message of each run. Both are remembered in the database until Slack accepts them (a card until its ts is
+ * stored, a reply until it is cleared), and `retry` posts whatever is still owed, after an error or a restart.
+ * Deliveries in flight are tracked so a retry never posts the same card or reply twice from one process.
+ */
+export class ThreadDelivery {
+  readonly #deps: ThreadDeliveryDeps;
+  readonly #inFlight = new Set<string>();
+  /** Approvals whose thread was already told that the card could not be posted. */
+  readonly #noticed = new Set<string>();
+
+  constructor(deps: ThreadDeliveryDeps) {
+    this.#deps = deps;
+  }
+
+  /** Posts the cards (in order) and stores their ts; a card that fails stays owed until `retry`. */
+  async postCards(approvals: readonly ApprovalRecord[]): Promise<void> {
+    // Claimed together and at once, so a retry running meanwhile never posts one of them a second time.
+    const mine = this.#claim(approvals, (approval) => `card:${approval.id}`);
+    for (const approval of mine) {
+      try {
+        await this.#postCard(approval);
+      } finally {
+        this.#inFlight.delete(`card:${approval.id}`);
+      }
+    }
+  }
+
+  /**
+   * Posts a run's last message; it is kept in the database until Slack accepts it. `send` replaces the plain
+   * post (a streamed answer is finished instead); a retry always posts `text` whole.
+   */
+  async postReply(runId: string, thread: ThreadRef, text: string, send?: () => Promise<void>): Promise<void> {
+    const [mine] = this.#claim([runId], (id) => `reply:${id}`);
+    if (!mine) return;
+    const { store, surface } = this.#deps;
+    try {
+      store.setPendingReply(runId, text);
+      if (send) await send();
+      else if (surface.postAnswer) await surface.postAnswer(thread, text);
+      else await surface.postText(thread, text);
+      store.setPendingReply(runId, null);
+    } catch (error) {
+      this.#deps.logger.error('reply could not be posted; it will be retried', {
+        runId,
+        channelId: thread.channelId,
+        error: describeError(error),
+      });
+    } finally {
+      this.#inFlight.delete(`reply:${runId}`);
+    }
+  }
+
+  /** Best effort: a notice that is not worth retrying. */
+  async say(thread: ThreadRef, text: string): Promise<void> {
+    try {
+      await this.#deps.surface.postText(thread, text);
+    } catch (error) {
+      this.#deps.logger.error('message could not be posted', {
+        channelId: thread.channelId,
+        error: describeError(error),
+      });
+    }
+  }
+
+  /** Posts every card and reply still owed in the threads `only` accepts. */
+  async retry(only: (thread: ThreadRef) => boolean = () => true): Promise<void> {
+    const { store } = this.#deps;
+    await this.postCards(store.approvalsWithoutCard().filter(only));
+    const owed = store.pendingReplies().flatMap((pending) => {
+      const thread = store.thread(pending.conversationId);
+      return thread && only(thread) ? [{ ...pending, thread }] : [];
+    });
+    for (const pending of this.#claim(owed, (p) => `reply:${p.runId}`)) {
+      this.#inFlight.delete(`reply:${pending.runId}`);
+      await this.postReply(pending.runId, pending.thread, pending.text);
+    }
+  }
+
+  #claim<T>(items: readonly T[], key: (item: T) => string): T[] {
+    const mine = items.filter((item) => !this.#inFlight.has(key(item)));
+    for (const item of mine) this.#inFlight.add(key(item));
+    return mine;
+  }
+
+  async #postCard(approval: ApprovalRecord): Promise<void> {
+    try {
+      const { channelId, messageTs } = await this.#deps.surface.postApprovalCard(approval);
+      this.#deps.store.setCardMessage(approval.id, channelId, messageTs, [
+        auditEvent('approval.card_posted', {
+          at: this.#deps.clock.now(),
+          teamId: approval.teamId,
+          conversationId: approval.conversationId,
+          runId: approval.runId,
+          approvalId: approval.id,
+          payload: { channelId, messageTs },
+        }),
+      ]);
+      this.#noticed.delete(approval.id);
+    } catch (error) {
+      this.#deps.logger.error('approval card could not be posted; it stays pending and will be retried', {
+        approvalId: approval.id,
+        tool: approval.toolName,
+        channelId: approval.channelId,
+        error: describeError(error),
+      });
+      if (this.#noticed.has(approval.id)) return;
+      this.#noticed.add(approval.id);
+      await this.say(
+        approval,
+        `I need an approval to run ${approval.toolName}, but I could not post the approval card. The request stays pending and I will keep trying to post it.`,
+      );
+    }
+  }
+}

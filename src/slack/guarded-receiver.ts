@@ -1,0 +1,37 @@
+import { HTTPReceiver, type HTTPReceiverOptions, type LogLevel } from '@slack/bolt';
+import type { Logger } from '../logger.js';
+import { guardSlackRequests } from './request-guard.js';
+
+/** Requests larger than this get 413 (Slack's own payloads stay far below it). */
+export const BODY_LIMIT = 1024 * 1024;
+
+export interface GuardedReceiverOptions {
+  signingSecret: string;
+  endpoint: string;
+  port: number;
+  customRoutes: NonNullable<HTTPReceiverOptions['customRoutes']>;
+  logLevel: LogLevel;
+  logger: Logger;
+}
+
+/**
+ * Bolt's HTTP receiver (signature and 5-minute window checked on every request) with a body limit and the
+ * request guard in front, so no request body can crash the process or go unanswered.
+ */
+export function createGuardedReceiver(options: GuardedReceiverOptions): HTTPReceiver {
+  const receiver = new HTTPReceiver({
+    signingSecret: options.signingSecret,
+    endpoints: options.endpoint,
+    port: options.port,
+    customRoutes: options.customRoutes,
+    logLevel: options.logLevel,
+    bodyLimit: BODY_LIMIT,
+  });
+  receiver.requestListener = guardSlackRequests(receiver.requestListener, {
+    endpoint: options.endpoint,
+    signingSecret: options.signingSecret,
+    bodyLimit: BODY_LIMIT,
+    logger: options.logger,
+  });
+  return receiver;
+}

@@ -1,0 +1,93 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { HTTPModuleFunctions, isValidSlackRequest } from '@slack/bolt';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+
+export interface RequestGuardOptions {
+  /** The path Bolt serves events, interactivity and commands on. */
+  endpoint: string;
+  signingSecret: string;
+  /** Larger bodies get 413 before anything parses them. */
+  bodyLimit: number;
+  logger: Logger;
+}
+
+/**
+ * Wraps Bolt's HTTP request listener so that no request body can take the process down. Bolt 5.1 reads
+ * `body.ssl_check` on whatever the body parses to, so a correctly signed JSON `null` (or `payload=null`) throws
+ * inside a detached promise: an unhandled rejection and a request that never gets an answer. The guard buffers
+ * the body once (Bolt reuses the buffer), answers 413 above the limit, and answers a body that does not parse
+ * to an object itself: 401 unless correctly signed, else 400. Everything else goes to Bolt unchanged, which
+ * checks the signature and the 5-minute window on every request.
+ */
+export function guardSlackRequests(listener: RequestListener, options: RequestGuardOptions): RequestListener {
+  return (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (req.method?.toUpperCase() !== 'POST' || path !== options.endpoint) {
+      // Other routes (health, unknown paths) stay synchronous, so Bolt's dispatch error handling still applies.
+      listener(req, res);
+      return;
+    }
+    screen(req, res, options).then(
+      (pass) => {
+        if (pass) listener(req, res);
+      },
+      (error: unknown) => {
+        options.logger.warn('request rejected before parsing', { error: describeError(error) });
+        answer(res, 400);
+      },
+    );
+  };
+}
+
+/** True when Bolt may handle the request; otherwise the response has been sent. */
+async function screen(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: RequestGuardOptions,
+): Promise<boolean> {
+  let buffered: Awaited<ReturnType<typeof HTTPModuleFunctions.bufferIncomingMessage>>;
+  try {
+    buffered = await HTTPModuleFunctions.bufferIncomingMessage(req, options.bodyLimit);
+  } catch (error) {
+    if (HTTPModuleFunctions.isRawBodyError(error) && error.statusCode === 413) {
+      options.logger.warn('request body over the limit', { limit: options.bodyLimit });
+      answer(res, 413);
+      return false;
+    }
+    throw error;
+  }
+  let parsed: unknown;
+  try {
+    parsed = HTTPModuleFunctions.parseHTTPRequestBody(buffered);
+  } catch {
+    // Bolt answers unparseable bodies itself (401 unsigned, 400 signed).
+    return true;
+  }
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return true;
+  const signed = isSigned(req, buffered.rawBody.toString(), options.signingSecret);
+  options.logger.warn('request body is not an object', { signed });
+  answer(res, signed ? 400 : 401);
+  return false;
+}
+
+function isSigned(req: IncomingMessage, body: string, signingSecret: string): boolean {
+  const signature = req.headers['x-slack-signature'];
+  const timestamp = Number(req.headers['x-slack-request-timestamp']);
+  if (typeof signature !== 'string' || !Number.isFinite(timestamp)) return false;
+  try {
+    return isValidSlackRequest({
+      signingSecret,
+      body,
+      headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp },
+    });
+  } catch {
+    return false;
+  }
+}
+
+function answer(res: ServerResponse, status: number): void {
+  if (res.headersSent) return;
+  res.writeHead(status);
+  res.end();
+}
