@@ -27,6 +27,8 @@ export interface NewApproval {
   rule: ApprovalRule;
   expiresAt: number | null;
   remindAt: number | null;
+  /** Set when a standing approval covers the call: it is stored as approved by the person who granted it. */
+  automatic?: StandingApproval;
 }
 
 /** "Approve for this thread" granted earlier in a conversation. */
@@ -49,27 +51,20 @@ export interface SettledApproval {
 export interface RunStore {
   getRun(runId: string): RunRecord | undefined;
   loadHistory(conversationId: string): StoredItem[];
-  /** Appends the items of a model turn, creates its approvals and saves the state and status. */
+  /**
+   * Appends the items of a model turn (its message and tool calls, before any call runs), creates its approvals
+   * (pending, or approved when a standing approval covers them) and saves the state and status.
+   */
   saveTurn(input: {
     runId: string;
     state: RunState;
     status: RunStatus;
     items: HistoryItem[];
     approvals: NewApproval[];
-    /** Automatically approved calls of this turn that ran: their final status and result. */
-    settled?: SettledApproval[];
     audit: AuditInput[];
   }): ApprovalRecord[];
   /** The conversation's unrevoked "approve for this thread" for a tool, if any. */
   standingApproval(conversationId: string, toolName: string): StandingApproval | undefined;
-  /** Records a call approved automatically by a standing approval, already marked `executing`. */
-  startAutoApproved(input: {
-    run: RunRecord;
-    turn: number;
-    approval: NewApproval;
-    grant: StandingApproval;
-    audit: AuditInput[];
-  }): ApprovalRecord;
   approvalsForTurn(runId: string, turn: number): ApprovalRecord[];
   /** Compare-and-set approved -> executing; false when the call was claimed already. */
   markExecuting(approvalId: string, audit: AuditInput[]): boolean;

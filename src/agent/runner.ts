@@ -12,15 +12,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type HistoryItem, historyToMessages, type ToolCall, type ToolOutputItem } from './history.js';
 import { type ChatModel, ModelError } from './model.js';
-import type {
-  Clock,
-  IdGenerator,
-  NewApproval,
-  RunRecord,
-  RunStore,
-  SettledApproval,
-  StandingApproval,
-} from './ports.js';
+import type { Clock, IdGenerator, NewApproval, RunRecord, RunStore, StandingApproval } from './ports.js';
 import { parseRunState, type RunState } from './run-state.js';
 import type { ToolContext } from './tool.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -117,9 +109,10 @@ export class Runner {
           reason,
         );
       }
-      const settled = await this.#settlePausedTurn(run, state);
-      if (!settled) return { kind: 'waiting' };
-      state = settled;
+      const approvals = this.#deps.store.approvalsForTurn(run.id, state.pausedTurn.turn);
+      // Only the decision that settled the last pending call claims the run; until then it keeps waiting.
+      if (approvals.some((approval) => approval.status === 'pending')) return { kind: 'waiting' };
+      state = await this.#settleTurn(run, state, approvals);
     }
     return this.#loop(run, state, hooks);
   }
@@ -171,12 +164,18 @@ export class Runner {
         });
         return { kind: 'completed', text: response.text ?? '' };
       }
-      const outcome = await this.#runCalls(run, state, turn, response.toolCalls, items, hooks);
-      if (outcome) return outcome;
+      const next = await this.#runCalls(run, state, turn, response.toolCalls, items, hooks);
+      if ('kind' in next) return next;
+      state = next;
     }
   }
 
-  /** Executes the calls that need no approval and collects the others; pauses the run when any wait. */
+  /**
+   * Saves the model's turn, its tool calls and their approvals before any call runs, then runs the calls that
+   * need no person (free ones, and those a standing approval covers); pauses when any call waits for a
+   * decision. Because the calls are stored first, a crash never leads to a call being asked for and run anew:
+   * after a restart the stored turn is settled, and an approved call found `executing` is reported as unknown.
+   */
   async #runCalls(
     run: RunRecord,
     state: RunState,
@@ -184,11 +183,11 @@ export class Runner {
     calls: ToolCall[],
     items: HistoryItem[],
     hooks: RunHooks,
-  ): Promise<RunOutcome | undefined> {
+  ): Promise<RunOutcome | RunState> {
     const context = toolContext(run);
-    const pending: NewApproval[] = [];
-    const settled: SettledApproval[] = [];
+    const approvals: NewApproval[] = [];
     const audit: AuditInput[] = [];
+    const notes: string[] = [];
     const done = new Set<string>();
     for (const call of calls) {
       const tool = this.#deps.tools.get(call.name);
@@ -200,43 +199,27 @@ export class Runner {
       }
       const parsed = tool.parseArguments(call.arguments);
       const requirement = await approvalRequirement(this.#deps.policy, tool, parsed, context);
-      if (requirement.required) {
-        const approval = this.#newApproval(call, requirement.rule);
-        // A standing approval covers only calls whose arguments parse: a malformed call always asks a person.
-        const grant =
-          parsed.ok && requirement.rule.allowStandingApproval
-            ? this.#deps.store.standingApproval(run.conversationId, call.name)
-            : undefined;
-        if (!parsed.ok || !grant) {
-          pending.push(approval);
-          continue;
-        }
-        const output = await this.#autoApprove(run, turn, call, parsed.args, approval, grant, {
-          audit,
-          hooks,
-        });
-        items.push(toolOutput(call, output.text, output.status));
-        settled.push({ id: approval.id, status: 'executed', result: output.text });
-        done.add(call.callId);
-        continue;
+      if (!requirement.required) continue;
+      const approval = this.#newApproval(call, requirement.rule);
+      // A standing approval covers only calls whose arguments parse: a malformed call always asks a person.
+      const grant =
+        parsed.ok && requirement.rule.allowStandingApproval
+          ? this.#deps.store.standingApproval(run.conversationId, call.name)
+          : undefined;
+      if (grant) {
+        approvals.push({ ...approval, automatic: grant });
+        audit.push(this.#automaticApproval(run, call, approval.id, grant));
+        notes.push(`\`${call.name}\` auto-approved (approved for this thread by <@${grant.grantedBy}>)`);
+      } else {
+        approvals.push(approval);
+        audit.push(this.#approvalRequested(run, approval));
       }
-      const output = parsed.ok ? await this.#execute(run, call, parsed.args, audit, null) : null;
-      items.push(
-        output
-          ? toolOutput(call, output.text, output.status)
-          : toolOutput(call, parsed.ok ? '' : parsed.error, 'error'),
-      );
-      done.add(call.callId);
     }
-    const save = { runId: run.id, items, settled, audit };
-    if (pending.length === 0) {
-      this.#deps.store.saveTurn({ ...save, state, status: 'running', approvals: [] });
-      return undefined;
-    }
-    const rounds = state.approvalRounds + 1;
+    const pending = approvals.filter((approval) => !approval.automatic);
+    const rounds = state.approvalRounds + (pending.length > 0 ? 1 : 0);
     if (rounds > this.#limits.maxApprovalRounds) {
       const reason = `the run reached its limit of ${this.#limits.maxApprovalRounds} approval rounds`;
-      this.#deps.store.saveTurn({ ...save, state, status: 'running', approvals: [] });
+      this.#deps.store.saveTurn({ runId: run.id, state, status: 'running', items, approvals: [], audit: [] });
       return this.#end(
         run,
         'failed',
@@ -244,36 +227,63 @@ export class Runner {
         reason,
       );
     }
-    const paused: RunState = {
+    const saved: RunState = {
       ...state,
       approvalRounds: rounds,
       pausedTurn: { turn, calls: calls.map((call) => ({ ...call, done: done.has(call.callId) })) },
     };
-    const now = this.#deps.clock.now();
-    for (const approval of pending) {
-      audit.push(
-        auditEvent('approval.requested', {
-          at: now,
-          actor: run.requesterId,
-          ...this.#scope(run),
-          approvalId: approval.id,
-          payload: {
-            tool: approval.toolName,
-            callId: approval.callId,
-            arguments: readableArguments(approval.arguments),
-            rule: approval.rule,
-          },
-        }),
-      );
+    if (pending.length > 0) {
+      audit.push(this.#event(run, 'run.paused', { turn, pending: pending.map((approval) => approval.id) }));
     }
-    audit.push(this.#event(run, 'run.paused', { turn, pending: pending.map((approval) => approval.id) }));
     const created = this.#deps.store.saveTurn({
-      ...save,
-      state: paused,
-      status: 'paused',
-      approvals: pending,
+      runId: run.id,
+      state: saved,
+      status: pending.length > 0 ? 'paused' : 'running',
+      items,
+      approvals,
+      audit,
     });
-    return { kind: 'paused', approvals: created };
+    for (const note of notes) await hooks.notify(note);
+    const settled = await this.#settleTurn(run, saved, created);
+    if (pending.length === 0) return settled;
+    return { kind: 'paused', approvals: created.filter((approval) => approval.status === 'pending') };
+  }
+
+  #approvalRequested(run: RunRecord, approval: NewApproval): AuditInput {
+    return auditEvent('approval.requested', {
+      at: this.#deps.clock.now(),
+      actor: run.requesterId,
+      ...this.#scope(run),
+      approvalId: approval.id,
+      payload: {
+        tool: approval.toolName,
+        callId: approval.callId,
+        arguments: readableArguments(approval.arguments),
+        rule: approval.rule,
+      },
+    });
+  }
+
+  /** A call a standing approval covers: an automatic decision by the grantor, pointing to the original. */
+  #automaticApproval(
+    run: RunRecord,
+    call: ToolCall,
+    approvalId: string,
+    grant: StandingApproval,
+  ): AuditInput {
+    return auditEvent('approval.approved', {
+      at: this.#deps.clock.now(),
+      actor: grant.grantedBy,
+      ...this.#scope(run),
+      approvalId,
+      payload: {
+        tool: call.name,
+        callId: call.callId,
+        arguments: readableArguments(call.arguments),
+        automatic: true,
+        originApprovalId: grant.originApprovalId,
+      },
+    });
   }
 
   #newApproval(call: ToolCall, rule: ApprovalRule): NewApproval {
@@ -291,65 +301,27 @@ export class Runner {
   }
 
   /**
-   * Runs a call that a standing approval covers: recorded as an automatic decision pointing to the approval
-   * that granted it (and marked executing) before the tool runs, and announced in the thread.
+   * Settles every call of the stored turn that can be settled now, in order: free calls run, decided ones
+   * run or get their rejection, expiry or cancellation text; calls still pending stay open. Each output is
+   * stored with the advanced state in one transaction. Returns the state, without `pausedTurn` once every call
+   * has its output.
    */
-  async #autoApprove(
+  async #settleTurn(
     run: RunRecord,
-    turn: number,
-    call: ToolCall,
-    args: Record<string, unknown>,
-    approval: NewApproval,
-    grant: StandingApproval,
-    { audit, hooks }: { audit: AuditInput[]; hooks: RunHooks },
-  ): Promise<{ text: string; status: 'ok' | 'error' }> {
-    const payload = {
-      tool: call.name,
-      callId: call.callId,
-      arguments: readableArguments(call.arguments),
-      automatic: true,
-      originApprovalId: grant.originApprovalId,
-    };
-    this.#deps.store.startAutoApproved({
-      run,
-      turn,
-      approval,
-      grant,
-      audit: [
-        auditEvent('approval.approved', {
-          at: this.#deps.clock.now(),
-          actor: grant.grantedBy,
-          ...this.#scope(run),
-          approvalId: approval.id,
-          payload,
-        }),
-        this.#event(run, 'tool.started', { tool: call.name, callId: call.callId }, approval.id),
-      ],
-    });
-    await hooks.notify(`\`${call.name}\` auto-approved (approved for this thread by <@${grant.grantedBy}>)`);
-    return this.#execute(run, call, args, audit, approval.id);
-  }
-
-  /** Applies the decisions of the paused turn; returns the advanced state, or undefined while any is pending. */
-  async #settlePausedTurn(run: RunRecord, state: RunState): Promise<RunState | undefined> {
+    state: RunState,
+    approvals: readonly ApprovalRecord[],
+  ): Promise<RunState> {
     const paused = state.pausedTurn;
     if (!paused) return state;
-    const approvals = new Map(
-      this.#deps.store.approvalsForTurn(run.id, paused.turn).map((a) => [a.callId, a]),
-    );
-    const open = paused.calls.filter((call) => !call.done);
-    if (open.some((call) => approvals.get(call.callId)?.status === 'pending')) return undefined;
+    const byCall = new Map(approvals.map((approval) => [approval.callId, approval]));
     let current = state;
-    for (const call of open) {
-      const approval = approvals.get(call.callId);
+    for (const call of paused.calls) {
+      const approval = byCall.get(call.callId);
+      if (call.done || approval?.status === 'pending') continue;
       const audit: AuditInput[] = [];
       const settled = approval
         ? await this.#settleCall(run, call, approval, audit)
-        : {
-            text: 'No approval was recorded for this call, so it did not run.',
-            status: 'cancelled' as const,
-            approvalStatus: null,
-          };
+        : await this.#runFreeCall(run, call, audit);
       const calls = (current.pausedTurn?.calls ?? []).map((c) =>
         c.callId === call.callId ? { ...c, done: true } : c,
       );
@@ -367,6 +339,19 @@ export class Runner {
       });
     }
     return current;
+  }
+
+  /** A call that needs no approval: run it (its arguments may still be invalid: the model gets the error). */
+  async #runFreeCall(
+    run: RunRecord,
+    call: ToolCall,
+    audit: AuditInput[],
+  ): Promise<{ text: string; status: ToolOutputStatus; approvalStatus: null }> {
+    const parsed = this.#deps.tools.get(call.name)?.parseArguments(call.arguments);
+    if (!parsed) return { text: `Unknown tool "${call.name}".`, status: 'error', approvalStatus: null };
+    if (!parsed.ok) return { text: parsed.error, status: 'error', approvalStatus: null };
+    const output = await this.#execute(run, call, parsed.args, audit, null);
+    return { ...output, approvalStatus: null };
   }
 
   async #settleCall(

@@ -29,8 +29,9 @@ export function openDatabase(path: string): OpenDatabase {
     chmodSync(path, 0o600);
   }
   const sqlite = new Database(path);
-  sqlite.pragma('journal_mode = WAL');
+  // The busy timeout first: switching to WAL needs a lock that another process may be holding.
   sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
   const db = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder: MIGRATIONS });

@@ -82,7 +82,7 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
       );
     },
 
-    saveTurn({ runId, state, status, items, approvals: pending, settled = [], audit }) {
+    saveTurn({ runId, state, status, items, approvals: created, audit }) {
       const at = clock.now();
       return db.transaction(
         (tx) => {
@@ -95,17 +95,24 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
             .get();
           if (!conversation) throw new Error(`Conversation ${run.conversationId} not found`);
           insertItems(tx, run.conversationId, runId, state.turn, items, at);
-          const created = pending.map((approval) =>
+          const rows = created.map(({ automatic, ...approval }) =>
             tx
               .insert(approvals)
               .values({
                 ...approval,
+                ...(automatic
+                  ? {
+                      decidedBy: automatic.grantedBy,
+                      decidedAt: at,
+                      originApprovalId: automatic.originApprovalId,
+                    }
+                  : {}),
                 rule: JSON.stringify(approval.rule),
                 runId,
                 conversationId: run.conversationId,
                 teamId: conversation.teamId,
                 turn: state.turn,
-                status: 'pending',
+                status: automatic ? 'approved' : 'pending',
                 requesterId: run.requesterId,
                 channelId: conversation.channelId,
                 threadTs: conversation.threadTs,
@@ -115,18 +122,12 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
               .returning()
               .get(),
           );
-          for (const approval of settled) {
-            tx.update(approvals)
-              .set({ status: approval.status, result: approval.result, updatedAt: at })
-              .where(eq(approvals.id, approval.id))
-              .run();
-          }
           tx.update(runs)
             .set({ ...runStateColumns(state, at), status })
             .where(eq(runs.id, runId))
             .run();
           appendAudit(tx, audit);
-          return created.map(toApprovalRecord);
+          return rows.map(toApprovalRecord);
         },
         { behavior: 'immediate' },
       );

@@ -24,10 +24,7 @@ export function grantStanding(
 }
 
 /** The run-store methods behind standing approvals: looking one up and recording an automatic decision. */
-export function createStandingApprovalStore(
-  db: Db,
-  clock: Clock,
-): Pick<RunStore, 'standingApproval' | 'startAutoApproved'> {
+export function createStandingApprovalStore(db: Db, clock: Clock): Pick<RunStore, 'standingApproval'> {
   return {
     standingApproval(conversationId, toolName) {
       const row = db
@@ -43,39 +40,6 @@ export function createStandingApprovalStore(
         .orderBy(desc(standingApprovals.id))
         .get();
       return row ? { grantedBy: row.grantedBy, originApprovalId: row.originApprovalId } : undefined;
-    },
-
-    startAutoApproved({ run, turn, approval, grant, audit }) {
-      const at = clock.now();
-      return db.transaction(
-        (tx) => {
-          // Marked executing at once: the call runs right after this commit, and never twice.
-          const created = tx
-            .insert(approvals)
-            .values({
-              ...approval,
-              rule: JSON.stringify(approval.rule),
-              runId: run.id,
-              conversationId: run.conversationId,
-              teamId: run.teamId,
-              turn,
-              status: 'executing',
-              requesterId: run.requesterId,
-              decidedBy: grant.grantedBy,
-              decidedAt: at,
-              originApprovalId: grant.originApprovalId,
-              channelId: run.channelId,
-              threadTs: run.threadTs,
-              createdAt: at,
-              updatedAt: at,
-            })
-            .returning()
-            .get();
-          appendAudit(tx, audit);
-          return toApprovalRecord(created);
-        },
-        { behavior: 'immediate' },
-      );
     },
   };
 }

@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { ChatModel, ModelResponse } from '../../src/agent/model.js';
 import { initialRunState } from '../../src/agent/run-state.js';
 import { Runner } from '../../src/agent/runner.js';
+import { defineTool } from '../../src/agent/tool.js';
 import { ToolRegistry } from '../../src/agent/tool-registry.js';
 import { ApprovalService } from '../../src/approvals/approval-service.js';
 import { builtInPolicy } from '../../src/approvals/policy.js';
@@ -10,10 +12,11 @@ import { createConversationStore } from '../../src/db/conversation-store.js';
 import { type OpenDatabase, openDatabase } from '../../src/db/database.js';
 import { createNotesStore } from '../../src/db/notes-store.js';
 import { createRunStore } from '../../src/db/run-store.js';
-import { auditEvents } from '../../src/db/schema.js';
+import { auditEvents, standingApprovals } from '../../src/db/schema.js';
 import { randomId } from '../../src/ids.js';
 import { silentLogger } from '../../src/logger.js';
 import { createBuiltInTools } from '../../src/tools/built-in-tools.js';
+import { waitUntil } from '../support/wait.js';
 
 const clock = { now: () => Date.now() };
 const thread = { teamId: 'T1', channelId: 'C1', threadTs: '1.0' };
@@ -231,5 +234,68 @@ describe('runner and stores on a real SQLite database', () => {
       .all()
       .filter((e) => e.kind === 'approval.refused');
     expect(refusals.map((e) => e.actor)).toEqual(['U1', 'U2']);
+  });
+});
+
+describe('calls are stored before they run', () => {
+  it('a call covered by "approve for this thread" that was running when the process died is not run again', async () => {
+    const database = openDatabase(':memory:');
+    const { db } = database;
+    let executions = 0;
+    const hanging = defineTool({
+      name: 'create_note',
+      description: 'never finishes, like a process that died mid-call',
+      parameters: z.object({ text: z.string() }),
+      needsApproval: true,
+      execute: () => {
+        executions += 1;
+        return new Promise<string>(() => {});
+      },
+    });
+    const model = scripted([
+      { text: null, toolCalls: [call('create_note', '{"text":"x"}')], usage },
+      { text: 'Told you.', toolCalls: [], usage },
+    ]);
+    const make = () =>
+      new Runner({
+        model,
+        tools: new ToolRegistry([hanging]),
+        policy: builtInPolicy(),
+        store: createRunStore(db, clock),
+        clock,
+        newId: randomId,
+        logger: silentLogger,
+      });
+    const conversations = createConversationStore(db, clock, randomId);
+    const conversationId = conversations.findOrCreate(thread);
+    db.insert(standingApprovals)
+      .values({
+        conversationId,
+        toolName: 'create_note',
+        grantedBy: 'U2',
+        originApprovalId: 'apr_origin',
+        grantedAt: 1,
+      })
+      .run();
+    const runId = randomId('run');
+    conversations.startRunOrQueue({
+      conversationId,
+      runId,
+      message: { ...thread, userId: 'U1', text: 'note', messageTs: '1.0' },
+      state: initialRunState(),
+      audit: [],
+    });
+    // The first process runs the auto-approved call and never comes back.
+    void make().advance(runId);
+    await waitUntil(() => executions === 1);
+    // After a restart the run (still `running`) is driven again by a new runner.
+    expect(await make().advance(runId)).toEqual({ kind: 'completed', text: 'Told you.' });
+    expect(executions).toBe(1);
+    expect(model.calls).toBe(2);
+    const outputs = createRunStore(db, clock)
+      .loadHistory(conversationId)
+      .filter((item) => item.kind === 'tool_output');
+    expect(outputs.map((item) => item.data.status)).toEqual(['unknown']);
+    database.close();
   });
 });
