@@ -43,7 +43,7 @@ export function runStateColumns(state: RunState, at: number) {
 
 export function createRunStore(db: Db, clock: Clock): RunStore {
   return {
-    ...createStandingApprovalStore(db, clock),
+    ...createStandingApprovalStore(db),
 
     getRun(runId) {
       const row = db

@@ -1,9 +1,8 @@
 import { and, desc, eq, isNull } from 'drizzle-orm';
-import type { Clock, RunStore } from '../agent/ports.js';
-import { toApprovalRecord } from './approval-rows.js';
-import { appendAudit, type Tx } from './audit-writer.js';
+import type { RunStore } from '../agent/ports.js';
+import type { Tx } from './audit-writer.js';
 import type { Db } from './database.js';
-import { approvals, standingApprovals } from './schema.js';
+import { standingApprovals } from './schema.js';
 
 /** Records "approve for this thread" inside the transaction of the decision that grants it. */
 export function grantStanding(
@@ -23,8 +22,8 @@ export function grantStanding(
     .run();
 }
 
-/** The run-store methods behind standing approvals: looking one up and recording an automatic decision. */
-export function createStandingApprovalStore(db: Db, clock: Clock): Pick<RunStore, 'standingApproval'> {
+/** The run-store method behind standing approvals: the conversation's grant for a tool, if any. */
+export function createStandingApprovalStore(db: Db): Pick<RunStore, 'standingApproval'> {
   return {
     standingApproval(conversationId, toolName) {
       const row = db
