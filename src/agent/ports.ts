@@ -62,6 +62,8 @@ export interface RunStore {
     items: HistoryItem[];
     approvals: NewApproval[];
     audit: AuditInput[];
+    /** The run's last message, owed to the thread until it is posted (with status `completed`). */
+    reply?: string;
   }): ApprovalRecord[];
   /** The conversation's unrevoked "approve for this thread" for a tool, if any. */
   standingApproval(conversationId: string, toolName: string): StandingApproval | undefined;
@@ -87,6 +89,8 @@ export interface RunStore {
     error: string | null;
     audit: AuditInput[];
     cancelAudit: (approval: ApprovalRecord) => AuditInput;
+    /** The sentence owed to the thread until it is posted. */
+    reply?: string;
   }): ApprovalRecord[];
 }
 

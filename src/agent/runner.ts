@@ -154,6 +154,8 @@ export class Runner {
       }
       for (const call of response.toolCalls) items.push({ kind: 'tool_call', data: call });
       if (response.toolCalls.length === 0) {
+        const text = response.text?.trim() ? response.text : 'Done.';
+        // The answer is owed to the thread from the moment the run completes, in the same transaction.
         this.#deps.store.saveTurn({
           runId: run.id,
           state,
@@ -161,8 +163,9 @@ export class Runner {
           items,
           approvals: [],
           audit: [this.#event(run, 'run.completed', { turns: turn, usage: state.usage })],
+          reply: text,
         });
-        return { kind: 'completed', text: response.text ?? '' };
+        return { kind: 'completed', text };
       }
       const next = await this.#runCalls(run, state, turn, response.toolCalls, items, hooks);
       if ('kind' in next) return next;
@@ -462,6 +465,7 @@ export class Runner {
       runId: run.id,
       status,
       error: reason,
+      reply: message,
       audit: [this.#event(run, status === 'failed' ? 'run.failed' : 'run.cancelled', { reason })],
       cancelAudit: (approval) =>
         this.#event(

@@ -163,7 +163,7 @@ export class ConversationService {
         await this.#delivery.postReply(
           runId,
           thread,
-          outcome.text.trim() === '' ? 'Done.' : outcome.text,
+          outcome.text,
           presenter.streaming ? () => presenter.answer(outcome.text) : undefined,
         );
         return true;

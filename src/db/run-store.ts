@@ -82,7 +82,7 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
       );
     },
 
-    saveTurn({ runId, state, status, items, approvals: created, audit }) {
+    saveTurn({ runId, state, status, items, approvals: created, audit, reply }) {
       const at = clock.now();
       return db.transaction(
         (tx) => {
@@ -123,7 +123,11 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
               .get(),
           );
           tx.update(runs)
-            .set({ ...runStateColumns(state, at), status })
+            .set({
+              ...runStateColumns(state, at),
+              status,
+              ...(reply === undefined ? {} : { pendingReply: reply }),
+            })
             .where(eq(runs.id, runId))
             .run();
           appendAudit(tx, audit);
@@ -182,11 +186,14 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
       );
     },
 
-    finishRun({ runId, status, error, audit, cancelAudit }) {
+    finishRun({ runId, status, error, audit, cancelAudit, reply }) {
       const at = clock.now();
       return db.transaction(
         (tx) => {
-          tx.update(runs).set({ status, error, updatedAt: at }).where(eq(runs.id, runId)).run();
+          tx.update(runs)
+            .set({ status, error, updatedAt: at, ...(reply === undefined ? {} : { pendingReply: reply }) })
+            .where(eq(runs.id, runId))
+            .run();
           // Pending, or approved but never executed: nothing of the run may execute any more.
           const cancelled = tx
             .update(approvals)

@@ -299,3 +299,33 @@ describe('calls are stored before they run', () => {
     database.close();
   });
 });
+
+describe('the last message of a run', () => {
+  it('is owed to the thread in the same transaction that ends the run', async () => {
+    const database = openDatabase(':memory:');
+    const { db } = database;
+    const conversations = createConversationStore(db, clock, randomId);
+    const runner = new Runner({
+      model: scripted([{ text: 'All done here.', toolCalls: [], usage }]),
+      tools: new ToolRegistry([]),
+      policy: builtInPolicy(),
+      store: createRunStore(db, clock),
+      clock,
+      newId: randomId,
+      logger: silentLogger,
+    });
+    const conversationId = conversations.findOrCreate(thread);
+    const runId = randomId('run');
+    conversations.startRunOrQueue({
+      conversationId,
+      runId,
+      message: { ...thread, userId: 'U1', text: 'hi', messageTs: '1.0' },
+      state: initialRunState(),
+      audit: [],
+    });
+    await runner.advance(runId);
+    // Nothing was posted yet (a crash here): the answer is still owed and a restart posts it.
+    expect(conversations.pendingReplies()).toEqual([{ runId, conversationId, text: 'All done here.' }]);
+    database.close();
+  });
+});
