@@ -53,6 +53,9 @@ export function ephemeralTo(
 export function registerActionListeners(app: App, deps: ActionListenerDeps): void {
   app.action<BlockAction<ButtonAction>>({ action_id: DECISION_ACTION }, async ({ ack, body, action }) => {
     await ack();
+    // Let the requests already waiting be read and acked before this decision's synchronous database work:
+    // under a burst of clicks every ack then leaves at once instead of queueing behind the decisions.
+    await new Promise((resolve) => setImmediate(resolve));
     const channelId = body.channel?.id ?? body.container?.channel_id;
     const messageTs = body.message?.ts ?? body.container?.message_ts;
     const tell = ephemeralTo(deps, body);
