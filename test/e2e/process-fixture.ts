@@ -16,7 +16,7 @@ import {
   postInteraction,
 } from '../support/slack-requests.js';
 import { waitUntil } from '../support/wait.js';
-import { approvalIdOf, cardTs, SECRET } from './harness.js';
+import { approvalIdOf, cardTs, isApprovalCard, SECRET } from './harness.js';
 
 export const ADMIN = 'UADMIN';
 
@@ -38,15 +38,6 @@ export interface ProcessFixture {
   /** Runs `query` on a read-only connection to the bot's database. */
   query<T>(query: (db: Database.Database) => T): T;
   close(): Promise<void>;
-}
-
-function isCard(call: SlackCall): boolean {
-  try {
-    approvalIdOf(call);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export async function startProcessFixture(): Promise<ProcessFixture> {
@@ -106,7 +97,7 @@ export async function startProcessFixture(): Promise<ProcessFixture> {
     waitForCards(count) {
       return waitUntil(
         () => {
-          const cards = slack.callsTo('chat.postMessage').filter(isCard);
+          const cards = slack.callsTo('chat.postMessage').filter(isApprovalCard);
           return cards.length >= count ? cards : undefined;
         },
         { timeoutMs: 15_000, message: `expected ${count} approval cards` },
