@@ -1,21 +1,16 @@
 import { createHash } from 'node:crypto';
-import {
-  type ApprovalRecord,
-  type ApprovalRule,
-  type ApprovalStatus,
-  expiryOutput,
-  rejectionOutput,
-} from '../approvals/approval.js';
+import type { ApprovalRecord, ApprovalRule } from '../approvals/approval.js';
 import { type ApprovalPolicy, approvalRequirement } from '../approvals/policy.js';
 import { type AuditInput, auditEvent } from '../audit/audit-event.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { type HistoryItem, historyToMessages, type ToolCall, type ToolOutputItem } from './history.js';
+import { type HistoryItem, historyToMessages, type ToolCall } from './history.js';
 import { type ChatModel, ModelError } from './model.js';
 import type { Clock, IdGenerator, NewApproval, RunRecord, RunStore, StandingApproval } from './ports.js';
+import { readableArguments, runEvent, runScope } from './run-events.js';
 import { parseRunState, type RunState } from './run-state.js';
-import type { ToolContext } from './tool.js';
 import type { ToolRegistry } from './tool-registry.js';
+import { TurnSettler, toolContext, toolOutput } from './turn-settler.js';
 
 export interface RunnerLimits {
   /** Model calls per run, across every pause and resume. */
@@ -76,10 +71,12 @@ export class Runner {
   readonly #deps: RunnerDeps;
   readonly #limits: RunnerLimits;
   readonly #observers = new Map<string, RunObserver>();
+  readonly #settler: TurnSettler;
 
   constructor(deps: RunnerDeps) {
     this.#deps = deps;
     this.#limits = deps.limits ?? DEFAULT_LIMITS;
+    this.#settler = new TurnSettler(deps);
   }
 
   async advance(runId: string, observer: RunObserver = {}): Promise<RunOutcome> {
@@ -112,7 +109,7 @@ export class Runner {
       const approvals = this.#deps.store.approvalsForTurn(run.id, state.pausedTurn.turn);
       // Only the decision that settled the last pending call claims the run; until then it keeps waiting.
       if (approvals.some((approval) => approval.status === 'pending')) return { kind: 'waiting' };
-      state = await this.#settleTurn(run, state, approvals);
+      state = await this.#settler.settle(run, state, approvals, this.#observers.get(run.id));
     }
     return this.#loop(run, state, hooks);
   }
@@ -247,7 +244,7 @@ export class Runner {
       audit,
     });
     for (const note of notes) await hooks.notify(note);
-    const settled = await this.#settleTurn(run, saved, created);
+    const settled = await this.#settler.settle(run, saved, created, this.#observers.get(run.id));
     if (pending.length === 0) return settled;
     return { kind: 'paused', approvals: created.filter((approval) => approval.status === 'pending') };
   }
@@ -256,7 +253,7 @@ export class Runner {
     return auditEvent('approval.requested', {
       at: this.#deps.clock.now(),
       actor: run.requesterId,
-      ...this.#scope(run),
+      ...runScope(run),
       approvalId: approval.id,
       payload: {
         tool: approval.toolName,
@@ -277,7 +274,7 @@ export class Runner {
     return auditEvent('approval.approved', {
       at: this.#deps.clock.now(),
       actor: grant.grantedBy,
-      ...this.#scope(run),
+      ...runScope(run),
       approvalId,
       payload: {
         tool: call.name,
@@ -301,163 +298,6 @@ export class Runner {
       expiresAt: rule.expiresAfterMs ? now + rule.expiresAfterMs : null,
       remindAt: rule.remindAfterMs ? now + rule.remindAfterMs : null,
     };
-  }
-
-  /**
-   * Settles every call of the stored turn that can be settled now, in order: free calls run, decided ones
-   * run or get their rejection, expiry or cancellation text; calls still pending stay open. Each output is
-   * stored with the advanced state in one transaction. Returns the state, without `pausedTurn` once every call
-   * has its output.
-   */
-  async #settleTurn(
-    run: RunRecord,
-    state: RunState,
-    approvals: readonly ApprovalRecord[],
-  ): Promise<RunState> {
-    const paused = state.pausedTurn;
-    if (!paused) return state;
-    const byCall = new Map(approvals.map((approval) => [approval.callId, approval]));
-    let current = state;
-    for (const call of paused.calls) {
-      const approval = byCall.get(call.callId);
-      if (call.done || approval?.status === 'pending') continue;
-      const audit: AuditInput[] = [];
-      const settled = approval
-        ? await this.#settleCall(run, call, approval, audit)
-        : await this.#runFreeCall(run, call, audit);
-      const calls = (current.pausedTurn?.calls ?? []).map((c) =>
-        c.callId === call.callId ? { ...c, done: true } : c,
-      );
-      const last = calls.every((c) => c.done);
-      current = { ...current, pausedTurn: last ? null : { turn: paused.turn, calls } };
-      this.#deps.store.saveToolOutput({
-        runId: run.id,
-        state: current,
-        item: toolOutput(call, settled.text, settled.status),
-        approval:
-          approval && settled.approvalStatus
-            ? { id: approval.id, status: settled.approvalStatus, result: settled.text }
-            : null,
-        audit,
-      });
-    }
-    return current;
-  }
-
-  /** A call that needs no approval: run it (its arguments may still be invalid: the model gets the error). */
-  async #runFreeCall(
-    run: RunRecord,
-    call: ToolCall,
-    audit: AuditInput[],
-  ): Promise<{ text: string; status: ToolOutputStatus; approvalStatus: null }> {
-    const parsed = this.#deps.tools.get(call.name)?.parseArguments(call.arguments);
-    if (!parsed) return { text: `Unknown tool "${call.name}".`, status: 'error', approvalStatus: null };
-    if (!parsed.ok) return { text: parsed.error, status: 'error', approvalStatus: null };
-    const output = await this.#execute(run, call, parsed.args, audit, null);
-    return { ...output, approvalStatus: null };
-  }
-
-  async #settleCall(
-    run: RunRecord,
-    call: ToolCall,
-    approval: ApprovalRecord,
-    audit: AuditInput[],
-  ): Promise<{ text: string; status: ToolOutputStatus; approvalStatus: ApprovalStatus | null }> {
-    switch (approval.status) {
-      case 'rejected':
-        return {
-          text: rejectionOutput(approval.decidedBy, approval.reason),
-          status: 'rejected',
-          approvalStatus: null,
-        };
-      case 'expired':
-        return { text: expiryOutput(approval.rule.expiresAfterMs), status: 'expired', approvalStatus: null };
-      case 'cancelled':
-        return {
-          text: `The approval request was cancelled: ${approval.reason ?? 'no reason given'}.`,
-          status: 'cancelled',
-          approvalStatus: null,
-        };
-      case 'executing':
-      case 'executed': {
-        // The process stopped while the tool ran (or before its result was stored): never run it again.
-        const text =
-          'The outcome of this tool call is unknown: the bot stopped while it was running. It was not retried.';
-        audit.push(
-          this.#event(run, 'tool.outcome_unknown', { tool: call.name, callId: call.callId }, approval.id),
-        );
-        return { text, status: 'unknown', approvalStatus: approval.status };
-      }
-      case 'approved': {
-        const raw = approval.editedArguments ?? approval.arguments;
-        const tool = this.#deps.tools.get(call.name);
-        const parsed = tool?.parseArguments(raw);
-        if (!tool || !parsed?.ok) {
-          const text = parsed && !parsed.ok ? parsed.error : `Unknown tool "${call.name}".`;
-          return { text, status: 'error', approvalStatus: 'executed' };
-        }
-        const claimed = this.#deps.store.markExecuting(approval.id, [
-          this.#event(run, 'tool.started', { tool: call.name, callId: call.callId }, approval.id),
-        ]);
-        if (!claimed)
-          return {
-            text: 'This call was already being executed elsewhere.',
-            status: 'unknown',
-            approvalStatus: null,
-          };
-        const output = await this.#execute(run, call, parsed.args, audit, approval.id);
-        const text = approval.editedArguments ? editedOutput(approval, output.text) : output.text;
-        return { text, status: output.status, approvalStatus: 'executed' };
-      }
-      case 'pending':
-        throw new Error(`Approval ${approval.id} is still pending`);
-    }
-  }
-
-  async #execute(
-    run: RunRecord,
-    call: ToolCall,
-    args: Record<string, unknown>,
-    audit: AuditInput[],
-    approvalId: string | null,
-  ): Promise<{ text: string; status: 'ok' | 'error' }> {
-    const tool = this.#deps.tools.get(call.name);
-    this.#observers.get(run.id)?.onToolStart?.(call.name);
-    const started = this.#deps.clock.now();
-    let result: { text: string; status: 'ok' | 'error' };
-    try {
-      if (!tool) throw new Error(`Unknown tool ${call.name}`);
-      result = { text: await tool.execute(args, toolContext(run)), status: 'ok' };
-    } catch (error) {
-      // The model gets a short sentence; the log keeps the whole error with its stack.
-      this.#deps.logger.error('tool failed', {
-        runId: run.id,
-        callId: call.callId,
-        tool: call.name,
-        error: describeError(error),
-        stack: error instanceof Error ? error.stack : undefined,
-      });
-      result = {
-        text: `The tool ${call.name} failed: ${describeError(error).slice(0, 300)}`,
-        status: 'error',
-      };
-    }
-    audit.push(
-      this.#event(
-        run,
-        'tool.finished',
-        {
-          tool: call.name,
-          callId: call.callId,
-          ok: result.status === 'ok',
-          startedAt: started,
-          durationMs: this.#deps.clock.now() - started,
-          outputBytes: Buffer.byteLength(result.text),
-        },
-        approvalId,
-      ),
-    );
-    return result;
   }
 
   #end(run: RunRecord, status: 'failed' | 'cancelled', message: string, reason: string): RunOutcome {
@@ -484,45 +324,18 @@ export class Runner {
       .map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.jsonSchema }));
   }
 
-  #scope(run: RunRecord) {
-    return { teamId: run.teamId, conversationId: run.conversationId, runId: run.id };
-  }
-
   #event(
     run: RunRecord,
     kind: AuditInput['kind'],
     payload: Record<string, unknown>,
     approvalId: string | null = null,
   ) {
-    return auditEvent(kind, { at: this.#deps.clock.now(), ...this.#scope(run), approvalId, payload });
+    return runEvent(this.#deps.clock, run, kind, payload, approvalId);
   }
 }
 
 function onTextDelta(observer: RunObserver | undefined) {
   return observer?.onTextDelta ? { onTextDelta: observer.onTextDelta } : {};
-}
-
-type ToolOutputStatus = ToolOutputItem['data']['status'];
-
-function toolOutput(call: ToolCall, output: string, status: ToolOutputStatus): ToolOutputItem {
-  return { kind: 'tool_output', data: { callId: call.callId, name: call.name, output, status } };
-}
-
-/** The model is told that a person changed its arguments, and to what. */
-function editedOutput(approval: ApprovalRecord, output: string): string {
-  const editor = approval.decidedBy ? `<@${approval.decidedBy}>` : 'A person';
-  return `${editor} edited the arguments before approving. The tool ran with ${approval.editedArguments} instead of ${approval.arguments}. Output: ${output}`;
-}
-
-function toolContext(run: RunRecord): ToolContext {
-  return {
-    teamId: run.teamId,
-    conversationId: run.conversationId,
-    channelId: run.channelId,
-    threadTs: run.threadTs,
-    runId: run.id,
-    requesterId: run.requesterId,
-  };
 }
 
 function addUsage(a: RunState['usage'], b: RunState['usage']): RunState['usage'] {
@@ -531,13 +344,4 @@ function addUsage(a: RunState['usage'], b: RunState['usage']): RunState['usage']
     completionTokens: a.completionTokens + b.completionTokens,
     totalTokens: a.totalTokens + b.totalTokens,
   };
-}
-
-/** Arguments as an object when they parse, else the raw string: the audit log keeps exactly what was asked. */
-export function readableArguments(raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
-  }
 }

@@ -1,0 +1,235 @@
+import {
+  type ApprovalRecord,
+  type ApprovalStatus,
+  expiryOutput,
+  rejectionOutput,
+} from '../approvals/approval.js';
+import type { AuditInput } from '../audit/audit-event.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { ToolCall, ToolOutputItem } from './history.js';
+import type { Clock, RunRecord, RunStore } from './ports.js';
+import { runEvent } from './run-events.js';
+import type { RunState } from './run-state.js';
+import type { ToolContext } from './tool.js';
+import type { ToolRegistry } from './tool-registry.js';
+
+type Observer = { onToolStart?: (toolName: string) => void };
+
+export interface TurnSettlerDeps {
+  tools: ToolRegistry;
+  store: RunStore;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * Gives every call of a stored turn its output, one call at a time: runs free calls and approved ones (an
+ * approved call is marked `executing` first, with a compare-and-set, so it never runs twice), and turns
+ * rejections, expiries and cancellations into the text the model reads. A call found `executing` is one the
+ * bot was running when it stopped: reported as unknown, never run again.
+ */
+export class TurnSettler {
+  readonly #deps: TurnSettlerDeps;
+
+  constructor(deps: TurnSettlerDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * Settles every call of the stored turn that can be settled now, in order: free calls run, decided ones
+   * run or get their rejection, expiry or cancellation text; calls still pending stay open. Each output is
+   * stored with the advanced state in one transaction. Returns the state, without `pausedTurn` once every call
+   * has its output.
+   */
+  async settle(
+    run: RunRecord,
+    state: RunState,
+    approvals: readonly ApprovalRecord[],
+    observer: { onToolStart?: (toolName: string) => void } = {},
+  ): Promise<RunState> {
+    const paused = state.pausedTurn;
+    if (!paused) return state;
+    const byCall = new Map(approvals.map((approval) => [approval.callId, approval]));
+    let current = state;
+    for (const call of paused.calls) {
+      const approval = byCall.get(call.callId);
+      if (call.done || approval?.status === 'pending') continue;
+      const audit: AuditInput[] = [];
+      const settled = approval
+        ? await this.#settleCall(run, call, approval, audit, observer)
+        : await this.#runFreeCall(run, call, audit, observer);
+      const calls = (current.pausedTurn?.calls ?? []).map((c) =>
+        c.callId === call.callId ? { ...c, done: true } : c,
+      );
+      const last = calls.every((c) => c.done);
+      current = { ...current, pausedTurn: last ? null : { turn: paused.turn, calls } };
+      this.#deps.store.saveToolOutput({
+        runId: run.id,
+        state: current,
+        item: toolOutput(call, settled.text, settled.status),
+        approval:
+          approval && settled.approvalStatus
+            ? { id: approval.id, status: settled.approvalStatus, result: settled.text }
+            : null,
+        audit,
+      });
+    }
+    return current;
+  }
+
+  /** A call that needs no approval: run it (its arguments may still be invalid: the model gets the error). */
+  async #runFreeCall(
+    run: RunRecord,
+    call: ToolCall,
+    audit: AuditInput[],
+    observer: Observer,
+  ): Promise<{ text: string; status: ToolOutputStatus; approvalStatus: null }> {
+    const parsed = this.#deps.tools.get(call.name)?.parseArguments(call.arguments);
+    if (!parsed) return { text: `Unknown tool "${call.name}".`, status: 'error', approvalStatus: null };
+    if (!parsed.ok) return { text: parsed.error, status: 'error', approvalStatus: null };
+    const output = await this.#execute(run, call, parsed.args, audit, null, observer);
+    return { ...output, approvalStatus: null };
+  }
+
+  async #settleCall(
+    run: RunRecord,
+    call: ToolCall,
+    approval: ApprovalRecord,
+    audit: AuditInput[],
+    observer: Observer,
+  ): Promise<{ text: string; status: ToolOutputStatus; approvalStatus: ApprovalStatus | null }> {
+    switch (approval.status) {
+      case 'rejected':
+        return {
+          text: rejectionOutput(approval.decidedBy, approval.reason),
+          status: 'rejected',
+          approvalStatus: null,
+        };
+      case 'expired':
+        return { text: expiryOutput(approval.rule.expiresAfterMs), status: 'expired', approvalStatus: null };
+      case 'cancelled':
+        return {
+          text: `The approval request was cancelled: ${approval.reason ?? 'no reason given'}.`,
+          status: 'cancelled',
+          approvalStatus: null,
+        };
+      case 'executing':
+      case 'executed': {
+        // The process stopped while the tool ran (or before its result was stored): never run it again.
+        const text =
+          'The outcome of this tool call is unknown: the bot stopped while it was running. It was not retried.';
+        audit.push(
+          runEvent(
+            this.#deps.clock,
+            run,
+            'tool.outcome_unknown',
+            { tool: call.name, callId: call.callId },
+            approval.id,
+          ),
+        );
+        return { text, status: 'unknown', approvalStatus: approval.status };
+      }
+      case 'approved': {
+        const raw = approval.editedArguments ?? approval.arguments;
+        const tool = this.#deps.tools.get(call.name);
+        const parsed = tool?.parseArguments(raw);
+        if (!tool || !parsed?.ok) {
+          const text = parsed && !parsed.ok ? parsed.error : `Unknown tool "${call.name}".`;
+          return { text, status: 'error', approvalStatus: 'executed' };
+        }
+        const claimed = this.#deps.store.markExecuting(approval.id, [
+          runEvent(
+            this.#deps.clock,
+            run,
+            'tool.started',
+            { tool: call.name, callId: call.callId },
+            approval.id,
+          ),
+        ]);
+        if (!claimed)
+          return {
+            text: 'This call was already being executed elsewhere.',
+            status: 'unknown',
+            approvalStatus: null,
+          };
+        const output = await this.#execute(run, call, parsed.args, audit, approval.id, observer);
+        const text = approval.editedArguments ? editedOutput(approval, output.text) : output.text;
+        return { text, status: output.status, approvalStatus: 'executed' };
+      }
+      case 'pending':
+        throw new Error(`Approval ${approval.id} is still pending`);
+    }
+  }
+
+  async #execute(
+    run: RunRecord,
+    call: ToolCall,
+    args: Record<string, unknown>,
+    audit: AuditInput[],
+    approvalId: string | null,
+    observer: Observer,
+  ): Promise<{ text: string; status: 'ok' | 'error' }> {
+    const tool = this.#deps.tools.get(call.name);
+    observer.onToolStart?.(call.name);
+    const started = this.#deps.clock.now();
+    let result: { text: string; status: 'ok' | 'error' };
+    try {
+      if (!tool) throw new Error(`Unknown tool ${call.name}`);
+      result = { text: await tool.execute(args, toolContext(run)), status: 'ok' };
+    } catch (error) {
+      // The model gets a short sentence; the log keeps the whole error with its stack.
+      this.#deps.logger.error('tool failed', {
+        runId: run.id,
+        callId: call.callId,
+        tool: call.name,
+        error: describeError(error),
+        stack: error instanceof Error ? error.stack : undefined,
+      });
+      result = {
+        text: `The tool ${call.name} failed: ${describeError(error).slice(0, 300)}`,
+        status: 'error',
+      };
+    }
+    audit.push(
+      runEvent(
+        this.#deps.clock,
+        run,
+        'tool.finished',
+        {
+          tool: call.name,
+          callId: call.callId,
+          ok: result.status === 'ok',
+          startedAt: started,
+          durationMs: this.#deps.clock.now() - started,
+          outputBytes: Buffer.byteLength(result.text),
+        },
+        approvalId,
+      ),
+    );
+    return result;
+  }
+}
+
+type ToolOutputStatus = ToolOutputItem['data']['status'];
+
+export function toolOutput(call: ToolCall, output: string, status: ToolOutputStatus): ToolOutputItem {
+  return { kind: 'tool_output', data: { callId: call.callId, name: call.name, output, status } };
+}
+
+/** The model is told that a person changed its arguments, and to what. */
+function editedOutput(approval: ApprovalRecord, output: string): string {
+  const editor = approval.decidedBy ? `<@${approval.decidedBy}>` : 'A person';
+  return `${editor} edited the arguments before approving. The tool ran with ${approval.editedArguments} instead of ${approval.arguments}. Output: ${output}`;
+}
+
+export function toolContext(run: RunRecord): ToolContext {
+  return {
+    teamId: run.teamId,
+    conversationId: run.conversationId,
+    channelId: run.channelId,
+    threadTs: run.threadTs,
+    runId: run.id,
+    requesterId: run.requesterId,
+  };
+}
