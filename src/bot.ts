@@ -26,6 +26,7 @@ import { createDedupeStore } from './db/dedupe-store.js';
 import { createGreetingStore } from './db/greeting-store.js';
 import { createNotesStore } from './db/notes-store.js';
 import { createRunStore } from './db/run-store.js';
+import { createStandingApprovals } from './db/standing-approvals.js';
 import { AppError, describeError } from './errors.js';
 import { randomId } from './ids.js';
 import type { Logger } from './logger.js';
@@ -143,6 +144,7 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
         welcome,
         dedupe: createDedupeStore(db, () => clock.now()),
         auditQueries: createAuditQueryStore(db),
+        standing: createStandingApprovals(db),
       };
     },
   );

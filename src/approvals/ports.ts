@@ -73,3 +73,16 @@ export interface ApprovalTimerStore {
    */
   claimReminders(now: number, audit: (approval: ApprovalRecord) => AuditInput[]): ApprovalRecord[];
 }
+
+export type RevokeResult =
+  | { ok: true; toolName: string; grantedBy: string; conversationId: string }
+  | { ok: false; reason: 'not_found' | 'not_active' };
+
+/** "Approve for this thread" grants, as admins manage them. */
+export interface StandingApprovals {
+  /**
+   * Revokes the grant made by the decision on `approvalId` (one of this workspace's requests), with a
+   * compare-and-set on the grant still being active and its audit event in the same transaction.
+   */
+  revoke(input: { teamId: string; approvalId: string; userId: string; at: number }): RevokeResult;
+}

@@ -17,6 +17,8 @@ export type AuditKind =
   | 'approval.reminded'
   | 'approval.cancelled'
   | 'approval.card_posted'
+  | 'standing.granted'
+  | 'standing.revoked'
   | 'tool.started'
   | 'tool.finished'
   | 'tool.outcome_unknown'

@@ -61,8 +61,8 @@ export function createApprovalStore(db: Db, clock: Clock): ApprovalStore {
             .returning()
             .get();
           if (!decided) throw new Error(`Approval ${approvalId} changed inside its transaction`);
-          if (vote === 'approve' && standing) grantStanding(tx, decided, userId, at);
-          appendAudit(tx, audit);
+          const granted = vote === 'approve' && standing ? [grantStanding(tx, decided, userId, at)] : [];
+          appendAudit(tx, [...audit, ...granted]);
           const runClaimed = claimRunIfSettled(tx, decided, userId, at);
           return { kind: 'decided' as const, approval: toApprovalRecord(decided), runClaimed };
         },

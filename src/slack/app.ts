@@ -2,7 +2,7 @@ import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
 import { App, LogLevel, webApi } from '@slack/bolt';
 import type { ApprovalService } from '../approvals/approval-service.js';
 import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
-import type { ApprovalCardStore } from '../approvals/ports.js';
+import type { ApprovalCardStore, StandingApprovals } from '../approvals/ports.js';
 import type { AuditQueries } from '../audit/audit-queries.js';
 import type { SlackMode } from '../config.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
@@ -42,6 +42,7 @@ export interface SlackServices {
   edits: ArgumentEditService;
   dedupe: DedupeStore;
   auditQueries: AuditQueries;
+  standing: StandingApprovals;
   /** The Messages tab (greeting, suggested prompts). */
   welcome?: WelcomeService;
 }
@@ -121,7 +122,10 @@ export function createSlackApp(
     }),
     surfaceOptions,
   );
-  const { conversations, approvals, edits, dedupe, welcome, auditQueries } = services(surface, app.client);
+  const { conversations, approvals, edits, dedupe, welcome, auditQueries, standing } = services(
+    surface,
+    app.client,
+  );
   const access = createAuditAccess(app.client, {
     isAdmin: (userId) => approvals.isAdmin(userId),
     includeWorkspaceAdmins: options.auditIncludesWorkspaceAdmins ?? false,
@@ -150,7 +154,7 @@ export function createSlackApp(
     directMessage: (userId, text) =>
       app.client.chat.postMessage({ channel: userId, text }).then(() => undefined),
   });
-  registerCommandListeners(app, { queries: auditQueries, access, now: Date.now, logger });
+  registerCommandListeners(app, { queries: auditQueries, access, standing, now: Date.now, logger });
   registerHomeListeners(app, { home, logger });
   if (welcome) registerMessagesTabListener(app, { welcome, logger });
   app.error(async (error) => {

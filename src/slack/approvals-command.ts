@@ -1,3 +1,4 @@
+import type { StandingApprovals } from '../approvals/ports.js';
 import type { AuditQueries } from '../audit/audit-queries.js';
 import type { AuditAccess } from './audit-access.js';
 import type { SlackMessage } from './blocks/approval-card.js';
@@ -16,6 +17,7 @@ import { parseApprovalsCommand } from './parse-approvals-command.js';
 export interface ApprovalsCommandDeps {
   queries: AuditQueries;
   access: AuditAccess;
+  standing: StandingApprovals;
   now(): number;
 }
 
@@ -69,7 +71,24 @@ export async function answerApprovalsCommand(
         deps.queries.stats(teamId, command.since),
         command.since === undefined ? undefined : slackDate(command.since),
       );
+    case 'revoke':
+      return revoke(deps, teamId, userId, command.approvalId);
     case 'help':
       return buildApprovalsHelp(command.problem);
   }
+}
+
+function revoke(
+  deps: ApprovalsCommandDeps,
+  teamId: string,
+  userId: string,
+  approvalId: string,
+): SlackMessage {
+  const result = deps.standing.revoke({ teamId, approvalId, userId, at: deps.now() });
+  const text = result.ok
+    ? `Revoked: \`${result.toolName}\` is no longer approved for that thread (granted by <@${result.grantedBy}> on \`${approvalId}\`). Its next calls ask again.`
+    : result.reason === 'not_found'
+      ? `There is no request \`${approvalId}\` in this workspace.`
+      : `Request \`${approvalId}\` has no active "Approve for this thread" to revoke.`;
+  return { text, blocks: [{ type: 'section', block_id: 'revoke', text: { type: 'mrkdwn', text } }] };
 }

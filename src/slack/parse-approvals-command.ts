@@ -6,6 +6,7 @@ export type ApprovalsCommand =
   | { kind: 'pending'; page: number }
   | { kind: 'history'; userId?: string; tool?: string; since?: number; page: number }
   | { kind: 'show'; approvalId: string }
+  | { kind: 'revoke'; approvalId: string }
   | { kind: 'stats'; since?: number }
   | { kind: 'help'; problem?: string };
 
@@ -42,11 +43,13 @@ export function parseApprovalsCommand(text: string, now: number): ApprovalsComma
       const options = readOptions(args, now, ['since']);
       return 'problem' in options ? help(options.problem) : { kind: 'stats', ...options };
     }
-    case 'show': {
+    case 'show':
+    case 'revoke': {
+      const kind = verb.toLowerCase() === 'show' ? 'show' : 'revoke';
       const [id, ...rest] = args;
       if (!id || rest.length > 0 || !APPROVAL_ID.test(id))
-        return help('`show` takes one approval ID, such as `apr_3f9c…` (shown on each card).');
-      return { kind: 'show', approvalId: id };
+        return help(`\`${kind}\` takes one approval ID, such as \`apr_3f9c…\` (shown on each card).`);
+      return { kind, approvalId: id };
     }
     default:
       return help(`I do not know \`${quote(verb)}\`.`);
