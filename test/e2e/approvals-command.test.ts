@@ -22,17 +22,7 @@ describe('/approvals', () => {
 
   /** Runs the command as `user` and resolves with what the bot sent to the command's response_url. */
   const command = async (text: string, user = ADMIN): Promise<SlackCall> => {
-    const id = randomUUID();
-    const fields = slashCommandBody({
-      command: '/approvals',
-      text,
-      userId: user,
-      channelId: 'C1',
-      responseUrl: h.slack.responseUrl(id),
-    });
-    const response = await postSlashCommand(h.url, SECRET, fields);
-    expect(response.status).toBe(200);
-    const answer = await h.slack.waitForCall('response_url', (c) => c.params.responseUrlId === id);
+    const answer = await h.approvals(text, user);
     expect(answer.params.response_type).toBe('ephemeral');
     return answer;
   };

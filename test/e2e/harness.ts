@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,8 @@ import {
   nextTs,
   postEvent,
   postInteraction,
+  postSlashCommand,
+  slashCommandBody,
 } from '../support/slack-requests.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -43,6 +46,8 @@ export interface Harness {
     action: 'approve' | 'approve_thread' | 'edit' | 'reject',
     user: string,
   ): Promise<Response>;
+  /** Runs `/approvals text` as `user`; resolves with what the bot sent to the command's response_url. */
+  approvals(text: string, user: string): Promise<SlackCall>;
   /** Sends any event in a signed envelope. */
   sendEvent(event: Record<string, unknown> & { type: string }, eventId?: string): Promise<void>;
   /** Approval cards posted so far (chat.postMessage calls with decision buttons). */
@@ -158,19 +163,19 @@ export async function startHarness(
       );
       return ts;
     },
-    click(card, action, user) {
-      return postInteraction(
-        url,
-        SECRET,
-        blockActionsPayload({
-          userId: user,
-          channelId: String(card.params.channel),
-          messageTs: cardTs(card),
-          threadTs: String(card.params.thread_ts),
-          actionId: `approval:${action}`,
-          value: approvalIdOf(card),
-        }),
-      );
+    click: (card, action, user) => postInteraction(url, SECRET, cardClick(card, action, user)),
+    async approvals(text, user) {
+      const id = randomUUID();
+      const fields = slashCommandBody({
+        command: '/approvals',
+        text,
+        userId: user,
+        channelId: 'C1',
+        responseUrl: slack.responseUrl(id),
+      });
+      const response = await postSlashCommand(url, SECRET, fields);
+      if (response.status !== 200) throw new Error(`/approvals answered ${response.status}`);
+      return slack.waitForCall('response_url', (c) => c.params.responseUrlId === id);
     },
     cards: () => slack.callsTo('chat.postMessage').filter(isApprovalCard),
     async waitForCards(count) {
@@ -197,6 +202,18 @@ export async function startHarness(
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The block_actions payload of `user` clicking one of a posted card's buttons. */
+export function cardClick(card: SlackCall, action: string, user: string): Record<string, unknown> {
+  return blockActionsPayload({
+    userId: user,
+    channelId: String(card.params.channel),
+    messageTs: cardTs(card),
+    threadTs: String(card.params.thread_ts),
+    actionId: `approval:${action}`,
+    value: approvalIdOf(card),
+  });
 }
 
 /** The ts the fake Slack answered for a posted card. */

@@ -7,7 +7,6 @@ import { type BotProcess, startBotProcess } from '../support/bot-process.js';
 import { type FakeOpenAI, reply, startFakeOpenAI } from '../support/fake-openai.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../support/fake-slack.js';
 import { seenMessages } from '../support/slack-messages.js';
-import { blockActionsPayload } from '../support/slack-payloads.js';
 import {
   appMentionEvent,
   eventEnvelope,
@@ -16,7 +15,7 @@ import {
   postInteraction,
 } from '../support/slack-requests.js';
 import { waitUntil } from '../support/wait.js';
-import { approvalIdOf, cardTs, isApprovalCard, SECRET } from './harness.js';
+import { cardClick, isApprovalCard, SECRET } from './harness.js';
 
 export const ADMIN = 'UADMIN';
 
@@ -80,20 +79,7 @@ export async function startProcessFixture(): Promise<ProcessFixture> {
       if (response.status !== 200) throw new Error(`event answered ${response.status}`);
       return ts;
     },
-    click(bot, card, action, user) {
-      return postInteraction(
-        events(bot),
-        SECRET,
-        blockActionsPayload({
-          userId: user,
-          channelId: String(card.params.channel),
-          messageTs: cardTs(card),
-          threadTs: String(card.params.thread_ts),
-          actionId: `approval:${action}`,
-          value: approvalIdOf(card),
-        }),
-      );
-    },
+    click: (bot, card, action, user) => postInteraction(events(bot), SECRET, cardClick(card, action, user)),
     waitForCards(count) {
       return waitUntil(
         () => {

@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
-import { postSlashCommand, slashCommandBody } from '../support/slack-requests.js';
-import { approvalIdOf, type Harness, SECRET, startHarness } from './harness.js';
+import { approvalIdOf, type Harness, startHarness } from './harness.js';
 
 const ADMIN = 'UADMIN';
 
@@ -16,19 +14,7 @@ describe('revoking "Approve for this thread"', () => {
     await h.close();
   });
 
-  const revoke = async (text: string, user = ADMIN) => {
-    const id = randomUUID();
-    const fields = slashCommandBody({
-      command: '/approvals',
-      text,
-      userId: user,
-      channelId: 'C1',
-      responseUrl: h.slack.responseUrl(id),
-    });
-    expect((await postSlashCommand(h.url, SECRET, fields)).status).toBe(200);
-    const answer = await h.slack.waitForCall('response_url', (c) => c.params.responseUrlId === id);
-    return String(answer.params.text);
-  };
+  const revoke = async (text: string, user = ADMIN) => String((await h.approvals(text, user)).params.text);
   const auditKinds = () => {
     const db = new Database(h.dbPath, { readonly: true });
     try {
