@@ -96,7 +96,8 @@ export function createStoreFixture(path: string) {
       return inner.loadHistory(conversationId);
     },
     saveTurn(input) {
-      if (input.status !== 'paused') return inner.saveTurn(input);
+      // The turn that creates requests waiting for a person: the pause's one transaction.
+      if (!input.approvals.some((approval) => !approval.automatic)) return inner.saveTurn(input);
       const wal = walSize();
       const started = performance.now();
       const created = inner.saveTurn(input);

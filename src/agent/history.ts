@@ -116,3 +116,29 @@ function threadContextText(data: z.infer<typeof threadContextSchema>): string {
     ...lines,
   ].join('\n');
 }
+
+/** Every tool call id the conversation already holds. */
+export function callIdsOf(items: readonly StoredItem[]): Set<string> {
+  return new Set(items.flatMap((item) => (item.kind === 'tool_call' ? [item.data.callId] : [])));
+}
+
+/**
+ * Call ids are keys: of an approval in its run, of an output in the history. Some OpenAI-compatible servers
+ * send empty ids or reuse them (`call_0` every turn), so an id that is empty or already taken is replaced by
+ * one made from it, the turn and the call's position; the model reads the ids back from the history.
+ */
+export function withUniqueCallIds(
+  calls: readonly ToolCall[],
+  taken: ReadonlySet<string>,
+  turn: number,
+): ToolCall[] {
+  const used = new Set(taken);
+  return calls.map((call, index) => {
+    let callId = call.callId;
+    for (let n = 0; callId === '' || used.has(callId); n += 1) {
+      callId = `${call.callId || 'call'}_t${turn}_${index}${n > 0 ? `_${n}` : ''}`;
+    }
+    used.add(callId);
+    return callId === call.callId ? call : { ...call, callId };
+  });
+}

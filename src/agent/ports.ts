@@ -68,6 +68,12 @@ export interface RunStore {
   /** The conversation's unrevoked "approve for this thread" for a tool, if any. */
   standingApproval(conversationId: string, toolName: string): StandingApproval | undefined;
   approvalsForTurn(runId: string, turn: number): ApprovalRecord[];
+  /**
+   * Pauses the running run (running -> paused, with `audit`) when a call of `turn` still waits for a
+   * decision; false when none does. One transaction, so a decision either sees the run paused and claims it,
+   * or was taken before and the caller settles it.
+   */
+  pauseIfPending(runId: string, turn: number, audit: AuditInput[]): boolean;
   /** Compare-and-set approved -> executing; false when the call was claimed already. */
   markExecuting(approvalId: string, audit: AuditInput[]): boolean;
   /** Records one tool output of the paused turn, its approval's final status, and the advanced state. */

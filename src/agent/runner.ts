@@ -4,7 +4,13 @@ import { type ApprovalPolicy, approvalRequirement } from '../approvals/policy.js
 import { type AuditInput, auditEvent } from '../audit/audit-event.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { type HistoryItem, historyToMessages, type ToolCall } from './history.js';
+import {
+  callIdsOf,
+  type HistoryItem,
+  historyToMessages,
+  type ToolCall,
+  withUniqueCallIds,
+} from './history.js';
 import { type ChatModel, ModelError } from './model.js';
 import type { Clock, IdGenerator, NewApproval, RunRecord, RunStore, StandingApproval } from './ports.js';
 import { readableArguments, runEvent, runScope } from './run-events.js';
@@ -39,6 +45,10 @@ export interface RunHooks {
 }
 
 const NO_HOOKS: RunHooks = { notify: async () => undefined };
+
+/** What the thread hears when the run stopped on a bug or an infrastructure failure. */
+export const UNEXPECTED_FAILURE =
+  'Something went wrong on my side while working on this, so I stopped; please try again.';
 
 /** Hooks a caller passes to `advance` to show the run's progress while it happens (never persisted). */
 export interface RunObserver {
@@ -83,6 +93,13 @@ export class Runner {
     this.#observers.set(runId, observer);
     try {
       return await this.#advance(runId, { notify: observer.notify ?? NO_HOOKS.notify });
+    } catch (error) {
+      // A bug or an infrastructure failure (a predicate that throws, a busy database): end the run, so the
+      // conversation is not left blocked behind it, and cancel whatever it would still have executed.
+      this.#deps.logger.error('run failed unexpectedly', { runId, error: describeError(error) });
+      const run = this.#deps.store.getRun(runId);
+      if (!run) throw error;
+      return this.#end(run, 'failed', UNEXPECTED_FAILURE, `unexpected error: ${describeError(error)}`);
     } finally {
       this.#observers.delete(runId);
     }
@@ -149,7 +166,8 @@ export class Runner {
       if (response.text || response.toolCalls.length === 0) {
         items.push({ kind: 'assistant_message', data: { text: response.text ?? '' } });
       }
-      for (const call of response.toolCalls) items.push({ kind: 'tool_call', data: call });
+      const calls = withUniqueCallIds(response.toolCalls, callIdsOf(history), turn);
+      for (const call of calls) items.push({ kind: 'tool_call', data: call });
       if (response.toolCalls.length === 0) {
         const text = response.text?.trim() ? response.text : 'Done.';
         // The answer is owed to the thread from the moment the run completes, in the same transaction.
@@ -164,7 +182,7 @@ export class Runner {
         });
         return { kind: 'completed', text };
       }
-      const next = await this.#runCalls(run, state, turn, response.toolCalls, items, hooks);
+      const next = await this.#runCalls(run, state, turn, calls, items, hooks);
       if ('kind' in next) return next;
       state = next;
     }
@@ -202,9 +220,14 @@ export class Runner {
       if (!requirement.required) continue;
       const approval = this.#newApproval(call, requirement.rule);
       // A standing approval covers only calls whose arguments parse: a malformed call always asks a person.
-      const grant =
+      const found =
         parsed.ok && requirement.rule.allowStandingApproval
           ? this.#deps.store.standingApproval(run.conversationId, call.name)
+          : undefined;
+      // A grant never lets its grantor approve their own later request where self-approval is not allowed.
+      const grant =
+        found && (requirement.rule.allowSelfApproval || found.grantedBy !== run.requesterId)
+          ? found
           : undefined;
       if (grant) {
         approvals.push({ ...approval, automatic: grant });
@@ -219,7 +242,6 @@ export class Runner {
     const rounds = state.approvalRounds + (pending.length > 0 ? 1 : 0);
     if (rounds > this.#limits.maxApprovalRounds) {
       const reason = `the run reached its limit of ${this.#limits.maxApprovalRounds} approval rounds`;
-      this.#deps.store.saveTurn({ runId: run.id, state, status: 'running', items, approvals: [], audit: [] });
       return this.#end(
         run,
         'failed',
@@ -232,21 +254,26 @@ export class Runner {
       approvalRounds: rounds,
       pausedTurn: { turn, calls: calls.map((call) => ({ ...call, done: done.has(call.callId) })) },
     };
-    if (pending.length > 0) {
-      audit.push(this.#event(run, 'run.paused', { turn, pending: pending.map((approval) => approval.id) }));
-    }
+    // Saved as still running: the calls that need nobody run first, and no decision can claim the run meanwhile.
     const created = this.#deps.store.saveTurn({
       runId: run.id,
       state: saved,
-      status: pending.length > 0 ? 'paused' : 'running',
+      status: 'running',
       items,
       approvals,
       audit,
     });
     for (const note of notes) await hooks.notify(note);
-    const settled = await this.#settler.settle(run, saved, created, this.#observers.get(run.id));
+    const observer = this.#observers.get(run.id);
+    const settled = await this.#settler.settle(run, saved, created, observer);
     if (pending.length === 0) return settled;
-    return { kind: 'paused', approvals: created.filter((approval) => approval.status === 'pending') };
+    const paused = this.#deps.store.pauseIfPending(run.id, turn, [
+      this.#event(run, 'run.paused', { turn, pending: pending.map((approval) => approval.id) }),
+    ]);
+    if (paused)
+      return { kind: 'paused', approvals: created.filter((approval) => approval.status === 'pending') };
+    // Every request was decided while the other calls ran (from App Home, say): settle them now.
+    return this.#settler.settle(run, settled, this.#deps.store.approvalsForTurn(run.id, turn), observer);
   }
 
   #approvalRequested(run: RunRecord, approval: NewApproval): AuditInput {

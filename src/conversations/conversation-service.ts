@@ -23,6 +23,7 @@ export interface ConversationServiceDeps {
 }
 
 export const QUEUED_NOTICE = 'I will answer this once the pending approval in this thread is decided.';
+const BUSY_NOTICE = 'I will answer this as soon as I finish what I am working on in this thread.';
 const INTERNAL_FAILURE =
   'Something went wrong on my side while working on this, so I stopped; please try again.';
 
@@ -62,8 +63,8 @@ export class ConversationService {
         audit: [this.#runStarted(message, conversationId, runId, message.userId)],
         ...(context ? { context } : {}),
       });
-      if (started === 'queued') {
-        await this.#say(message, QUEUED_NOTICE);
+      if (started !== 'started') {
+        await this.#say(message, started === 'queued_behind_approval' ? QUEUED_NOTICE : BUSY_NOTICE);
         return;
       }
       await this.#drive(runId, { ...message, recipientUserId: message.userId }, conversationId);

@@ -39,7 +39,7 @@ export interface ConversationStore {
     audit: AuditInput[];
     /** Earlier thread messages; stored before the message only while the conversation has no history. */
     context?: HistoryItem;
-  }): 'started' | 'queued';
+  }): 'started' | 'queued' | 'queued_behind_approval';
   /**
    * When the conversation has no active run, takes its oldest queued message and starts a run with it, in one
    * transaction, so a queued message is never lost between the two.

@@ -30,8 +30,11 @@ export class ThreadDelivery {
 
   /** Posts the cards (in order) and stores their ts; a card that fails stays owed until `retry`. */
   async postCards(approvals: readonly ApprovalRecord[]): Promise<void> {
+    // Read again: a retry may have posted a card meanwhile, or someone decided the request from App Home.
+    const wanted = new Set(approvals.map((approval) => approval.id));
+    const owed = this.#deps.store.approvalsWithoutCard().filter((approval) => wanted.has(approval.id));
     // Claimed together and at once, so a retry running meanwhile never posts one of them a second time.
-    const mine = this.#claim(approvals, (approval) => `card:${approval.id}`);
+    const mine = this.#claim(owed, (approval) => `card:${approval.id}`);
     for (const approval of mine) {
       try {
         await this.#postCard(approval);

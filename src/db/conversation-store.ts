@@ -47,7 +47,8 @@ export function createConversationStore(db: Db, clock: Clock, newId: IdGenerator
       const at = clock.now();
       return db.transaction(
         (tx) => {
-          if (hasActiveRun(tx, conversationId)) {
+          const active = activeRunStatus(tx, conversationId);
+          if (active) {
             tx.insert(queuedMessages)
               .values({
                 conversationId,
@@ -57,7 +58,7 @@ export function createConversationStore(db: Db, clock: Clock, newId: IdGenerator
                 createdAt: at,
               })
               .run();
-            return 'queued' as const;
+            return active === 'paused' ? ('queued_behind_approval' as const) : ('queued' as const);
           }
           insertRun(tx, { conversationId, runId, requesterId: message.userId, state, at });
           if (context && !hasHistory(tx, conversationId))
@@ -198,11 +199,15 @@ function userItem(message: { userId: string; text: string; messageTs: string }):
 }
 
 /** One active (running or paused) run per conversation at a time. */
-function hasActiveRun(tx: Tx, conversationId: string): boolean {
+function activeRunStatus(tx: Tx, conversationId: string): 'running' | 'paused' | undefined {
   const active = tx
-    .select({ id: runs.id })
+    .select({ status: runs.status })
     .from(runs)
     .where(and(eq(runs.conversationId, conversationId), inArray(runs.status, ['running', 'paused'])))
     .get();
-  return active !== undefined;
+  return active?.status === 'running' || active?.status === 'paused' ? active.status : undefined;
+}
+
+function hasActiveRun(tx: Tx, conversationId: string): boolean {
+  return activeRunStatus(tx, conversationId) !== undefined;
 }

@@ -146,6 +146,27 @@ export function createRunStore(db: Db, clock: Clock): RunStore {
         .map(toApprovalRecord);
     },
 
+    pauseIfPending(runId, turn, audit) {
+      return db.transaction(
+        (tx) => {
+          const waiting = tx
+            .select({ id: approvals.id })
+            .from(approvals)
+            .where(and(eq(approvals.runId, runId), eq(approvals.turn, turn), eq(approvals.status, 'pending')))
+            .get();
+          if (!waiting) return false;
+          const { changes } = tx
+            .update(runs)
+            .set({ status: 'paused', updatedAt: clock.now() })
+            .where(and(eq(runs.id, runId), eq(runs.status, 'running')))
+            .run();
+          if (changes === 1) appendAudit(tx, audit);
+          return changes === 1;
+        },
+        { behavior: 'immediate' },
+      );
+    },
+
     markExecuting(approvalId, audit) {
       return db.transaction(
         (tx) => {

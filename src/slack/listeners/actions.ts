@@ -65,15 +65,28 @@ export function registerActionListeners(app: App, deps: ActionListenerDeps): voi
       await tell(UNKNOWN_BUTTON);
       return;
     }
-    const result = await deps.approvals.decide({
-      approvalId: decoded.approvalId,
-      userId: body.user.id,
-      teamId,
-      channelId,
-      vote: 'approve',
-      reason: null,
-      standing: action.action_id === ACTION_IDS.approveThread,
-    });
+    let result: DecisionResult;
+    try {
+      result = await deps.approvals.decide({
+        approvalId: decoded.approvalId,
+        userId: body.user.id,
+        teamId,
+        channelId,
+        vote: 'approve',
+        reason: null,
+        standing: action.action_id === ACTION_IDS.approveThread,
+      });
+    } catch (error) {
+      // Nothing was recorded (the decision is one transaction): say so, so the person can click again.
+      deps.logger.error('decision could not be recorded', {
+        approvalId: decoded.approvalId,
+        error: describeError(error),
+      });
+      await tell(
+        'I could not record your decision because of a problem on my side; nothing changed, please click again.',
+      );
+      return;
+    }
     const fallback = channelId && messageTs ? { channelId, messageTs } : undefined;
     await applyResult(deps, result, fallback, tell, action.action_id === ACTION_IDS.approveThread);
   });

@@ -1,0 +1,184 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { ChatModel, ModelResponse } from '../../src/agent/model.js';
+import { initialRunState } from '../../src/agent/run-state.js';
+import { Runner, UNEXPECTED_FAILURE } from '../../src/agent/runner.js';
+import { type AgentTool, defineTool } from '../../src/agent/tool.js';
+import { ToolRegistry } from '../../src/agent/tool-registry.js';
+import { ApprovalService } from '../../src/approvals/approval-service.js';
+import {
+  type ApprovalPolicy,
+  BASE_TOOL_POLICY,
+  BUILT_IN_TOOL_POLICIES,
+  createPolicy,
+  type ToolPolicy,
+} from '../../src/approvals/policy.js';
+import { createApprovalStore } from '../../src/db/approval-store.js';
+import { createConversationStore } from '../../src/db/conversation-store.js';
+import { type OpenDatabase, openDatabase } from '../../src/db/database.js';
+import { createNotesStore } from '../../src/db/notes-store.js';
+import { createRunStore } from '../../src/db/run-store.js';
+import { standingApprovals } from '../../src/db/schema.js';
+import { randomId } from '../../src/ids.js';
+import { silentLogger } from '../../src/logger.js';
+import { createBuiltInTools } from '../../src/tools/built-in-tools.js';
+
+const clock = { now: () => Date.now() };
+const thread = { teamId: 'T1', channelId: 'C1', threadTs: '1.0' };
+const usage = { promptTokens: 1, completionTokens: 1, totalTokens: 2 };
+
+function scripted(responses: ModelResponse[]): ChatModel {
+  let index = 0;
+  return {
+    async complete() {
+      const next = responses[index];
+      index += 1;
+      if (!next) throw new Error('no scripted response');
+      return next;
+    },
+  };
+}
+
+const calls = (...list: [string, string, string][]): ModelResponse => ({
+  text: null,
+  toolCalls: list.map(([callId, name, args]) => ({ callId, name, arguments: args })),
+  usage,
+});
+const answer = (text: string): ModelResponse => ({ text, toolCalls: [], usage });
+
+describe('runner robustness on a real SQLite database', () => {
+  let database: OpenDatabase;
+  beforeEach(() => {
+    database = openDatabase(':memory:');
+  });
+  afterEach(() => database.close());
+
+  function setup(model: ChatModel, options: { extraTools?: AgentTool[]; policy?: ApprovalPolicy } = {}) {
+    const { db } = database;
+    const notes = createNotesStore(db, clock);
+    const tools = new ToolRegistry([
+      ...createBuiltInTools({ clock, notes, poster: { post: async () => {} } }),
+      ...(options.extraTools ?? []),
+    ]);
+    const runStore = createRunStore(db, clock);
+    const runner = new Runner({
+      model,
+      tools,
+      policy: options.policy ?? createPolicy(BASE_TOOL_POLICY, BUILT_IN_TOOL_POLICIES, 'test'),
+      store: runStore,
+      clock,
+      newId: randomId,
+      logger: silentLogger,
+    });
+    const conversations = createConversationStore(db, clock, randomId);
+    const approvals = new ApprovalService({ store: createApprovalStore(db, clock), clock, adminUserIds: [] });
+    const conversationId = conversations.findOrCreate(thread);
+    const start = (text: string, userId = 'U1') => {
+      const runId = randomId('run');
+      const started = conversations.startRunOrQueue({
+        conversationId,
+        runId,
+        message: { ...thread, userId, text, messageTs: String(Math.random()) },
+        state: initialRunState(),
+        audit: [],
+      });
+      return { runId, started };
+    };
+    const approve = (approvalId: string, userId = 'U2') =>
+      approvals.decide({ approvalId, userId, teamId: 'T1', channelId: 'C1', vote: 'approve', reason: null });
+    return { runner, runStore, approvals, approve, start, notes, conversationId };
+  }
+
+  it('an unexpected error ends the run and cancels what it would still run, so the thread is not blocked', async () => {
+    const flaky = defineTool({
+      name: 'flaky',
+      description: 'its approval predicate throws',
+      parameters: z.object({}),
+      needsApproval: () => {
+        throw new Error('predicate exploded');
+      },
+      execute: () => 'never',
+    });
+    const t = setup(scripted([calls(['c1', 'flaky', '{}'])]), { extraTools: [flaky] });
+    const { runId } = t.start('go');
+    // While a run works (and waits for nobody), a new message is queued, but not "behind an approval".
+    expect(t.start('meanwhile').started).toBe('queued');
+    expect(await t.runner.advance(runId)).toMatchObject({ kind: 'failed', message: UNEXPECTED_FAILURE });
+    expect(t.runStore.getRun(runId)?.status).toBe('failed');
+    expect(t.start('next message').started).toBe('started');
+  });
+
+  it('a server that reuses call ids across turns: every call keeps a key of its own and the run completes', async () => {
+    const t = setup(
+      scripted([
+        calls(['call_0', 'create_note', '{"text":"a"}']),
+        calls(['call_0', 'create_note', '{"text":"b"}'], ['', 'get_current_time', '{"timeZone":"UTC"}']),
+        answer('Two notes.'),
+      ]),
+    );
+    const { runId } = t.start('two notes');
+    for (let round = 0; round < 2; round += 1) {
+      const outcome = await t.runner.advance(runId);
+      if (outcome.kind !== 'paused' || !outcome.approvals[0])
+        throw new Error(`round ${round}: ${outcome.kind}`);
+      await t.approve(outcome.approvals[0].id);
+    }
+    expect(await t.runner.advance(runId)).toEqual({ kind: 'completed', text: 'Two notes.' });
+    const ids = t.runStore
+      .loadHistory(t.conversationId)
+      .flatMap((item) => (item.kind === 'tool_call' ? [item.data.callId] : []));
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(3);
+    expect(ids.every((id) => id !== '')).toBe(true);
+    expect(t.notes.list('T1').map((note) => note.text)).toEqual(['a', 'b']);
+  });
+
+  it('"approve for this thread" never approves its grantor’s own request where self-approval is not allowed', async () => {
+    const strict: ToolPolicy = {
+      requireApproval: true,
+      rule: { ...BASE_TOOL_POLICY.rule, allowSelfApproval: false },
+    };
+    const policy = createPolicy(BASE_TOOL_POLICY, { ...BUILT_IN_TOOL_POLICIES, create_note: strict }, 'test');
+    const t = setup(scripted([calls(['c1', 'create_note', '{"text":"mine"}'])]), { policy });
+    database.db
+      .insert(standingApprovals)
+      .values({
+        conversationId: t.conversationId,
+        toolName: 'create_note',
+        grantedBy: 'U2',
+        originApprovalId: 'apr_x',
+        grantedAt: 1,
+      })
+      .run();
+    const { runId } = t.start('my own note', 'U2');
+    expect(await t.runner.advance(runId)).toMatchObject({ kind: 'paused' });
+    expect(t.notes.list('T1')).toEqual([]);
+  });
+
+  it('a request decided while the turn’s other calls ran is settled by the same drive, not left unclaimed', async () => {
+    let decide: (() => Promise<unknown>) | undefined;
+    const slow = defineTool({
+      name: 'slow_lookup',
+      description: 'needs no approval; meanwhile someone decides the other call (from App Home, say)',
+      parameters: z.object({}),
+      execute: async () => {
+        await decide?.();
+        return 'looked up';
+      },
+    });
+    const t = setup(
+      scripted([
+        calls(['c1', 'create_note', '{"text":"x"}'], ['c2', 'slow_lookup', '{}']),
+        answer('Both done.'),
+      ]),
+      { extraTools: [slow] },
+    );
+    const { runId } = t.start('note and lookup');
+    decide = async () => {
+      const [pending] = database.db.query.approvals.findMany().sync();
+      if (pending) await t.approve(pending.id);
+    };
+    expect(await t.runner.advance(runId)).toEqual({ kind: 'completed', text: 'Both done.' });
+    expect(t.notes.list('T1').map((note) => note.text)).toEqual(['x']);
+  });
+});
