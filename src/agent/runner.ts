@@ -123,10 +123,9 @@ export class Runner {
           reason,
         );
       }
-      const approvals = this.#deps.store.approvalsForTurn(run.id, state.pausedTurn.turn);
-      // Only the decision that settled the last pending call claims the run; until then it keeps waiting.
-      if (approvals.some((approval) => approval.status === 'pending')) return { kind: 'waiting' };
-      state = await this.#settler.settle(run, state, approvals, this.#observers.get(run.id));
+      const settled = await this.#settleStoredTurn(run, state);
+      if (!settled) return { kind: 'waiting' };
+      state = settled;
     }
     return this.#loop(run, state, hooks);
   }
@@ -264,16 +263,44 @@ export class Runner {
       audit,
     });
     for (const note of notes) await hooks.notify(note);
+    const settled = await this.#settleStoredTurn(run, saved, created);
+    if (settled) return settled;
+    return { kind: 'paused', approvals: created.filter((approval) => approval.status === 'pending') };
+  }
+
+  /**
+   * Settles what can be settled of the stored turn (free calls, decided ones), then pauses the run if a call
+   * still waits for a person: returns the state to go on with, or undefined when the run is now paused. The
+   * pause is one compare-and-set with the check for waiting calls, so a decision taken meanwhile (while the
+   * run was still `running` and nobody could claim it) is settled here instead of being lost.
+   */
+  async #settleStoredTurn(
+    run: RunRecord,
+    state: RunState,
+    approvals = this.#deps.store.approvalsForTurn(run.id, state.pausedTurn?.turn ?? state.turn),
+  ): Promise<RunState | undefined> {
     const observer = this.#observers.get(run.id);
-    const settled = await this.#settler.settle(run, saved, created, observer);
-    if (pending.length === 0) return settled;
-    const paused = this.#deps.store.pauseIfPending(run.id, turn, [
-      this.#event(run, 'run.paused', { turn, pending: pending.map((approval) => approval.id) }),
-    ]);
-    if (paused)
-      return { kind: 'paused', approvals: created.filter((approval) => approval.status === 'pending') };
-    // Every request was decided while the other calls ran (from App Home, say): settle them now.
-    return this.#settler.settle(run, settled, this.#deps.store.approvalsForTurn(run.id, turn), observer);
+    const turn = state.pausedTurn?.turn ?? state.turn;
+    let current = await this.#settler.settle(run, state, approvals, observer);
+    if (!current.pausedTurn) return current;
+    const waiting = approvals
+      .filter((approval) => approval.status === 'pending')
+      .map((approval) => approval.id);
+    if (
+      this.#deps.store.pauseIfPending(run.id, turn, [
+        this.#event(run, 'run.paused', { turn, pending: waiting }),
+      ])
+    ) {
+      return undefined;
+    }
+    // Every waiting call was decided meanwhile (from App Home, say).
+    current = await this.#settler.settle(
+      run,
+      current,
+      this.#deps.store.approvalsForTurn(run.id, turn),
+      observer,
+    );
+    return current.pausedTurn ? undefined : current;
   }
 
   #approvalRequested(run: RunRecord, approval: NewApproval): AuditInput {

@@ -75,7 +75,8 @@ export class TurnSettler {
         audit,
       });
     }
-    return current;
+    // A turn whose calls all had their outputs already (unknown tools, say) is finished too.
+    return current.pausedTurn?.calls.every((call) => call.done) ? { ...current, pausedTurn: null } : current;
   }
 
   /** A call that needs no approval: run it (its arguments may still be invalid: the model gets the error). */

@@ -22,6 +22,7 @@ import { standingApprovals } from '../../src/db/schema.js';
 import { randomId } from '../../src/ids.js';
 import { silentLogger } from '../../src/logger.js';
 import { createBuiltInTools } from '../../src/tools/built-in-tools.js';
+import { waitUntil } from '../support/wait.js';
 
 const clock = { now: () => Date.now() };
 const thread = { teamId: 'T1', channelId: 'C1', threadTs: '1.0' };
@@ -180,5 +181,71 @@ describe('runner robustness on a real SQLite database', () => {
     };
     expect(await t.runner.advance(runId)).toEqual({ kind: 'completed', text: 'Both done.' });
     expect(t.notes.list('T1').map((note) => note.text)).toEqual(['x']);
+  });
+});
+
+describe('a crash between storing a turn and pausing it', () => {
+  it('the restarted drive runs what needs nobody, pauses, and the decision then completes the run', async () => {
+    const database = openDatabase(':memory:');
+    let lookups = 0;
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'needs no approval; the first time, the process dies while it runs',
+      parameters: z.object({}),
+      execute: () => {
+        lookups += 1;
+        return lookups === 1 ? new Promise<string>(() => {}) : 'found';
+      },
+    });
+    const { db } = database;
+    const notes = createNotesStore(db, clock);
+    const model = scripted([
+      calls(['c1', 'create_note', '{"text":"x"}'], ['c2', 'lookup', '{}']),
+      answer('Done.'),
+    ]);
+    const make = () =>
+      new Runner({
+        model,
+        tools: new ToolRegistry([
+          ...createBuiltInTools({ clock, notes, poster: { post: async () => {} } }),
+          lookup,
+        ]),
+        policy: createPolicy(BASE_TOOL_POLICY, BUILT_IN_TOOL_POLICIES, 'test'),
+        store: createRunStore(db, clock),
+        clock,
+        newId: randomId,
+        logger: silentLogger,
+      });
+    const conversations = createConversationStore(db, clock, randomId);
+    const conversationId = conversations.findOrCreate(thread);
+    const runId = randomId('run');
+    conversations.startRunOrQueue({
+      conversationId,
+      runId,
+      message: { ...thread, userId: 'U1', text: 'go', messageTs: '1.0' },
+      state: initialRunState(),
+      audit: [],
+    });
+    void make().advance(runId);
+    await waitUntil(() => lookups === 1);
+    // Restart: the run is still `running` with a request waiting; the new drive must pause it, not leave it.
+    expect(await make().advance(runId)).toEqual({ kind: 'waiting' });
+    const runs = createRunStore(db, clock);
+    expect(runs.getRun(runId)?.status).toBe('paused');
+    const [pending] = runs.approvalsForTurn(runId, 1);
+    if (!pending) throw new Error('no approval');
+    const approvals = new ApprovalService({ store: createApprovalStore(db, clock), clock, adminUserIds: [] });
+    const decision = await approvals.decide({
+      approvalId: pending.id,
+      userId: 'U2',
+      teamId: 'T1',
+      channelId: 'C1',
+      vote: 'approve',
+      reason: null,
+    });
+    expect(decision).toMatchObject({ kind: 'decided', runClaimed: true });
+    expect(await make().advance(runId)).toEqual({ kind: 'completed', text: 'Done.' });
+    expect(notes.list('T1').map((note) => note.text)).toEqual(['x']);
+    database.close();
   });
 });
