@@ -90,6 +90,31 @@ describe('buildApprovalCard', () => {
     expect(text(card)).not.toContain('<!here>');
   });
 
+  it('arguments full of characters that escaping lengthens still fit every section and context element', () => {
+    const heavy = JSON.stringify({ text: '<b>x</b> & '.repeat(400) });
+    const cards = [
+      buildApprovalCard(approval({ arguments: heavy })),
+      buildApprovalCard(
+        approval({
+          arguments: heavy,
+          status: 'approved',
+          decidedBy: 'U2',
+          decidedAt: 1,
+          editedArguments: heavy,
+        }),
+      ),
+    ];
+    for (const card of cards) {
+      for (const block of card.blocks) {
+        if (block.type === 'section' && block.text) expect(block.text.text.length).toBeLessThanOrEqual(3000);
+        if (block.type === 'context') {
+          for (const element of block.elements)
+            if ('text' in element) expect(element.text.length).toBeLessThanOrEqual(3000);
+        }
+      }
+    }
+  });
+
   it('block ids change with the state, as Slack wants on updates', () => {
     const ids = (card: ReturnType<typeof buildApprovalCard>) => card.blocks.map((block) => block.block_id);
     const pending = ids(buildApprovalCard(approval()));

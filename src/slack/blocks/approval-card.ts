@@ -7,7 +7,8 @@ import { type ApprovalRecord, formatDuration } from '../../approvals/approval.js
 import { describeApprovers } from '../../approvals/policy.js';
 import { encodeApprovalButtonValue } from '../button-value.js';
 import { ACTION_IDS } from '../ids.js';
-import { escapeMrkdwn, safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
+import { safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
+import { escapedWithin } from './approval-lines.js';
 
 export interface SlackMessage {
   text: string;
@@ -86,12 +87,14 @@ export function decisionButtons(approval: ApprovalRecord): Button[] {
 
 function argumentsText(approval: ApprovalRecord): string {
   const pretty = prettyArguments(approval.arguments);
-  const shown = truncateVisibly(
+  // Escaped first, then cut: escaping can make text five times longer (`&` → `&amp;`), and the section must
+  // stay within Slack's 3,000 characters.
+  const shown = escapedWithin(
     pretty,
     ARGUMENTS_BUDGET,
     `\n… (truncated; ${pretty.length} characters in all, kept in full in the audit log)`,
   );
-  return `\`\`\`${escapeMrkdwn(shown)}\`\`\``;
+  return `\`\`\`${shown}\`\`\``;
 }
 
 function prettyArguments(raw: string): string {
@@ -143,7 +146,7 @@ function outcomeText(approval: ApprovalRecord, standing: boolean): string {
         return `:white_check_mark: Auto-approved (approved for this thread by ${by || 'someone'})${when}`;
       const scope = standing ? ' for this thread' : '';
       const edited = approval.editedArguments
-        ? ` with edited arguments: \`${escapeMrkdwn(truncateVisibly(approval.editedArguments, 1500))}\``
+        ? ` with edited arguments: \`${escapedWithin(approval.editedArguments, 1500, '… (truncated)')}\``
         : '';
       return `:white_check_mark: Approved${scope} by ${by || 'someone'}${when}${edited}`;
     }
