@@ -18,13 +18,26 @@ const MAX_INPUT_LENGTH = 3000;
 export interface ModalMetadata {
   approvalId: string;
   channelId: string | undefined;
+  /** The clicked card's ts: where to update it when its ts was never stored (a crash right after posting). */
+  messageTs?: string | undefined;
 }
 
-const metadataSchema = z.object({ a: z.string(), c: z.string().max(40).optional() });
+const metadataSchema = z.object({
+  a: z.string(),
+  c: z.string().max(40).optional(),
+  m: z
+    .string()
+    .regex(/^\d{1,12}\.\d{1,8}$/)
+    .optional(),
+});
 
 export function encodeModalMetadata(metadata: ModalMetadata): string {
   const approvalId = encodeApprovalButtonValue(metadata.approvalId);
-  return JSON.stringify({ a: approvalId, ...(metadata.channelId ? { c: metadata.channelId } : {}) });
+  return JSON.stringify({
+    a: approvalId,
+    ...(metadata.channelId ? { c: metadata.channelId } : {}),
+    ...(metadata.messageTs ? { m: metadata.messageTs } : {}),
+  });
 }
 
 export function decodeModalMetadata(value: string): ModalMetadata | undefined {
@@ -36,7 +49,9 @@ export function decodeModalMetadata(value: string): ModalMetadata | undefined {
   }
   const parsed = metadataSchema.safeParse(json);
   const id = parsed.success ? decodeApprovalButtonValue(parsed.data.a) : { ok: false as const };
-  return parsed.success && id.ok ? { approvalId: id.approvalId, channelId: parsed.data.c } : undefined;
+  return parsed.success && id.ok
+    ? { approvalId: id.approvalId, channelId: parsed.data.c, messageTs: parsed.data.m }
+    : undefined;
 }
 
 /** The modal behind Reject: an optional reason. Everything about the request is read again on submit. */

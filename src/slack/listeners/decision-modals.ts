@@ -46,7 +46,8 @@ export function registerDecisionModalListeners(app: App, deps: ActionListenerDep
         return;
       }
       const { approval } = draft;
-      const metadata = { approvalId: approval.id, channelId };
+      const messageTs = body.message?.ts ?? body.container?.message_ts;
+      const metadata = { approvalId: approval.id, channelId, messageTs };
       const view =
         action.action_id === ACTION_IDS.reject
           ? buildRejectModal(metadata, approval.toolName)
@@ -72,46 +73,80 @@ export function registerDecisionModalListeners(app: App, deps: ActionListenerDep
       });
       return;
     }
-    const result = await decideFromModal(body, view, (request) =>
+    await decideFromModal(deps, ack, body, view, MODAL_INPUTS.reason.blockId, (request) =>
       deps.approvals.decide({ ...request, vote: 'reject', reason: reason === '' ? null : reason }),
     );
-    await finish(deps, ack, result, MODAL_INPUTS.reason.blockId);
   });
 
   app.view<ViewSubmitAction>(CALLBACK_IDS.editModal, async ({ ack, body, view }) => {
     const json = submitted(view, MODAL_INPUTS.arguments);
-    const result = await decideFromModal(body, view, (request) => deps.edits.submit({ ...request, json }));
-    await finish(deps, ack, result, MODAL_INPUTS.arguments.blockId);
+    await decideFromModal(deps, ack, body, view, MODAL_INPUTS.arguments.blockId, (request) =>
+      deps.edits.submit({ ...request, json }),
+    );
   });
 }
 
 type ModalRequest = { approvalId: string; userId: string; teamId: string; channelId: string | undefined };
 
-/** The approval id and the card's channel come from `private_metadata`; the decider is the verified submitter. */
+type ModalAck = (response?: { response_action: 'errors'; errors: Record<string, string> }) => Promise<void>;
+
+/**
+ * Decides from a submitted modal and answers it. The approval id and the card's channel and ts come from
+ * `private_metadata`; the decider is the verified submitter. A refusal is shown in the modal; a committed
+ * decision is applied (card, run, App Home) even if the ack itself failed, e.g. because Slack gave up waiting.
+ */
 async function decideFromModal(
+  deps: ActionListenerDeps,
+  ack: ModalAck,
   body: SlackViewAction,
   view: SlackViewAction['view'],
+  blockId: string,
   decide: (request: ModalRequest) => Promise<EditResult>,
-): Promise<EditResult> {
+): Promise<void> {
   const metadata = decodeModalMetadata(view.private_metadata);
   const teamId = body.team?.id ?? body.user.team_id;
-  if (!metadata || !teamId) return { ok: false, kind: 'not_found' };
-  return decide({ ...metadata, userId: body.user.id, teamId });
-}
-
-async function finish(
-  deps: ActionListenerDeps,
-  ack: (response?: { response_action: 'errors'; errors: Record<string, string> }) => Promise<void>,
-  result: EditResult,
-  blockId: string,
-): Promise<void> {
-  if (!result.ok) {
-    await ack({ response_action: 'errors', errors: { [blockId]: refusal(result) } });
+  let result: EditResult;
+  try {
+    result =
+      metadata && teamId
+        ? await decide({
+            approvalId: metadata.approvalId,
+            channelId: metadata.channelId,
+            userId: body.user.id,
+            teamId,
+          })
+        : { ok: false, kind: 'not_found' };
+  } catch (error) {
+    deps.logger.error('decision could not be recorded', { error: describeError(error) });
+    await answer(deps, ack, {
+      [blockId]: 'I could not record your decision because of a problem on my side; please submit again.',
+    });
     return;
   }
-  await ack();
+  if (!result.ok) {
+    await answer(deps, ack, { [blockId]: refusal(result) });
+    return;
+  }
+  await answer(deps, ack);
+  const fallback =
+    metadata?.channelId && metadata.messageTs
+      ? { channelId: metadata.channelId, messageTs: metadata.messageTs }
+      : undefined;
   // Every refusal was shown in the modal, so there is nothing left to tell the person.
-  await applyResult(deps, result, undefined, async () => undefined);
+  await applyResult(deps, result, fallback, async () => undefined);
+}
+
+/** Acks the submission; a late or failed ack (Slack stops waiting after 3 s) is logged, never thrown. */
+async function answer(
+  deps: ActionListenerDeps,
+  ack: ModalAck,
+  errors?: Record<string, string>,
+): Promise<void> {
+  try {
+    await (errors ? ack({ response_action: 'errors', errors }) : ack());
+  } catch (error) {
+    deps.logger.warn('modal submission could not be acknowledged', { error: describeError(error) });
+  }
 }
 
 function refusal(result: Extract<EditResult, { ok: false }>): string {
