@@ -13,9 +13,13 @@ const incomingSchema = z.object({
   messageTs: z.string().regex(SLACK_TS),
 });
 
-/** `<@UBOT>` and any other mention, as the official samples strip it. */
-function stripMentions(text: string): string {
-  return text.replace(/<@[A-Z0-9]+>/g, '').trim();
+/**
+ * Removes the mentions of the bot itself (`<@UBOT>`), which only address it; mentions of other people are
+ * part of what the user asks and stay. Without the bot's id only a leading mention is removed.
+ */
+function stripBotMentions(text: string, botUserId: string | undefined): string {
+  if (!botUserId) return text.replace(/^\s*<@[A-Z0-9]+(\|[^>]*)?>/, '').trim();
+  return text.replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, 'g'), '').trim();
 }
 
 /**
@@ -24,7 +28,9 @@ function stripMentions(text: string): string {
  */
 export function parseIncomingMessage(
   raw: Record<keyof IncomingMessage, unknown>,
+  botUserId?: string,
 ): IncomingMessage | undefined {
   const parsed = incomingSchema.safeParse(raw);
-  return parsed.success ? { ...parsed.data, text: stripMentions(parsed.data.text) } : undefined;
+  const bot = botUserId && /^[UW][A-Z0-9]{1,30}$/.test(botUserId) ? botUserId : undefined;
+  return parsed.success ? { ...parsed.data, text: stripBotMentions(parsed.data.text, bot) } : undefined;
 }

@@ -86,6 +86,14 @@ describe('conversations: turns, threads and DMs', () => {
     expect(h.model.requests).toHaveLength(1);
   });
 
+  it('only the mention of the bot is removed from what the model reads; other people stay mentioned', async () => {
+    h.model.enqueue(reply.text('Sure.'));
+    await h.mention('tell <@U042ABC> that <@UBOT> says hi');
+    await h.waitForText((text) => text === 'Sure.');
+    const user = h.model.requests[0]?.messages.find((m) => m.role === 'user');
+    expect(user?.content).toBe('tell <@U042ABC> that  says hi');
+  });
+
   it('DMs work the same way, each top-level DM in its own thread', async () => {
     h.model.enqueue(
       reply.toolCalls([{ name: 'create_note', arguments: { text: 'from a DM' } }]),

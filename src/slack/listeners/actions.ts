@@ -116,12 +116,13 @@ export async function applyResult(
       return;
     case 'decided':
       await updateCard(deps, result.approval, fallback, undefined, standing);
-      await deps.afterDecision?.(result.approval, (result.approval.decidedBy ?? '').split(','));
+      // The run first: refreshing the App Home views of every viewer must never hold the answer back.
       if (result.runClaimed) {
         deps.conversations.resume(result.approval.runId, result.approval).catch((error: unknown) => {
           deps.logger.error('resume failed', { runId: result.approval.runId, error: describeError(error) });
         });
       }
+      await deps.afterDecision?.(result.approval, (result.approval.decidedBy ?? '').split(','));
   }
 }
 

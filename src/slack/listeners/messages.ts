@@ -18,8 +18,12 @@ export interface MessageListenerDeps {
  * event id and team + channel + ts, so each message gets one answer.
  */
 export function registerMessageListeners(app: App, deps: MessageListenerDeps): void {
-  const accept = (eventId: string | undefined, raw: Record<keyof IncomingMessage, unknown>) => {
-    const message = parseIncomingMessage(raw);
+  const accept = (
+    eventId: string | undefined,
+    raw: Record<keyof IncomingMessage, unknown>,
+    botUserId: string | undefined,
+  ) => {
+    const message = parseIncomingMessage(raw, botUserId);
     if (!message) {
       deps.logger.warn('ignored a message event with missing or malformed fields', { eventId });
       return;
@@ -38,14 +42,18 @@ export function registerMessageListeners(app: App, deps: MessageListenerDeps): v
   app.event('app_mention', async ({ event, body, context }) => {
     if (event.bot_id || !event.user) return;
     const teamId = context.teamId ?? body.team_id;
-    accept(body.event_id, {
-      teamId,
-      channelId: event.channel,
-      threadTs: event.thread_ts ?? event.ts,
-      userId: event.user,
-      text: event.text,
-      messageTs: event.ts,
-    });
+    accept(
+      body.event_id,
+      {
+        teamId,
+        channelId: event.channel,
+        threadTs: event.thread_ts ?? event.ts,
+        userId: event.user,
+        text: event.text,
+        messageTs: event.ts,
+      },
+      context.botUserId,
+    );
   });
 
   app.message(async ({ message, body, context }) => {
@@ -64,6 +72,6 @@ export function registerMessageListeners(app: App, deps: MessageListenerDeps): v
       const thread = parseIncomingMessage(raw);
       if (!message.thread_ts || !thread || !deps.conversations.isKnownThread(thread)) return;
     }
-    accept(body.event_id, raw);
+    accept(body.event_id, raw, context.botUserId);
   });
 }
