@@ -87,8 +87,8 @@ export interface Progress {
 /** An answer written while the model produces it. Never throws; falls back to plain messages by itself. */
 export interface AnswerStream {
   append(text: string): void;
-  /** Ends the answer; resolves once everything appended is in the thread. */
-  finish(): Promise<void>;
+  /** Ends the answer; resolves with the text Slack could not be made to show ('' once all of it is). */
+  finish(): Promise<string>;
 }
 
 /** A message read back from a thread, for context. */

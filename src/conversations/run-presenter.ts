@@ -16,7 +16,7 @@ export class RunPresenter {
   readonly #logger: Logger;
   readonly #progress: Progress | undefined;
   #stream: AnswerStream | undefined;
-  #ending: Promise<void> = Promise.resolve();
+  #ending: Promise<string> = Promise.resolve('');
 
   constructor(surface: ThreadSurface, target: AnswerTarget & ProgressTarget, logger: Logger) {
     this.#surface = surface;
@@ -45,7 +45,7 @@ export class RunPresenter {
   }
 
   /** Finishes the message being streamed, if any; the next text starts a new one. */
-  endStream(): Promise<void> {
+  endStream(): Promise<string> {
     const stream = this.#stream;
     this.#stream = undefined;
     if (stream) this.#ending = this.#ending.then(() => stream.finish());
@@ -55,7 +55,8 @@ export class RunPresenter {
   /** Delivers the final answer: the streamed message is finished, or the text is posted when nothing streamed. */
   async answer(text: string): Promise<void> {
     const streamed = this.#stream !== undefined;
-    await this.endStream();
+    const missing = await this.endStream();
+    if (missing) throw new UndeliveredAnswer(missing);
     if (streamed) return;
     const answer = text.trim() === '' ? 'Done.' : text;
     try {
@@ -73,5 +74,16 @@ export class RunPresenter {
   async done(): Promise<void> {
     await this.endStream();
     await this.#progress?.clear();
+  }
+}
+
+/** Part of an answer Slack would not show, neither streamed nor posted: it stays owed to the thread. */
+export class UndeliveredAnswer extends Error {
+  readonly text: string;
+
+  constructor(text: string) {
+    super('Slack did not accept the end of the answer');
+    this.name = new.target.name;
+    this.text = text;
   }
 }

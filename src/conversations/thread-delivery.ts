@@ -4,6 +4,7 @@ import { auditEvent } from '../audit/audit-event.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ConversationStore, ThreadRef, ThreadSurface } from './ports.js';
+import { UndeliveredAnswer } from './run-presenter.js';
 
 export interface ThreadDeliveryDeps {
   store: ConversationStore;
@@ -59,6 +60,8 @@ export class ThreadDelivery {
       else await surface.postText(thread, text);
       store.setPendingReply(runId, null);
     } catch (error) {
+      // What was streamed is in the thread already: only the rest is owed.
+      if (error instanceof UndeliveredAnswer) store.setPendingReply(runId, error.text);
       this.#deps.logger.error('reply could not be posted; it will be retried', {
         runId,
         channelId: thread.channelId,

@@ -113,14 +113,16 @@ export function createAnswerStream(
       await flush(true);
       await enqueue(stop);
       const rest = raw.slice(shown).trim();
-      if (!refused || rest === '') return;
+      if (!refused || rest === '') return '';
       try {
         await postAnswerMessages(client, target, rest);
+        return '';
       } catch (error) {
         logger.error('answer could not be posted', {
           channelId: target.channelId,
           error: describeError(error),
         });
+        return rest;
       }
     },
   };

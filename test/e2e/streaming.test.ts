@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
 import { slackReply } from '../support/fake-slack.js';
+import { waitUntil } from '../support/wait.js';
 import { type Harness, startHarness } from './harness.js';
 
 /** An answer of several lines, long enough to be streamed in more than one piece. */
@@ -99,6 +100,23 @@ describe('streamed answers', () => {
     expect(posted?.via).toBe('post');
     expect(`${streamed?.text}${posted?.text}`.replace(/\s+/g, ' ')).toBe(LONG_ANSWER.replace(/\s+/g, ' '));
     expect(h.slack.callsTo('chat.stopStream')).toHaveLength(1);
+  });
+
+  it('when the stream and its fallback both fail, the rest of the answer stays owed and is posted once Slack recovers', async () => {
+    h = await startHarness({ overrides: { deliveryRetryMs: 100 } });
+    h.slack.setResponse('chat.appendStream', () => slackReply.error('message_not_in_streaming_state'));
+    let outage = true;
+    h.slack.setResponse('chat.postMessage', (params) =>
+      outage ? slackReply.http(500) : h.slack.defaultReply('chat.postMessage', params),
+    );
+    h.model.enqueue(reply.text(LONG_ANSWER));
+    await h.mention('tell me a lot');
+    const refused = await h.slack.waitForCall('chat.postMessage');
+    outage = false;
+    // The post Slack refused is tried again, with the same text, once Slack answers again.
+    const retried = await waitUntil(() => h.slack.callsTo('chat.postMessage')[1], { timeoutMs: 10_000 });
+    expect(retried.params.text).toBe(refused.params.text);
+    expect(retried.params.thread_ts).toBe(refused.params.thread_ts);
   });
 
   it('OPENAI_STREAM=false asks the model for one response and posts the answer', async () => {
