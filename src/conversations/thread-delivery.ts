@@ -6,6 +6,9 @@ import type { Logger } from '../logger.js';
 import type { ConversationStore, ThreadRef, ThreadSurface } from './ports.js';
 import { UndeliveredAnswer } from './run-presenter.js';
 
+/** A failing delivery is next tried after 1, 2, 4 … retry rounds, at most this many (an hour at 30 s). */
+const MAX_ROUNDS_BETWEEN_TRIES = 120;
+
 export interface ThreadDeliveryDeps {
   store: ConversationStore;
   surface: ThreadSurface;
@@ -24,6 +27,9 @@ export class ThreadDelivery {
   readonly #inFlight = new Set<string>();
   /** Approvals whose thread was already told that the card could not be posted. */
   readonly #noticed = new Set<string>();
+  /** Deliveries that failed on retry, and the retry round to try each again in. */
+  readonly #backoff = new Map<string, { failures: number; nextRound: number }>();
+  #round = 0;
 
   constructor(deps: ThreadDeliveryDeps) {
     this.#deps = deps;
@@ -84,18 +90,47 @@ export class ThreadDelivery {
     }
   }
 
-  /** Posts every card and reply still owed in the threads `only` accepts. */
+  /**
+   * Posts every card and reply still owed in the threads `only` accepts. Each one that keeps failing is tried
+   * in fewer and fewer rounds (every round, then every 2nd, 4th … up to every 120th), so a channel Slack
+   * refuses for good (archived, deleted) is not hammered, while a passing outage is still healed.
+   */
   async retry(only: (thread: ThreadRef) => boolean = () => true): Promise<void> {
     const { store } = this.#deps;
-    await this.postCards(store.approvalsWithoutCard().filter(only));
+    this.#round += 1;
+    const due = (key: string) => (this.#backoff.get(key)?.nextRound ?? 0) <= this.#round;
+    const cards = store
+      .approvalsWithoutCard()
+      .filter((approval) => only(approval) && due(`card:${approval.id}`));
+    await this.postCards(cards);
+    for (const approval of cards)
+      this.#track(
+        `card:${approval.id}`,
+        store.approvalsWithoutCard().some((a) => a.id === approval.id),
+      );
     const owed = store.pendingReplies().flatMap((pending) => {
       const thread = store.thread(pending.conversationId);
-      return thread && only(thread) ? [{ ...pending, thread }] : [];
+      return thread && only(thread) && due(`reply:${pending.runId}`) ? [{ ...pending, thread }] : [];
     });
     for (const pending of this.#claim(owed, (p) => `reply:${p.runId}`)) {
       this.#inFlight.delete(`reply:${pending.runId}`);
       await this.postReply(pending.runId, pending.thread, pending.text);
+      this.#track(
+        `reply:${pending.runId}`,
+        store.pendingReplies().some((p) => p.runId === pending.runId),
+      );
     }
+  }
+
+  /** After a retry: forget a delivery that went through, push a failing one's next attempt further out. */
+  #track(key: string, stillOwed: boolean): void {
+    if (!stillOwed) {
+      this.#backoff.delete(key);
+      return;
+    }
+    const failures = (this.#backoff.get(key)?.failures ?? 0) + 1;
+    const rounds = Math.min(2 ** (failures - 1), MAX_ROUNDS_BETWEEN_TRIES);
+    this.#backoff.set(key, { failures, nextRound: this.#round + rounds });
   }
 
   #claim<T>(items: readonly T[], key: (item: T) => string): T[] {

@@ -13,6 +13,7 @@ import {
   createPolicy,
   type ToolPolicy,
 } from '../../src/approvals/policy.js';
+import { ThreadDelivery } from '../../src/conversations/thread-delivery.js';
 import { createApprovalStore } from '../../src/db/approval-store.js';
 import { createConversationStore } from '../../src/db/conversation-store.js';
 import { type OpenDatabase, openDatabase } from '../../src/db/database.js';
@@ -246,6 +247,59 @@ describe('a crash between storing a turn and pausing it', () => {
     expect(decision).toMatchObject({ kind: 'decided', runClaimed: true });
     expect(await make().advance(runId)).toEqual({ kind: 'completed', text: 'Done.' });
     expect(notes.list('T1').map((note) => note.text)).toEqual(['x']);
+    database.close();
+  });
+});
+
+describe('retrying what Slack refuses', () => {
+  it('a card Slack keeps refusing is tried in fewer and fewer rounds, and posted once Slack takes it', async () => {
+    const database = openDatabase(':memory:');
+    const { db } = database;
+    const runner = new Runner({
+      model: scripted([calls(['c1', 'create_note', '{"text":"x"}'])]),
+      tools: new ToolRegistry(
+        createBuiltInTools({ clock, notes: createNotesStore(db, clock), poster: { post: async () => {} } }),
+      ),
+      policy: createPolicy(BASE_TOOL_POLICY, BUILT_IN_TOOL_POLICIES, 'test'),
+      store: createRunStore(db, clock),
+      clock,
+      newId: randomId,
+      logger: silentLogger,
+    });
+    const store = createConversationStore(db, clock, randomId);
+    const conversationId = store.findOrCreate(thread);
+    const runId = randomId('run');
+    store.startRunOrQueue({
+      conversationId,
+      runId,
+      message: { ...thread, userId: 'U1', text: 'x', messageTs: '1.0' },
+      state: initialRunState(),
+      audit: [],
+    });
+    expect(await runner.advance(runId)).toMatchObject({ kind: 'paused' });
+    let refusing = true;
+    let attempts = 0;
+    const delivery = new ThreadDelivery({
+      store,
+      clock,
+      logger: silentLogger,
+      surface: {
+        postText: async () => {},
+        updateApprovalCard: async () => {},
+        async postApprovalCard(approval) {
+          attempts += 1;
+          if (refusing) throw new Error('channel_not_found');
+          return { channelId: approval.channelId, messageTs: '1700000000.000001' };
+        },
+      },
+    });
+    for (let round = 1; round <= 10; round += 1) await delivery.retry();
+    // Tried in rounds 1, 2, 4 and 8 only.
+    expect(attempts).toBe(4);
+    refusing = false;
+    for (let round = 11; round <= 16; round += 1) await delivery.retry();
+    expect(attempts).toBe(5);
+    expect(store.approvalsWithoutCard()).toEqual([]);
     database.close();
   });
 });
