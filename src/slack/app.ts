@@ -112,19 +112,18 @@ export function createSlackApp(
   const surfaceOptions = { logger, ...(options.cards ? { cards: options.cards } : {}) };
   const surface = createSlackSurface(app.client, surfaceOptions);
   // A separate client for what a click does, so a rate-limited queue never holds a decision back.
-  const interactive = createSlackSurface(
-    new webApi.WebClient(options.botToken, {
-      slackApiUrl: options.apiUrl,
-      logLevel: common.logLevel,
-      rejectRateLimitedCalls: true,
-      retryConfig: { retries: 0 },
-      timeout: INTERACTIVE_TIMEOUT_MS,
-    }),
-    surfaceOptions,
-  );
+  const clickClient = new webApi.WebClient(options.botToken, {
+    slackApiUrl: options.apiUrl,
+    logLevel: common.logLevel,
+    rejectRateLimitedCalls: true,
+    retryConfig: { retries: 0 },
+    timeout: INTERACTIVE_TIMEOUT_MS,
+  });
+  const interactive = createSlackSurface(clickClient, surfaceOptions);
+  // Decisions look user groups up before a modal is answered: that lookup must fail fast, never wait.
   const { conversations, approvals, edits, dedupe, welcome, auditQueries, standing } = services(
     surface,
-    app.client,
+    clickClient,
   );
   const access = createAuditAccess(app.client, {
     isAdmin: (userId) => approvals.isAdmin(userId),
