@@ -1,4 +1,4 @@
-import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, Server, type ServerResponse } from 'node:http';
 import { App, LogLevel, webApi } from '@slack/bolt';
 import type { ApprovalService } from '../approvals/approval-service.js';
 import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
@@ -164,6 +164,9 @@ export function createSlackApp(
     surface,
     home,
     async start() {
+      // In Socket Mode Bolt serves /healthz from a side server that ignores listen errors: check the port first,
+      // so a port in use stops start-up as it does in HTTP mode.
+      if (options.mode.kind === 'socket' && options.port !== 0) await assertPortFree(options.port);
       const started: unknown = await app.start(options.port);
       // HTTP mode resolves with the listening server; its port matters when `port` was 0.
       const address = started instanceof Server ? started.address() : null;
@@ -174,4 +177,13 @@ export function createSlackApp(
       await Promise.allSettled([...running]);
     },
   };
+}
+
+/** Rejects when nothing can listen on `port` (another process holds it). */
+function assertPortFree(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error) => reject(new Error(`PORT ${port} cannot be used: ${error.message}`)));
+    probe.listen(port, () => probe.close(() => resolve()));
+  });
 }

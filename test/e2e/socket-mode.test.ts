@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { type FakeSocketMode, startFakeSocketMode } from '../support/fake-socket-mode.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
 import { appMentionEvent, eventEnvelope, nextTs } from '../support/slack-requests.js';
+import { sleep, waitUntil } from '../support/wait.js';
 import { approvalIdOf, cardTs, isApprovalCard } from './harness.js';
 
 describe('Socket Mode', () => {
@@ -87,5 +89,28 @@ describe('Socket Mode', () => {
       10_000,
     );
     expect(answer.params.thread_ts).toBe(ts);
+  });
+
+  it('a PORT already in use stops start-up, as it does in HTTP mode', async () => {
+    const port = await freePort();
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(port, resolve));
+    const loaded = loadConfig({
+      SLACK_BOT_TOKEN: 'xoxb-socket',
+      SLACK_APP_TOKEN: 'xapp-socket',
+      SLACK_API_URL: slack.url,
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: model.baseURL,
+      DATABASE_PATH: join(dir, 'busy.db'),
+      PORT: String(port),
+    });
+    if (!loaded.ok) throw new Error(loaded.problems.join());
+    bot = createBot(loaded.config, silentLogger, { retryConfig: { retries: 0 } });
+    await expect(bot.start()).rejects.toThrow(`PORT ${port}`);
+    // Bolt checks the token as soon as the app is built; let that answer arrive before the fakes close.
+    const check = await slack.waitForCall('auth.test');
+    await waitUntil(() => check.reply !== undefined);
+    await sleep(100);
+    await new Promise<void>((resolve) => holder.close(() => resolve()));
   });
 });
