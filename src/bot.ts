@@ -11,7 +11,7 @@ import { ArgumentEditService } from './approvals/argument-edit-service.js';
 import type { ApprovalPolicy } from './approvals/policy.js';
 import { loadApprovalPolicy } from './approvals/policy-file.js';
 import { auditEvent } from './audit/audit-event.js';
-import { isTerminalThread } from './cli/terminal-thread.js';
+import { isTerminalThread, TERMINAL_TEAM_ID } from './cli/terminal-thread.js';
 import type { Config } from './config.js';
 import { ConversationService } from './conversations/conversation-service.js';
 import type { ThreadRef } from './conversations/ports.js';
@@ -152,7 +152,7 @@ export function createBot(config: Config, logger: Logger, overrides: BotOverride
   const service: ConversationService = conversations;
   const mcp = new McpServers({ servers: mcpServers, registry, logger });
   const scheduler = new ApprovalScheduler({
-    store: createApprovalTimerStore(db),
+    store: createApprovalTimerStore(db, TERMINAL_TEAM_ID),
     events: createApprovalNotifier({
       client: slack.app.client,
       surface: slack.surface,

@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, lte } from 'drizzle-orm';
+import { and, eq, isNotNull, lte, ne, type SQL } from 'drizzle-orm';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import type { ApprovalTimerStore } from '../approvals/ports.js';
 import { SYSTEM_ACTOR } from '../audit/audit-event.js';
@@ -9,12 +9,17 @@ import type { Db } from './database.js';
 import { approvals } from './schema.js';
 
 /** Expiry and reminder deadlines on the approvals table; every change is a compare-and-set on `pending`. */
-export function createApprovalTimerStore(db: Db): ApprovalTimerStore {
+/**
+ * `skipTeamId`: requests of that workspace are left to whoever serves it (the Slack bot leaves terminal
+ * conversations, which cannot be told in Slack, to the terminal chat).
+ */
+export function createApprovalTimerStore(db: Db, skipTeamId?: string): ApprovalTimerStore {
+  const served = skipTeamId === undefined ? undefined : ne(approvals.teamId, skipTeamId);
   return {
     expireDue(now, audit) {
       return db.transaction(
         (tx) => {
-          const due = pendingDue(tx, approvals.expiresAt, now);
+          const due = pendingDue(tx, approvals.expiresAt, now, served);
           const expired: { approval: ApprovalRecord; runClaimed: boolean }[] = [];
           for (const row of due) {
             const updated = tx
@@ -45,6 +50,7 @@ export function createApprovalTimerStore(db: Db): ApprovalTimerStore {
                 eq(approvals.status, 'pending'),
                 isNotNull(approvals.remindAt),
                 lte(approvals.remindAt, now),
+                served,
               ),
             )
             .all();
@@ -76,10 +82,15 @@ export function createApprovalTimerStore(db: Db): ApprovalTimerStore {
 }
 
 /** Pending approvals whose `deadline` column is set and not after `now`. */
-function pendingDue(tx: Tx, deadline: typeof approvals.expiresAt | typeof approvals.remindAt, now: number) {
+function pendingDue(
+  tx: Tx,
+  deadline: typeof approvals.expiresAt | typeof approvals.remindAt,
+  now: number,
+  served: SQL | undefined,
+) {
   return tx
     .select()
     .from(approvals)
-    .where(and(eq(approvals.status, 'pending'), isNotNull(deadline), lte(deadline, now)))
+    .where(and(eq(approvals.status, 'pending'), isNotNull(deadline), lte(deadline, now), served))
     .all();
 }

@@ -13,16 +13,19 @@ import {
   createPolicy,
   type ToolPolicy,
 } from '../../src/approvals/policy.js';
+import { TERMINAL_TEAM_ID } from '../../src/cli/terminal-thread.js';
 import { ThreadDelivery } from '../../src/conversations/thread-delivery.js';
 import { createApprovalStore } from '../../src/db/approval-store.js';
+import { createApprovalTimerStore } from '../../src/db/approval-timer-store.js';
 import { createConversationStore } from '../../src/db/conversation-store.js';
 import { type OpenDatabase, openDatabase } from '../../src/db/database.js';
 import { createNotesStore } from '../../src/db/notes-store.js';
 import { createRunStore } from '../../src/db/run-store.js';
-import { standingApprovals } from '../../src/db/schema.js';
+import { approvals, standingApprovals } from '../../src/db/schema.js';
 import { randomId } from '../../src/ids.js';
 import { silentLogger } from '../../src/logger.js';
 import { createBuiltInTools } from '../../src/tools/built-in-tools.js';
+import { seedApproval } from '../support/audit-seed.js';
 import { waitUntil } from '../support/wait.js';
 
 const clock = { now: () => Date.now() };
@@ -300,6 +303,19 @@ describe('retrying what Slack refuses', () => {
     for (let round = 11; round <= 16; round += 1) await delivery.retry();
     expect(attempts).toBe(5);
     expect(store.approvalsWithoutCard()).toEqual([]);
+    database.close();
+  });
+});
+
+describe('deadlines of terminal conversations', () => {
+  it('the Slack bot’s scheduler leaves them to the terminal chat: it expires only its own workspaces’ requests', () => {
+    const database = openDatabase(':memory:');
+    const slackId = seedApproval(database.db, { teamId: 'T1' });
+    const terminalId = seedApproval(database.db, { teamId: TERMINAL_TEAM_ID });
+    database.db.update(approvals).set({ expiresAt: 1 }).run();
+    const expired = createApprovalTimerStore(database.db, TERMINAL_TEAM_ID).expireDue(Date.now(), () => []);
+    expect(expired.map((e) => e.approval.id)).toEqual([slackId]);
+    expect(expired.map((e) => e.approval.id)).not.toContain(terminalId);
     database.close();
   });
 });
