@@ -134,13 +134,7 @@ export class Runner {
     let state = initial;
     for (;;) {
       if (state.turn >= this.#limits.maxTurns) {
-        const reason = `the run reached its limit of ${this.#limits.maxTurns} model calls`;
-        return this.#end(
-          run,
-          'failed',
-          `I stopped because ${reason}; please ask again, more narrowly.`,
-          reason,
-        );
+        return this.#stopAtLimit(run, `${this.#limits.maxTurns} model calls`);
       }
       const history = this.#deps.store.loadHistory(run.conversationId);
       let response: Awaited<ReturnType<ChatModel['complete']>>;
@@ -240,13 +234,7 @@ export class Runner {
     const pending = approvals.filter((approval) => !approval.automatic);
     const rounds = state.approvalRounds + (pending.length > 0 ? 1 : 0);
     if (rounds > this.#limits.maxApprovalRounds) {
-      const reason = `the run reached its limit of ${this.#limits.maxApprovalRounds} approval rounds`;
-      return this.#end(
-        run,
-        'failed',
-        `I stopped because ${reason}; please ask again, more narrowly.`,
-        reason,
-      );
+      return this.#stopAtLimit(run, `${this.#limits.maxApprovalRounds} approval rounds`);
     }
     const saved: RunState = {
       ...state,
@@ -352,6 +340,12 @@ export class Runner {
       expiresAt: rule.expiresAfterMs ? now + rule.expiresAfterMs : null,
       remindAt: rule.remindAfterMs ? now + rule.remindAfterMs : null,
     };
+  }
+
+  /** A bound of the whole run was reached: one clear sentence in the thread. */
+  #stopAtLimit(run: RunRecord, limit: string): RunOutcome {
+    const reason = `the run reached its limit of ${limit}`;
+    return this.#end(run, 'failed', `I stopped because ${reason}; please ask again, more narrowly.`, reason);
   }
 
   #end(run: RunRecord, status: 'failed' | 'cancelled', message: string, reason: string): RunOutcome {
