@@ -29,16 +29,8 @@ describe('Socket Mode', () => {
     socket = await startFakeSocketMode(slack);
     dir = mkdtempSync(join(tmpdir(), 'bot-socket-'));
   });
-  afterEach(async () => {
-    await bot.stop(1000);
-    await socket.close();
-    await slack.close();
-    await model.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  it('with an app token the bot connects over Socket Mode, acks envelopes, and serves /healthz on PORT', async () => {
-    const port = await freePort();
+  /** Socket Mode settings (an app-level token, no signing secret) against the fakes. */
+  const socketConfig = (port: number) => {
     const loaded = loadConfig({
       SLACK_BOT_TOKEN: 'xoxb-socket',
       SLACK_APP_TOKEN: 'xapp-socket',
@@ -51,6 +43,20 @@ describe('Socket Mode', () => {
       LOG_LEVEL: 'error',
     });
     if (!loaded.ok) throw new Error(loaded.problems.join());
+    return loaded;
+  };
+
+  afterEach(async () => {
+    await bot.stop(1000);
+    await socket.close();
+    await slack.close();
+    await model.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('with an app token the bot connects over Socket Mode, acks envelopes, and serves /healthz on PORT', async () => {
+    const port = await freePort();
+    const loaded = socketConfig(port);
     bot = createBot(loaded.config, silentLogger, {
       model: createOpenAIModel({ ...loaded.config.openai, systemPrompt: SYSTEM_PROMPT, maxRetries: 0 }),
       retryConfig: { retries: 0 },
@@ -95,16 +101,7 @@ describe('Socket Mode', () => {
     const port = await freePort();
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(port, resolve));
-    const loaded = loadConfig({
-      SLACK_BOT_TOKEN: 'xoxb-socket',
-      SLACK_APP_TOKEN: 'xapp-socket',
-      SLACK_API_URL: slack.url,
-      OPENAI_API_KEY: 'sk-test',
-      OPENAI_BASE_URL: model.baseURL,
-      DATABASE_PATH: join(dir, 'busy.db'),
-      PORT: String(port),
-    });
-    if (!loaded.ok) throw new Error(loaded.problems.join());
+    const loaded = socketConfig(port);
     bot = createBot(loaded.config, silentLogger, { retryConfig: { retries: 0 } });
     await expect(bot.start()).rejects.toThrow(`PORT ${port}`);
     // Bolt checks the token as soon as the app is built; let that answer arrive before the fakes close.

@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { ChatModel, ModelResponse } from '../../src/agent/model.js';
-import { initialRunState } from '../../src/agent/run-state.js';
-import { Runner, UNEXPECTED_FAILURE } from '../../src/agent/runner.js';
+import type { ChatModel } from '../../src/agent/model.js';
+import { UNEXPECTED_FAILURE } from '../../src/agent/runner.js';
 import { type AgentTool, defineTool } from '../../src/agent/tool.js';
 import { ToolRegistry } from '../../src/agent/tool-registry.js';
 import { ApprovalService } from '../../src/approvals/approval-service.js';
@@ -27,29 +26,7 @@ import { silentLogger } from '../../src/logger.js';
 import { createBuiltInTools } from '../../src/tools/built-in-tools.js';
 import { seedApproval } from '../support/audit-seed.js';
 import { waitUntil } from '../support/wait.js';
-
-const clock = { now: () => Date.now() };
-const thread = { teamId: 'T1', channelId: 'C1', threadTs: '1.0' };
-const usage = { promptTokens: 1, completionTokens: 1, totalTokens: 2 };
-
-function scripted(responses: ModelResponse[]): ChatModel {
-  let index = 0;
-  return {
-    async complete() {
-      const next = responses[index];
-      index += 1;
-      if (!next) throw new Error('no scripted response');
-      return next;
-    },
-  };
-}
-
-const calls = (...list: [string, string, string][]): ModelResponse => ({
-  text: null,
-  toolCalls: list.map(([callId, name, args]) => ({ callId, name, arguments: args })),
-  usage,
-});
-const answer = (text: string): ModelResponse => ({ text, toolCalls: [], usage });
+import { answer, calls, clock, createTestRunner, scripted, startRun, thread } from './runner-rig.js';
 
 describe('runner robustness on a real SQLite database', () => {
   let database: OpenDatabase;
@@ -66,29 +43,16 @@ describe('runner robustness on a real SQLite database', () => {
       ...(options.extraTools ?? []),
     ]);
     const runStore = createRunStore(db, clock);
-    const runner = new Runner({
+    const runner = createTestRunner(db, {
       model,
       tools,
       policy: options.policy ?? createPolicy(BASE_TOOL_POLICY, BUILT_IN_TOOL_POLICIES, 'test'),
       store: runStore,
-      clock,
-      newId: randomId,
-      logger: silentLogger,
     });
     const conversations = createConversationStore(db, clock, randomId);
     const approvals = new ApprovalService({ store: createApprovalStore(db, clock), clock, adminUserIds: [] });
     const conversationId = conversations.findOrCreate(thread);
-    const start = (text: string, userId = 'U1') => {
-      const runId = randomId('run');
-      const started = conversations.startRunOrQueue({
-        conversationId,
-        runId,
-        message: { ...thread, userId, text, messageTs: String(Math.random()) },
-        state: initialRunState(),
-        audit: [],
-      });
-      return { runId, started };
-    };
+    const start = (text: string, userId = 'U1') => startRun(conversations, conversationId, text, userId);
     const approve = (approvalId: string, userId = 'U2') =>
       approvals.decide({ approvalId, userId, teamId: 'T1', channelId: 'C1', vote: 'approve', reason: null });
     return { runner, runStore, approvals, approve, start, notes, conversationId };
@@ -208,28 +172,17 @@ describe('a crash between storing a turn and pausing it', () => {
       answer('Done.'),
     ]);
     const make = () =>
-      new Runner({
+      createTestRunner(db, {
         model,
         tools: new ToolRegistry([
           ...createBuiltInTools({ clock, notes, poster: { post: async () => {} } }),
           lookup,
         ]),
         policy: createPolicy(BASE_TOOL_POLICY, BUILT_IN_TOOL_POLICIES, 'test'),
-        store: createRunStore(db, clock),
-        clock,
-        newId: randomId,
-        logger: silentLogger,
       });
     const conversations = createConversationStore(db, clock, randomId);
     const conversationId = conversations.findOrCreate(thread);
-    const runId = randomId('run');
-    conversations.startRunOrQueue({
-      conversationId,
-      runId,
-      message: { ...thread, userId: 'U1', text: 'go', messageTs: '1.0' },
-      state: initialRunState(),
-      audit: [],
-    });
+    const { runId } = startRun(conversations, conversationId, 'go');
     void make().advance(runId);
     await waitUntil(() => lookups === 1);
     // Restart: the run is still `running` with a request waiting; the new drive must pause it, not leave it.
@@ -258,27 +211,17 @@ describe('retrying what Slack refuses', () => {
   it('a card Slack keeps refusing is tried in fewer and fewer rounds, and posted once Slack takes it', async () => {
     const database = openDatabase(':memory:');
     const { db } = database;
-    const runner = new Runner({
+    const runner = createTestRunner(db, {
       model: scripted([calls(['c1', 'create_note', '{"text":"x"}'])]),
-      tools: new ToolRegistry(
-        createBuiltInTools({ clock, notes: createNotesStore(db, clock), poster: { post: async () => {} } }),
-      ),
-      policy: createPolicy(BASE_TOOL_POLICY, BUILT_IN_TOOL_POLICIES, 'test'),
-      store: createRunStore(db, clock),
-      clock,
-      newId: randomId,
-      logger: silentLogger,
+      tools: createBuiltInTools({
+        clock,
+        notes: createNotesStore(db, clock),
+        poster: { post: async () => {} },
+      }),
     });
     const store = createConversationStore(db, clock, randomId);
     const conversationId = store.findOrCreate(thread);
-    const runId = randomId('run');
-    store.startRunOrQueue({
-      conversationId,
-      runId,
-      message: { ...thread, userId: 'U1', text: 'x', messageTs: '1.0' },
-      state: initialRunState(),
-      audit: [],
-    });
+    const { runId } = startRun(store, conversationId, 'x');
     expect(await runner.advance(runId)).toMatchObject({ kind: 'paused' });
     let refusing = true;
     let attempts = 0;

@@ -1,12 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { ChatModel, ModelResponse } from '../../src/agent/model.js';
-import { initialRunState } from '../../src/agent/run-state.js';
-import { Runner } from '../../src/agent/runner.js';
+import type { ChatModel } from '../../src/agent/model.js';
 import { defineTool } from '../../src/agent/tool.js';
 import { ToolRegistry } from '../../src/agent/tool-registry.js';
 import { ApprovalService } from '../../src/approvals/approval-service.js';
-import { builtInPolicy } from '../../src/approvals/policy.js';
 import { createApprovalStore } from '../../src/db/approval-store.js';
 import { createConversationStore } from '../../src/db/conversation-store.js';
 import { type OpenDatabase, openDatabase } from '../../src/db/database.js';
@@ -14,27 +11,10 @@ import { createNotesStore } from '../../src/db/notes-store.js';
 import { createRunStore } from '../../src/db/run-store.js';
 import { auditEvents, standingApprovals } from '../../src/db/schema.js';
 import { randomId } from '../../src/ids.js';
-import { silentLogger } from '../../src/logger.js';
 import { createBuiltInTools } from '../../src/tools/built-in-tools.js';
 import { waitUntil } from '../support/wait.js';
+import { answer, clock, createTestRunner, scripted, startRun, thread, usage } from './runner-rig.js';
 
-const clock = { now: () => Date.now() };
-const thread = { teamId: 'T1', channelId: 'C1', threadTs: '1.0' };
-
-function scripted(responses: ModelResponse[]): ChatModel & { calls: number } {
-  const model = {
-    calls: 0,
-    async complete() {
-      const next = responses[model.calls];
-      model.calls += 1;
-      if (!next) throw new Error('no scripted response');
-      return next;
-    },
-  };
-  return model;
-}
-
-const usage = { promptTokens: 1, completionTokens: 1, totalTokens: 2 };
 const call = (name: string, args: string, callId = `call_${name}`) => ({ callId, name, arguments: args });
 
 describe('runner and stores on a real SQLite database', () => {
@@ -57,33 +37,14 @@ describe('runner and stores on a real SQLite database', () => {
       }),
     );
     const runStore = createRunStore(db, clock);
-    const runner = new Runner({
-      model,
-      tools,
-      policy: builtInPolicy(),
-      store: runStore,
-      clock,
-      newId: randomId,
-      logger: silentLogger,
-    });
+    const runner = createTestRunner(db, { model, tools, store: runStore });
     const conversations = createConversationStore(db, clock, randomId);
     const approvals = new ApprovalService({
       store: createApprovalStore(db, clock),
       clock,
       adminUserIds: ['UADMIN'],
     });
-    const start = (text: string) => {
-      const conversationId = conversations.findOrCreate(thread);
-      const runId = randomId('run');
-      conversations.startRunOrQueue({
-        conversationId,
-        runId,
-        message: { ...thread, userId: 'U1', text, messageTs: '1.0' },
-        state: initialRunState(),
-        audit: [],
-      });
-      return runId;
-    };
+    const start = (text: string) => startRun(conversations, conversations.findOrCreate(thread), text).runId;
     return { runner, approvals, start, runStore };
   }
 
@@ -126,16 +87,7 @@ describe('runner and stores on a real SQLite database', () => {
     const tools = new ToolRegistry(
       createBuiltInTools({ clock, notes: createNotesStore(db, clock), poster: { post: async () => {} } }),
     );
-    const runner = new Runner({
-      model,
-      tools,
-      policy: builtInPolicy(),
-      store: createRunStore(db, clock),
-      clock,
-      newId: randomId,
-      logger: silentLogger,
-      limits: { maxTurns: 2, maxApprovalRounds: 5 },
-    });
+    const runner = createTestRunner(db, { model, tools, limits: { maxTurns: 2, maxApprovalRounds: 5 } });
     const { approvals, start } = setup(model);
     const runId = start('loop');
     for (let round = 0; round < 2; round += 1) {
@@ -256,16 +208,7 @@ describe('calls are stored before they run', () => {
       { text: null, toolCalls: [call('create_note', '{"text":"x"}')], usage },
       { text: 'Told you.', toolCalls: [], usage },
     ]);
-    const make = () =>
-      new Runner({
-        model,
-        tools: new ToolRegistry([hanging]),
-        policy: builtInPolicy(),
-        store: createRunStore(db, clock),
-        clock,
-        newId: randomId,
-        logger: silentLogger,
-      });
+    const make = () => createTestRunner(db, { model, tools: [hanging] });
     const conversations = createConversationStore(db, clock, randomId);
     const conversationId = conversations.findOrCreate(thread);
     db.insert(standingApprovals)
@@ -277,14 +220,7 @@ describe('calls are stored before they run', () => {
         grantedAt: 1,
       })
       .run();
-    const runId = randomId('run');
-    conversations.startRunOrQueue({
-      conversationId,
-      runId,
-      message: { ...thread, userId: 'U1', text: 'note', messageTs: '1.0' },
-      state: initialRunState(),
-      audit: [],
-    });
+    const { runId } = startRun(conversations, conversationId, 'note');
     // The first process runs the auto-approved call and never comes back.
     void make().advance(runId);
     await waitUntil(() => executions === 1);
@@ -305,24 +241,9 @@ describe('the last message of a run', () => {
     const database = openDatabase(':memory:');
     const { db } = database;
     const conversations = createConversationStore(db, clock, randomId);
-    const runner = new Runner({
-      model: scripted([{ text: 'All done here.', toolCalls: [], usage }]),
-      tools: new ToolRegistry([]),
-      policy: builtInPolicy(),
-      store: createRunStore(db, clock),
-      clock,
-      newId: randomId,
-      logger: silentLogger,
-    });
+    const runner = createTestRunner(db, { model: scripted([answer('All done here.')]), tools: [] });
     const conversationId = conversations.findOrCreate(thread);
-    const runId = randomId('run');
-    conversations.startRunOrQueue({
-      conversationId,
-      runId,
-      message: { ...thread, userId: 'U1', text: 'hi', messageTs: '1.0' },
-      state: initialRunState(),
-      audit: [],
-    });
+    const { runId } = startRun(conversations, conversationId, 'hi');
     await runner.advance(runId);
     // Nothing was posted yet (a crash here): the answer is still owed and a restart posts it.
     expect(conversations.pendingReplies()).toEqual([{ runId, conversationId, text: 'All done here.' }]);
