@@ -45,15 +45,32 @@ export interface SettledApproval {
 }
 
 /**
+ * Thrown by a run store's write when this process no longer holds the run's lease: it stalled past the lease
+ * and another process took the run over. The run is not ended: its new driver goes on with it.
+ */
+export class RunHandedOver extends Error {
+  readonly runId: string;
+
+  constructor(runId: string) {
+    super(`Run ${runId} is now driven by another process`);
+    this.name = new.target.name;
+    this.runId = runId;
+  }
+}
+
+/**
  * Persistence the runner needs. Each method is one transaction: the state change and its audit events are
- * committed together or not at all.
+ * committed together or not at all. Writes to a run succeed only while this process holds the run's lease
+ * (it started the run, or claimed it with a decision, an expiry or recovery); otherwise they throw
+ * `RunHandedOver` and change nothing.
  */
 export interface RunStore {
-  getRun(runId: string): RunRecord | undefined;
-  loadHistory(conversationId: string): StoredItem[];
+  getRun(runId: string): Promise<RunRecord | undefined>;
+  loadHistory(conversationId: string): Promise<StoredItem[]>;
   /**
    * Appends the items of a model turn (its message and tool calls, before any call runs), creates its approvals
-   * (pending, or approved when a standing approval covers them) and saves the state and status.
+   * (pending, each owed a card; or approved when a standing approval covers them) and saves the state and
+   * status. A `completed` run gives up its lease, and its `reply` is owed to the thread.
    */
   saveTurn(input: {
     runId: string;
@@ -64,18 +81,16 @@ export interface RunStore {
     audit: AuditInput[];
     /** The run's last message, owed to the thread until it is posted (with status `completed`). */
     reply?: string;
-  }): ApprovalRecord[];
-  /** The conversation's unrevoked "approve for this thread" for a tool, if any. */
-  standingApproval(conversationId: string, toolName: string): StandingApproval | undefined;
-  approvalsForTurn(runId: string, turn: number): ApprovalRecord[];
+  }): Promise<ApprovalRecord[]>;
+  approvalsForTurn(runId: string, turn: number): Promise<ApprovalRecord[]>;
   /**
-   * Pauses the running run (running -> paused, with `audit`) when a call of `turn` still waits for a
-   * decision; false when none does. One transaction, so a decision either sees the run paused and claims it,
-   * or was taken before and the caller settles it.
+   * Pauses the running run (running -> paused, with `audit`, giving up the lease) when a call of `turn` still
+   * waits for a decision; false when none does. One transaction, so a decision either sees the run paused and
+   * claims it, or was taken before and the caller settles it.
    */
-  pauseIfPending(runId: string, turn: number, audit: AuditInput[]): boolean;
+  pauseIfPending(runId: string, turn: number, audit: AuditInput[]): Promise<boolean>;
   /** Compare-and-set approved -> executing; false when the call was claimed already. */
-  markExecuting(approvalId: string, audit: AuditInput[]): boolean;
+  markExecuting(runId: string, approvalId: string, audit: AuditInput[]): Promise<boolean>;
   /** Records one tool output of the paused turn, its approval's final status, and the advanced state. */
   saveToolOutput(input: {
     runId: string;
@@ -83,11 +98,11 @@ export interface RunStore {
     item: Extract<HistoryItem, { kind: 'tool_output' }>;
     approval: SettledApproval | null;
     audit: AuditInput[];
-  }): void;
+  }): Promise<void>;
   /**
-   * Ends the run: completed, failed or cancelled (with the reason). Approvals of the run that are still pending,
-   * or approved but not executed, become `cancelled` with the reason, each with the audit event `cancelAudit`
-   * builds; returns them.
+   * Ends the run: completed, failed or cancelled (with the reason), giving up the lease. Approvals of the run
+   * that the end cancels (see `cancelledByRunEnd`) become `cancelled` with the reason, each with the audit
+   * event `cancelAudit` builds; returns them.
    */
   finishRun(input: {
     runId: string;
@@ -97,7 +112,9 @@ export interface RunStore {
     cancelAudit: (approval: ApprovalRecord) => AuditInput;
     /** The sentence owed to the thread until it is posted. */
     reply?: string;
-  }): ApprovalRecord[];
+  }): Promise<ApprovalRecord[]>;
+  /** Extends this process's lease on a run it drives; false when the lease is no longer its own. */
+  renewLease(runId: string): Promise<boolean>;
 }
 
 export interface Clock {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ApprovalRecord, ApprovalRule } from '../approvals/approval.js';
+import type { StandingApprovalStore } from '../approvals/ports.js';
 import { type ApprovalPolicy, approvalRequirement } from '../approvals/policy.js';
 import { type AuditInput, auditEvent } from '../audit/audit-event.js';
 import { describeError } from '../errors.js';
@@ -12,7 +13,15 @@ import {
   withUniqueCallIds,
 } from './history.js';
 import { type ChatModel, ModelError } from './model.js';
-import type { Clock, IdGenerator, NewApproval, RunRecord, RunStore, StandingApproval } from './ports.js';
+import {
+  type Clock,
+  type IdGenerator,
+  type NewApproval,
+  RunHandedOver,
+  type RunRecord,
+  type RunStore,
+  type StandingApproval,
+} from './ports.js';
 import { readableArguments, runEvent, runScope } from './run-events.js';
 import { parseRunState, type RunState } from './run-state.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -37,7 +46,9 @@ export type RunOutcome =
    * The run ended early; `message` is one sentence for the thread. `cancelledApprovals` were pending or approved
    * and will now never execute: their cards need updating.
    */
-  | { kind: 'failed' | 'cancelled'; message: string; cancelledApprovals: ApprovalRecord[] };
+  | { kind: 'failed' | 'cancelled'; message: string; cancelledApprovals: ApprovalRecord[] }
+  /** This process stalled past its lease and another one drives the run now: nothing more to do here. */
+  | { kind: 'handed_over' };
 
 /** What the runner may say in the thread while it works (e.g. that a call was approved automatically). */
 export interface RunHooks {
@@ -65,6 +76,8 @@ export interface RunnerDeps {
   tools: ToolRegistry;
   policy: ApprovalPolicy;
   store: RunStore;
+  /** "Approve for this thread" grants, consulted for calls that need approval. */
+  standing: Pick<StandingApprovalStore, 'find'>;
   clock: Clock;
   newId: IdGenerator;
   logger: Logger;
@@ -94,19 +107,28 @@ export class Runner {
     try {
       return await this.#advance(runId, { notify: observer.notify ?? NO_HOOKS.notify });
     } catch (error) {
+      if (error instanceof RunHandedOver) {
+        this.#deps.logger.warn('run taken over by another process', { runId });
+        return { kind: 'handed_over' };
+      }
       // A bug or an infrastructure failure (a predicate that throws, a busy database): end the run, so the
       // conversation is not left blocked behind it, and cancel whatever it would still have executed.
       this.#deps.logger.error('run failed unexpectedly', { runId, error: describeError(error) });
-      const run = this.#deps.store.getRun(runId);
+      const run = await this.#deps.store.getRun(runId);
       if (!run) throw error;
-      return this.#end(run, 'failed', UNEXPECTED_FAILURE, `unexpected error: ${describeError(error)}`);
+      try {
+        return await this.#end(run, 'failed', UNEXPECTED_FAILURE, `unexpected error: ${describeError(error)}`);
+      } catch (ending) {
+        if (ending instanceof RunHandedOver) return { kind: 'handed_over' };
+        throw ending;
+      }
     } finally {
       this.#observers.delete(runId);
     }
   }
 
   async #advance(runId: string, hooks: RunHooks): Promise<RunOutcome> {
-    const run = this.#deps.store.getRun(runId);
+    const run = await this.#deps.store.getRun(runId);
     if (!run) throw new Error(`Run ${runId} not found`);
     const parsed = parseRunState(run.state);
     if (!parsed.ok)
@@ -136,7 +158,7 @@ export class Runner {
       if (state.turn >= this.#limits.maxTurns) {
         return this.#stopAtLimit(run, `${this.#limits.maxTurns} model calls`);
       }
-      const history = this.#deps.store.loadHistory(run.conversationId);
+      const history = await this.#deps.store.loadHistory(run.conversationId);
       let response: Awaited<ReturnType<ChatModel['complete']>>;
       try {
         response = await this.#deps.model.complete({
@@ -164,7 +186,7 @@ export class Runner {
       if (response.toolCalls.length === 0) {
         const text = response.text?.trim() ? response.text : 'Done.';
         // The answer is owed to the thread from the moment the run completes, in the same transaction.
-        this.#deps.store.saveTurn({
+        await this.#deps.store.saveTurn({
           runId: run.id,
           state,
           status: 'completed',
@@ -215,7 +237,7 @@ export class Runner {
       // A standing approval covers only calls whose arguments parse: a malformed call always asks a person.
       const found =
         parsed.ok && requirement.rule.allowStandingApproval
-          ? this.#deps.store.standingApproval(run.conversationId, call.name)
+          ? await this.#deps.standing.find(run.conversationId, call.name)
           : undefined;
       // A grant never lets its grantor approve their own later request where self-approval is not allowed.
       const grant =
@@ -242,7 +264,7 @@ export class Runner {
       pausedTurn: { turn, calls: calls.map((call) => ({ ...call, done: done.has(call.callId) })) },
     };
     // Saved as still running: the calls that need nobody run first, and no decision can claim the run meanwhile.
-    const created = this.#deps.store.saveTurn({
+    const created = await this.#deps.store.saveTurn({
       runId: run.id,
       state: saved,
       status: 'running',
@@ -265,17 +287,18 @@ export class Runner {
   async #settleStoredTurn(
     run: RunRecord,
     state: RunState,
-    approvals = this.#deps.store.approvalsForTurn(run.id, state.pausedTurn?.turn ?? state.turn),
+    given?: ApprovalRecord[],
   ): Promise<RunState | undefined> {
     const observer = this.#observers.get(run.id);
     const turn = state.pausedTurn?.turn ?? state.turn;
+    const approvals = given ?? (await this.#deps.store.approvalsForTurn(run.id, turn));
     let current = await this.#settler.settle(run, state, approvals, observer);
     if (!current.pausedTurn) return current;
     const waiting = approvals
       .filter((approval) => approval.status === 'pending')
       .map((approval) => approval.id);
     if (
-      this.#deps.store.pauseIfPending(run.id, turn, [
+      await this.#deps.store.pauseIfPending(run.id, turn, [
         this.#event(run, 'run.paused', { turn, pending: waiting }),
       ])
     ) {
@@ -285,7 +308,7 @@ export class Runner {
     current = await this.#settler.settle(
       run,
       current,
-      this.#deps.store.approvalsForTurn(run.id, turn),
+      await this.#deps.store.approvalsForTurn(run.id, turn),
       observer,
     );
     return current.pausedTurn ? undefined : current;
@@ -343,13 +366,18 @@ export class Runner {
   }
 
   /** A bound of the whole run was reached: one clear sentence in the thread. */
-  #stopAtLimit(run: RunRecord, limit: string): RunOutcome {
+  #stopAtLimit(run: RunRecord, limit: string): Promise<RunOutcome> {
     const reason = `the run reached its limit of ${limit}`;
     return this.#end(run, 'failed', `I stopped because ${reason}; please ask again, more narrowly.`, reason);
   }
 
-  #end(run: RunRecord, status: 'failed' | 'cancelled', message: string, reason: string): RunOutcome {
-    const cancelledApprovals = this.#deps.store.finishRun({
+  async #end(
+    run: RunRecord,
+    status: 'failed' | 'cancelled',
+    message: string,
+    reason: string,
+  ): Promise<RunOutcome> {
+    const cancelledApprovals = await this.#deps.store.finishRun({
       runId: run.id,
       status,
       error: reason,

@@ -64,7 +64,7 @@ export class TurnSettler {
       );
       const last = calls.every((c) => c.done);
       current = { ...current, pausedTurn: last ? null : { turn: paused.turn, calls } };
-      this.#deps.store.saveToolOutput({
+      await this.#deps.store.saveToolOutput({
         runId: run.id,
         state: current,
         item: toolOutput(call, settled.text, settled.status),
@@ -139,7 +139,7 @@ export class TurnSettler {
           const text = parsed && !parsed.ok ? parsed.error : `Unknown tool "${call.name}".`;
           return { text, status: 'error', approvalStatus: 'executed' };
         }
-        const claimed = this.#deps.store.markExecuting(approval.id, [
+        const claimed = await this.#deps.store.markExecuting(run.id, approval.id, [
           runEvent(
             this.#deps.clock,
             run,

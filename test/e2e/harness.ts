@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOpenAIModel } from '../../src/agent/openai-client.js';
+import { loadApprovalPolicy } from '../../src/approvals/policy-file.js';
 import { type Bot, type BotOverrides, createBot, SYSTEM_PROMPT } from '../../src/bot.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
@@ -106,7 +107,9 @@ export async function startHarness(
   if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
   const logs: string[] = [];
   const logger = createLogger('debug', (line) => logs.push(line));
-  const bot = createBot(loaded.config, logger, {
+  const policy = loadApprovalPolicy(loaded.config.approvalPolicyFile);
+  if (!policy.ok) throw new Error(policy.problems.join('\n'));
+  const bot = await createBot(loaded.config, logger, policy.policy, {
     model: createOpenAIModel({
       ...loaded.config.openai,
       systemPrompt: SYSTEM_PROMPT,

@@ -2,25 +2,26 @@ import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { ApprovalRecord } from '../../approvals/approval.js';
 import type { ApprovalService, DecisionResult } from '../../approvals/approval-service.js';
 import type { ArgumentEditService } from '../../approvals/argument-edit-service.js';
-import type { ConversationService } from '../../conversations/conversation-service.js';
+import type { DecisionFollowUp } from '../../conversations/decision-follow-up.js';
+import type { CardLocation } from '../../conversations/ports.js';
 import { describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { decodeApprovalButtonValue } from '../button-value.js';
 import { ACTION_IDS, DECISION_ACTION } from '../ids.js';
 import { slackDate } from '../mrkdwn.js';
-import type { CardLocation, SlackSurface } from '../slack-surface.js';
+import type { SlackSurface } from '../slack-surface.js';
 import { registerDecisionModalListeners } from './decision-modals.js';
 
 export interface ActionListenerDeps {
   approvals: ApprovalService;
   edits: ArgumentEditService;
-  conversations: ConversationService;
-  surface: SlackSurface;
+  /** Cards, the run and App Home after a decision: the same for every place a decision is taken. */
+  followUp: Pick<DecisionFollowUp, 'after'>;
+  /** Replies to the person who clicked (their own client, which never waits out a rate limit). */
+  surface: Pick<SlackSurface, 'postEphemeral'>;
   logger: Logger;
   /** A message in the app's DM with this person: the reply to a click from App Home, which has no channel. */
   directMessage?: (userId: string, text: string) => Promise<void>;
-  /** Called after a vote was counted or settled a request (e.g. to refresh App Home views). Must not throw. */
-  afterDecision?: (approval: ApprovalRecord, deciders: readonly string[]) => Promise<void>;
 }
 
 export const UNKNOWN_BUTTON =
@@ -93,7 +94,7 @@ export function registerActionListeners(app: App, deps: ActionListenerDeps): voi
   registerDecisionModalListeners(app, deps);
 }
 
-/** Tells the person what happened, updates the card, and resumes the run when the decision claimed it. */
+/** Tells the person why nothing changed, or hands what changed to the follow-up (cards, run, App Home). */
 export async function applyResult(
   deps: ActionListenerDeps,
   result: DecisionResult,
@@ -101,6 +102,7 @@ export async function applyResult(
   tell: (text: string) => Promise<void>,
   standing = false,
 ): Promise<void> {
+  const where = fallback ? { fallback } : {};
   switch (result.kind) {
     case 'not_found':
       return tell(UNKNOWN_BUTTON);
@@ -111,37 +113,13 @@ export async function applyResult(
     case 'already_decided':
       return tell(alreadyDecided(result.approval));
     case 'counted':
-      await updateCard(deps, result.approval, fallback, result.approvers);
-      await deps.afterDecision?.(result.approval, result.approvers);
+      await deps.followUp.after({ kind: 'counted', approval: result.approval, approvers: result.approvers }, where);
       return;
     case 'decided':
-      await updateCard(deps, result.approval, fallback, undefined, standing);
-      // The run first: refreshing the App Home views of every viewer must never hold the answer back.
-      if (result.runClaimed) {
-        deps.conversations.resume(result.approval.runId, result.approval).catch((error: unknown) => {
-          deps.logger.error('resume failed', { runId: result.approval.runId, error: describeError(error) });
-        });
-      }
-      await deps.afterDecision?.(result.approval, (result.approval.decidedBy ?? '').split(','));
-  }
-}
-
-async function updateCard(
-  deps: ActionListenerDeps,
-  approval: ApprovalRecord,
-  fallback: CardLocation | undefined,
-  approvers?: readonly string[],
-  standing = false,
-): Promise<void> {
-  try {
-    await deps.surface.updateCard(approval, {
-      ...(fallback ? { fallback } : {}),
-      ...(approvers ? { approvers } : {}),
-      ...(standing ? { standing } : {}),
-    });
-  } catch (error) {
-    // The decision is committed; a card that failed to update is cosmetic and the run goes on.
-    deps.logger.warn('approval card update failed', { approvalId: approval.id, error: describeError(error) });
+      await deps.followUp.after(
+        { kind: 'decided', approval: result.approval, runClaimed: result.runClaimed, standing },
+        where,
+      );
   }
 }
 

@@ -1,0 +1,71 @@
+import type { Config } from '../config.js';
+import type { Core } from '../core.js';
+import { WelcomeService } from '../conversations/welcome-service.js';
+import type { Logger } from '../logger.js';
+import type { SlackAdapters, SlackRuntime } from './app.js';
+import { createAuditAccess } from './audit-access.js';
+import { createHomePublisher, type HomePublisher } from './home-publisher.js';
+import { registerActionListeners } from './listeners/actions.js';
+import { registerCommandListeners } from './listeners/commands.js';
+import { registerHomeListeners } from './listeners/home.js';
+import { registerMessageListeners } from './listeners/messages.js';
+import { registerMessagesTabListener } from './listeners/messages-tab.js';
+
+/**
+ * Registers every listener of the Slack app on the core: messages, card buttons and forms, `/approvals`,
+ * App Home and the Messages tab. Returns App Home's publisher, which the core's follow-up refreshes after
+ * every change to a request.
+ */
+export function registerListeners(
+  runtime: SlackRuntime,
+  core: Core<SlackAdapters>,
+  config: Pick<Config, 'auditIncludesWorkspaceAdmins' | 'suggestedPrompts'>,
+  logger: Logger,
+): HomePublisher {
+  const { app } = runtime;
+  const { stores, adapters } = core;
+  const access = createAuditAccess(app.client, {
+    isAdmin: (userId) => core.approvals.isAdmin(userId),
+    includeWorkspaceAdmins: config.auditIncludesWorkspaceAdmins,
+    now: () => core.clock.now(),
+    logger,
+  });
+  const home = createHomePublisher(app.client, {
+    queries: stores.auditQueries,
+    viewers: stores.homeViewers,
+    access,
+    clock: core.clock,
+    logger,
+  });
+  core.followUp.watch(home);
+  registerMessageListeners(app, { conversations: core.conversations, dedupe: stores.dedupe, logger });
+  registerActionListeners(app, {
+    approvals: core.approvals,
+    edits: core.edits,
+    followUp: core.followUp,
+    surface: adapters.interactive,
+    logger,
+    directMessage: (userId, text) =>
+      app.client.chat.postMessage({ channel: userId, text }).then(() => undefined),
+  });
+  registerCommandListeners(app, {
+    queries: stores.auditQueries,
+    access,
+    standing: stores.standing,
+    now: () => core.clock.now(),
+    logger,
+  });
+  registerHomeListeners(app, { home, logger });
+  const welcome = new WelcomeService({
+    store: stores.greetings,
+    surface: adapters.surface,
+    clock: core.clock,
+    logger,
+    prompts: config.suggestedPrompts,
+  });
+  registerMessagesTabListener(app, { welcome, logger });
+  app.error(async (error) => {
+    logger.error('slack listener error', { error: error.message, code: error.code });
+  });
+  return home;
+}
