@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import type { MessagePort } from 'node:worker_threads';
 import { ApprovalService } from '../src/approvals/approval-service.js';
 import { createApprovalStore } from '../src/db/approval-store.js';
-import { openDatabase } from '../src/db/database.js';
+import { openSqliteDatabase } from '../src/db/sqlite/sqlite-database.js';
+import { storeContext } from './store-fixture.js';
 
 export interface WriterData {
   path: string;
@@ -16,13 +17,15 @@ export interface WriterReport {
   lost: number;
 }
 
-/** One writer on its own connection: decides every approval of the list through the real service. */
+/**
+ * One writer on its own connection, as its own process would be (its own lease owner): decides every approval
+ * of the list through the real service.
+ */
 export async function workerMain(data: WriterData, port: MessagePort): Promise<void> {
-  const database = openDatabase(data.path);
-  const clock = { now: () => Date.now() };
+  const ctx = storeContext(openSqliteDatabase(data.path));
   const service = new ApprovalService({
-    store: createApprovalStore(database.db, clock),
-    clock,
+    store: createApprovalStore(ctx),
+    clock: ctx.clock,
     adminUserIds: [],
   });
   port.postMessage('ready');
@@ -43,6 +46,6 @@ export async function workerMain(data: WriterData, port: MessagePort): Promise<v
     if (result.ok && result.kind === 'decided') report.committed += 1;
     else report.lost += 1;
   }
-  database.close();
+  await ctx.db.close();
   port.postMessage(report);
 }

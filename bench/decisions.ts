@@ -3,11 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { WriterData } from './decision-writer.js';
 import type { BenchResult, Row } from './report.js';
-import { createStoreFixture } from './store-fixture.js';
+import { createStoreFixture, pragma } from './store-fixture.js';
 
 const reportSchema = z.object({ committed: z.number().int(), lost: z.number().int() });
 
@@ -19,8 +18,7 @@ export interface DecisionsSize {
 
 /** Starts `writers` worker threads, each with its own connection, and lets them race over `approvals`. */
 async function race(path: string, approvals: WriterData['approvals'], writers: number) {
-  // Opened one after another: openDatabase sets WAL mode before its busy timeout, so simultaneous opens can
-  // fail with SQLITE_BUSY.
+  // Opened one after another, each ready (connection open, migrations checked) before the race starts.
   const workers: Worker[] = [];
   try {
     for (let i = 0; i < writers; i++) {
@@ -50,22 +48,22 @@ async function race(path: string, approvals: WriterData['approvals'], writers: n
 export async function benchDecisions(size: DecisionsSize): Promise<BenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'bot-bench-decide-'));
   const path = join(dir, 'bot.db');
-  const fixture = createStoreFixture(path);
+  const fixture = await createStoreFixture(path);
   try {
-    fixture.db.run(sql.raw('PRAGMA synchronous = OFF')); // seeding only; the writers use the product's settings
+    await pragma(fixture.db, 'synchronous = OFF'); // seeding only; the writers use the product's settings
     const seeded: WriterData['approvals'][] = [];
     for (const _ of size.writers) {
       const batch: WriterData['approvals'] = [];
       for (let i = 0; i < size.approvals; i++) {
-        const { thread, conversationId } = fixture.seedThread(0);
+        const { thread, conversationId } = await fixture.seedThread(0);
         const { approval } = await fixture.pause(thread, conversationId);
         batch.push({ id: approval.id, channelId: approval.channelId });
-        if (i % 100 === 99) fixture.checkpoint();
+        if (i % 100 === 99) await fixture.checkpoint();
       }
       seeded.push(batch);
     }
-    fixture.checkpoint();
-    fixture.close();
+    await fixture.checkpoint();
+    await fixture.close();
     const rows: Row[] = [];
     for (const [i, writers] of size.writers.entries()) {
       const result = await race(path, seeded[i] ?? [], writers);
@@ -92,6 +90,7 @@ export async function benchDecisions(size: DecisionsSize): Promise<BenchResult> 
       ],
     };
   } finally {
+    await fixture.close(); // closed already unless seeding failed
     rmSync(dir, { recursive: true, force: true });
   }
 }

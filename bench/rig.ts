@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOpenAIModel } from '../src/agent/openai-client.js';
+import { loadApprovalPolicy } from '../src/approvals/policy-file.js';
 import { type Bot, createBot, SYSTEM_PROMPT } from '../src/bot.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
@@ -64,10 +65,13 @@ export async function startInProcessBot(
 ): Promise<{ bot: Bot; url: string; warnings: string[] }> {
   const loaded = loadConfig({ ...fakes.env, PORT: '0' });
   if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
+  const policy = loadApprovalPolicy(loaded.config.approvalPolicyFile);
+  if (!policy.ok) throw new Error(policy.problems.join('\n'));
   const warnings: string[] = [];
-  const bot = createBot(
+  const bot = await createBot(
     loaded.config,
     createLogger('warn', (line) => warnings.push(line)),
+    policy.policy,
     {
       model: createOpenAIModel({ ...loaded.config.openai, systemPrompt: SYSTEM_PROMPT, maxRetries: 0 }),
       retryConfig: { retries: 0 },

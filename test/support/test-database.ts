@@ -8,8 +8,8 @@ import type { DatabaseConfig } from '../../src/config.js';
 import { openPostgresDatabase } from '../../src/db/postgres/postgres-database.js';
 import type { SqlDatabase } from '../../src/db/sql/sql-database.js';
 import { openSqliteDatabase } from '../../src/db/sqlite/sqlite-database.js';
-import { createStores, type Stores } from '../../src/db/stores.js';
 import type { StoreContext } from '../../src/db/store-context.js';
+import { createStores, type Stores } from '../../src/db/stores.js';
 import { randomId } from '../../src/ids.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -72,6 +72,8 @@ export async function openFresh(fresh: FreshDatabase): Promise<SqlDatabase> {
 }
 
 export interface TestStores {
+  /** The database, as db-rows and a bot process would be pointed at it. */
+  fresh: FreshDatabase;
   db: SqlDatabase;
   stores: Stores;
   ctx: StoreContext;
@@ -99,6 +101,7 @@ export async function openTestStores(
       ownerIsGone: given.ownerIsGone ?? (() => false),
     };
     return {
+      fresh,
       db,
       ctx,
       stores: createStores(ctx),
