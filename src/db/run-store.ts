@@ -84,7 +84,7 @@ export function createRunStore(ctx: StoreContext): RunStore {
       return db.write(function* () {
         yield* lockLeasedRun(ctx, runId);
         const changed = yield* count(sql`update approvals set status = 'executing', updated_at = ${at}
-          where id = ${approvalId} and status = 'approved'`);
+          where id = ${approvalId} and run_id = ${runId} and status = 'approved'`);
         if (changed !== 1) return false;
         yield* count(sql`update runs set ${leaseColumns(ctx, at)} where id = ${runId}`);
         yield* audit(events);

@@ -21,7 +21,15 @@ import { createBuiltInTools } from '../../src/tools/built-in-tools.js';
 import { seedApproval } from '../support/audit-seed.js';
 import { openTestStores, type TestStores } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
-import { answer, calls, createTestRunner, type ProcessStores, scripted, startRun, thread } from './runner-rig.js';
+import {
+  answer,
+  calls,
+  createTestRunner,
+  type ProcessStores,
+  scripted,
+  startRun,
+  thread,
+} from './runner-rig.js';
 
 const testPolicy = () => createPolicy(BASE_TOOL_POLICY, BUILT_IN_TOOL_POLICIES, 'test');
 
@@ -36,7 +44,10 @@ describe('runner robustness on a real SQLite database', () => {
   });
   afterEach(() => t.close());
 
-  async function setup(model: ChatModel, options: { extraTools?: AgentTool[]; policy?: ApprovalPolicy } = {}) {
+  async function setup(
+    model: ChatModel,
+    options: { extraTools?: AgentTool[]; policy?: ApprovalPolicy } = {},
+  ) {
     const { stores, ctx } = t;
     const tools = new ToolRegistry([
       ...createBuiltInTools({ clock: ctx.clock, notes: stores.notes, poster: { post: async () => {} } }),
@@ -45,7 +56,8 @@ describe('runner robustness on a real SQLite database', () => {
     const runner = createTestRunner(t, { model, tools, policy: options.policy ?? testPolicy() });
     const approvals = approvalsOf(t);
     const conversationId = await stores.conversations.findOrCreate(thread, 'slack');
-    const start = (text: string, userId = 'U1') => startRun(stores.conversations, conversationId, text, userId);
+    const start = (text: string, userId = 'U1') =>
+      startRun(stores.conversations, conversationId, text, userId);
     const approve = (approvalId: string, userId = 'U2') =>
       approvals.decide({ approvalId, userId, teamId: 'T1', channelId: 'C1', vote: 'approve', reason: null });
     return { runner, runStore: stores.runs, approvals, approve, start, notes: stores.notes, conversationId };
@@ -167,7 +179,11 @@ describe('a crash between storing a turn and pausing it', () => {
       createTestRunner(on, {
         model,
         tools: new ToolRegistry([
-          ...createBuiltInTools({ clock: on.ctx.clock, notes: on.stores.notes, poster: { post: async () => {} } }),
+          ...createBuiltInTools({
+            clock: on.ctx.clock,
+            notes: on.stores.notes,
+            poster: { post: async () => {} },
+          }),
           lookup,
         ]),
         policy: testPolicy(),
@@ -215,12 +231,17 @@ describe('retrying what Slack refuses', () => {
   it('a card Slack keeps refusing is tried less and less often, and posted once Slack takes it', async () => {
     const runner = createTestRunner(t, {
       model: scripted([calls(['c1', 'create_note', '{"text":"x"}'])]),
-      tools: createBuiltInTools({ clock: t.ctx.clock, notes: t.stores.notes, poster: { post: async () => {} } }),
+      tools: createBuiltInTools({
+        clock: t.ctx.clock,
+        notes: t.stores.notes,
+        poster: { post: async () => {} },
+      }),
     });
     const conversationId = await t.stores.conversations.findOrCreate(thread, 'slack');
     const { runId } = await startRun(t.stores.conversations, conversationId, 'x');
     const paused = await runner.advance(runId);
-    if (paused.kind !== 'paused' || !paused.approvals[0]) throw new Error(`expected a pause, got ${paused.kind}`);
+    if (paused.kind !== 'paused' || !paused.approvals[0])
+      throw new Error(`expected a pause, got ${paused.kind}`);
     const approvalId = paused.approvals[0].id;
     let refusing = true;
     const triedAt: number[] = [];
@@ -285,7 +306,9 @@ describe('deadlines of terminal conversations', () => {
         [slackId, slackConversation],
         [terminalId, terminalConversation],
       ] as const) {
-        yield* count(sql`update approvals set conversation_id = ${conversationId}, expires_at = 1 where id = ${id}`);
+        yield* count(
+          sql`update approvals set conversation_id = ${conversationId}, expires_at = 1 where id = ${id}`,
+        );
       }
     });
     const bySlack = await stores.timers.expireDue(Date.now(), 'slack', () => []);

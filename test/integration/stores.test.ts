@@ -33,7 +33,11 @@ describe('runner and stores on a real SQLite database', () => {
       }),
     );
     const runner = createTestRunner(t, { model, tools });
-    const approvals = new ApprovalService({ store: stores.approvals, clock: ctx.clock, adminUserIds: ['UADMIN'] });
+    const approvals = new ApprovalService({
+      store: stores.approvals,
+      clock: ctx.clock,
+      adminUserIds: ['UADMIN'],
+    });
     const conversationId = await stores.conversations.findOrCreate(thread, 'slack');
     const start = async (text: string) => (await startRun(stores.conversations, conversationId, text)).runId;
     return { runner, approvals, start, runStore: stores.runs };
@@ -62,7 +66,9 @@ describe('runner and stores on a real SQLite database', () => {
     });
     expect(decision).toMatchObject({ ok: true, kind: 'decided', runClaimed: true });
     expect(await runner.advance(runId)).toEqual({ kind: 'completed', text: 'I could not parse that.' });
-    const outputs = (await runStore.loadHistory(approval.conversationId)).filter((i) => i.kind === 'tool_output');
+    const outputs = (await runStore.loadHistory(approval.conversationId)).filter(
+      (i) => i.kind === 'tool_output',
+    );
     expect(outputs.map((o) => o.data)).toEqual([
       expect.objectContaining({ status: 'error', output: expect.stringContaining('not valid JSON') }),
     ]);
@@ -236,7 +242,13 @@ describe('the last message of a run', () => {
       return yield* rows(sql`select id, kind, conversation_id, run_id, text from deliveries`);
     });
     expect(owed).toEqual([
-      { id: `reply:${runId}`, kind: 'reply', conversation_id: conversationId, run_id: runId, text: 'All done here.' },
+      {
+        id: `reply:${runId}`,
+        kind: 'reply',
+        conversation_id: conversationId,
+        run_id: runId,
+        text: 'All done here.',
+      },
     ]);
     expect((await t.stores.runs.getRun(runId))?.status).toBe('completed');
     // ...and a restart takes it to post it.
