@@ -113,7 +113,10 @@ export interface RunStore {
     /** The sentence owed to the thread until it is posted. */
     reply?: string;
   }): Promise<ApprovalRecord[]>;
-  /** Extends this process's lease on a run it drives; false when the lease is no longer its own. */
+  /**
+   * Extends this process's lease on a run it drives; false when another process holds the running run now
+   * (true, with nothing to extend, once the run paused or ended).
+   */
   renewLease(runId: string): Promise<boolean>;
 }
 

@@ -47,7 +47,10 @@ export type RunOutcome =
    * and will now never execute: their cards need updating.
    */
   | { kind: 'failed' | 'cancelled'; message: string; cancelledApprovals: ApprovalRecord[] }
-  /** This process stalled past its lease and another one drives the run now: nothing more to do here. */
+  /**
+   * Nothing more for this process to do: it stalled past its lease and another process drives the run now, or
+   * the run had already ended.
+   */
   | { kind: 'handed_over' };
 
 /** What the runner may say in the thread while it works (e.g. that a call was approved automatically). */
@@ -130,6 +133,9 @@ export class Runner {
   async #advance(runId: string, hooks: RunHooks): Promise<RunOutcome> {
     const run = await this.#deps.store.getRun(runId);
     if (!run) throw new Error(`Run ${runId} not found`);
+    // Only a running run is driven: a paused one waits for a decision, an ended one is done.
+    if (run.status === 'paused') return { kind: 'waiting' };
+    if (run.status !== 'running') return { kind: 'handed_over' };
     const parsed = parseRunState(run.state);
     if (!parsed.ok)
       return this.#end(run, 'cancelled', `I cannot resume this run: ${parsed.reason}`, parsed.reason);

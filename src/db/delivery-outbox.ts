@@ -18,7 +18,9 @@ export function createDeliveryOutbox(ctx: StoreContext): DeliveryOutbox {
       const at = clock.now();
       return db.write(function* () {
         const ids = approvalIds.map((id) => `card:${id}`);
-        const taken = yield* take(ctx, at, sql`id in ${ids} and ${yield* takableLease(ctx, 'deliveries', at)}`);
+        // The cards this process owed itself when it stored the turn, unless another took them meanwhile.
+        const takable = yield* takableLease(ctx, 'deliveries', at, { mine: true });
+        const taken = yield* take(ctx, at, sql`id in ${ids} and ${takable}`);
         const cards = yield* toDeliveries(taken);
         const order = new Map(approvalIds.map((id, index) => [id, index]));
         return cards
@@ -34,7 +36,7 @@ export function createDeliveryOutbox(ctx: StoreContext): DeliveryOutbox {
           (select 1 from approvals a where a.id = deliveries.approval_id and a.status = 'pending')`);
         const due = sql`id in (select d.id from deliveries d join conversations c on c.id = d.conversation_id
           where ${'surface' in scope ? sql`c.surface = ${scope.surface}` : sql`c.id = ${scope.conversationId}`}
-            and d.due_at <= ${now} and ${yield* takableLease(ctx, 'deliveries', now, 'd')}
+            and d.due_at <= ${now} and ${yield* takableLease(ctx, 'deliveries', now, { as: 'd' })}
           order by d.due_at limit ${BATCH} ${ctx.db.dialect.forUpdateSkipLocked})`;
         return yield* toDeliveries(yield* take(ctx, now, due));
       });

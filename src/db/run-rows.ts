@@ -37,20 +37,22 @@ export function* lockLeasedRun(ctx: StoreContext, runId: string): Program<Row> {
 
 /**
  * A condition on the lease columns of `table` (alias `as`): the lease may be taken now because it expired, was
- * never taken, is this process's own, or belongs to a process known to be gone (read first, then judged).
+ * never taken, or belongs to a process known to be gone (read first, then judged). A lease this process holds
+ * is not takable: what it leased it is working on (only `mine` lets it take back its own).
  */
 export function* takableLease(
   ctx: StoreContext,
   table: 'runs' | 'deliveries',
   at: number,
-  as: string = table,
+  { as = table, mine = false }: { as?: string; mine?: boolean } = {},
 ): Program<SQL> {
   const holders = yield* rows(sql`select distinct lease_owner from ${sql.raw(table)}
     where lease_owner is not null and lease_until >= ${at}`);
   const gone = holders.map((h) => readString(h, 'lease_owner')).filter((owner) => ctx.ownerIsGone(owner));
   const column = (name: string) => sql.raw(`${as}.${name}`);
-  return sql`(${column('lease_until')} is null or ${column('lease_until')} < ${at}
-    or ${column('lease_owner')} = ${ctx.owner}${gone.length > 0 ? sql` or ${column('lease_owner')} in ${gone}` : sql``})`;
+  const own = mine ? sql` or ${column('lease_owner')} = ${ctx.owner}` : sql``;
+  const dead = gone.length > 0 ? sql` or ${column('lease_owner')} in ${gone}` : sql``;
+  return sql`(${column('lease_until')} is null or ${column('lease_until')} < ${at}${own}${dead})`;
 }
 
 /** The lease columns of a run this process takes or renews. */

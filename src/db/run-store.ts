@@ -134,7 +134,10 @@ export function createRunStore(ctx: StoreContext): RunStore {
       return db.write(function* () {
         const renewed = yield* count(sql`update runs set lease_until = ${at + ctx.leaseMs}
           where id = ${runId} and status = 'running' and lease_owner = ${ctx.owner}`);
-        return renewed === 1;
+        if (renewed === 1) return true;
+        // Not lost when the run paused or ended meanwhile: then nobody drives it.
+        const now = yield* row(sql`select status, lease_owner from runs where id = ${runId}`);
+        return now?.status !== 'running';
       });
     },
   };

@@ -16,11 +16,7 @@ describe('the real entry point as a child process', () => {
     await f.close();
   });
 
-  const storedCardTs = () =>
-    f.query((db) => {
-      const row = db.prepare('SELECT message_ts AS ts FROM approvals').get();
-      return row && typeof row === 'object' && 'ts' in row ? row.ts : undefined;
-    });
+  const storedCardTs = async () => (await f.query('SELECT message_ts AS ts FROM approvals'))[0]?.ts;
 
   it('a card survives SIGKILL: after a restart the click completes the run, and the tool ran once', async () => {
     let bot = await f.start();
@@ -29,7 +25,7 @@ describe('the real entry point as a child process', () => {
     const [card] = await f.waitForCards(1);
     if (!card) throw new Error('no card');
     // The card's ts is stored right after Slack answers; kill once it is, as a crash while the card waits.
-    await waitUntil(() => storedCardTs() === cardTs(card), { timeoutMs: 10_000 });
+    await waitUntil(async () => (await storedCardTs()) === cardTs(card), { timeoutMs: 10_000 });
     expect(await bot.kill('SIGKILL')).toBeNull();
     expect(statSync(f.dbPath).mode & 0o777).toBe(0o600);
 
@@ -45,10 +41,8 @@ describe('the real entry point as a child process', () => {
     expect(update.params.ts).toBe(cardTs(card));
 
     await bot.kill('SIGTERM');
-    expect(f.query((db) => db.prepare('SELECT text FROM notes').all())).toEqual([{ text: 'survives' }]);
-    expect(f.query((db) => db.prepare('SELECT status FROM approvals').all())).toEqual([
-      { status: 'executed' },
-    ]);
+    expect(await f.query('SELECT text FROM notes')).toEqual([{ text: 'survives' }]);
+    expect(await f.query('SELECT status FROM approvals')).toEqual([{ status: 'executed' }]);
     expect(bot.output()).not.toContain(f.env.SLACK_BOT_TOKEN);
     expect(bot.output()).not.toContain(f.env.OPENAI_API_KEY);
   });
