@@ -192,11 +192,16 @@ describe.each(DATABASE_KINDS)('three bot processes on one %s database', (kind) =
     );
     expect(decided.every((a) => a.decided_by === 'U2' || a.decided_by === 'U3')).toBe(true);
     expect(new Set(noteCards.map(approvalIdOf)).size).toBe(CONVERSATIONS);
-    // The waiting delete request: one reminder, one expiry, one answer.
+    // The waiting delete request: reminders at most one a period, each posted once; one expiry; one answer.
     const reminders = slack
       .callsTo('chat.postMessage')
       .filter((c) => String(c.params.text).includes('Reminder'));
-    expect(reminders).toHaveLength(1);
+    const reminded = (
+      await rows(database.config, "select at from audit_events where kind = 'approval.reminded' order by seq")
+    ).map((r) => Number(r.at));
+    expect(reminded.length).toBeGreaterThan(0);
+    expect(reminders).toHaveLength(reminded.length);
+    expect(reminded.slice(1).every((at, i) => at - (reminded[i] ?? 0) >= REMIND_MS)).toBe(true);
     const expiries = await rows(
       database.config,
       "select seq from audit_events where kind = 'approval.expired'",
