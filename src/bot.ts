@@ -3,8 +3,8 @@ import { ApprovalScheduler, DEFAULT_SCHEDULER_INTERVAL_MS } from './approvals/ap
 import type { ApprovalPolicy } from './approvals/policy.js';
 import { auditEvent } from './audit/audit-event.js';
 import type { Config } from './config.js';
-import { type Core, type CoreOverrides, createCore } from './core.js';
 import type { ConversationService } from './conversations/conversation-service.js';
+import { type Core, type CoreOverrides, createCore } from './core.js';
 import { describeError } from './errors.js';
 import type { Logger } from './logger.js';
 import { createSlackRuntime, type SlackAdapters } from './slack/app.js';
@@ -79,7 +79,11 @@ export async function createBot(
   const scheduler = new ApprovalScheduler({
     store: stores.timers,
     surface: 'slack',
-    events: createApprovalNotifier({ client: runtime.app.client, followUp, adminUserIds: config.adminUserIds }),
+    events: createApprovalNotifier({
+      client: runtime.app.client,
+      followUp,
+      adminUserIds: config.adminUserIds,
+    }),
     clock: core.clock,
     logger,
     intervalMs: overrides.schedulerIntervalMs ?? DEFAULT_SCHEDULER_INTERVAL_MS,

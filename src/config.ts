@@ -31,7 +31,10 @@ const envSchema = z.object({
   DATABASE_PATH: z.string().min(1).default('./data/bot.db'),
   DATABASE_URL: z
     .string()
-    .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a PostgreSQL URL such as postgres://bot:secret@db.example.com/bot')
+    .regex(
+      /^postgres(ql)?:\/\/\S+$/,
+      'must be a PostgreSQL URL such as postgres://bot:secret@db.example.com/bot',
+    )
     .optional(),
   DATABASE_POOL_SIZE: z.coerce
     .number()

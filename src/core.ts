@@ -7,11 +7,10 @@ import { ToolRegistry } from './agent/tool-registry.js';
 import { ApprovalService } from './approvals/approval-service.js';
 import { ArgumentEditService } from './approvals/argument-edit-service.js';
 import type { ApprovalPolicy } from './approvals/policy.js';
-import type { GroupDirectory } from './approvals/ports.js';
 import type { Config } from './config.js';
 import { ConversationService } from './conversations/conversation-service.js';
 import { DecisionFollowUp } from './conversations/decision-follow-up.js';
-import type { ThreadSurface } from './conversations/ports.js';
+import type { SurfaceAdapters } from './conversations/ports.js';
 import { openDatabase } from './db/open-database.js';
 import type { SqlDatabase } from './db/sql/sql-database.js';
 import { createStores, type Stores } from './db/stores.js';
@@ -20,9 +19,7 @@ import type { Logger } from './logger.js';
 import { loadMcpServers } from './mcp/load-mcp-servers.js';
 import { McpServers } from './mcp/mcp-servers.js';
 import { ownerIsGone, processOwnerId } from './process-identity.js';
-import type { SurfaceKind } from './surfaces.js';
 import { createBuiltInTools } from './tools/built-in-tools.js';
-import type { ChannelPoster } from './tools/ports.js';
 
 /** What tests and the bench may replace; production uses none of these. */
 export interface CoreOverrides {
@@ -36,19 +33,8 @@ export interface CoreOverrides {
   deliveryRetryMs?: number;
 }
 
-export interface CoreAdapters {
-  /** Where conversations are spoken in, and who they belong to. */
-  surface: ThreadSurface & ChannelPoster;
-  surfaceKind: SurfaceKind;
-  /** The surface that updates cards after a decision (Slack: a client that never waits out a rate limit). */
-  decisionSurface?: Pick<ThreadSurface, 'updateApprovalCard'>;
-  /** Slack user groups, for rules that name one. */
-  groups?: GroupDirectory;
-  systemPrompt: string;
-}
-
 /** The core of the product on its database: stores, model, policy, tools and the services built on them. */
-export interface Core<A extends CoreAdapters = CoreAdapters> {
+export interface Core<A extends SurfaceAdapters = SurfaceAdapters> {
   /** The surface's adapters, as built for these stores. */
   adapters: A;
   database: SqlDatabase;
@@ -71,7 +57,7 @@ export interface Core<A extends CoreAdapters = CoreAdapters> {
  * MCP), the runner and the conversation, approval and follow-up services. Shared by the Slack bot and the
  * terminal chat, which differ only in their surface (built by `adaptersFor`, as it renders from the stores).
  */
-export async function createCore<A extends CoreAdapters>(
+export async function createCore<A extends SurfaceAdapters>(
   config: Config,
   logger: Logger,
   policy: ApprovalPolicy,

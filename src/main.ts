@@ -1,7 +1,7 @@
 import { loadApprovalPolicy } from './approvals/policy-file.js';
 import { createBot } from './bot.js';
-import { describeDatabase } from './db/open-database.js';
 import { loadConfig, withDotEnv } from './config.js';
+import { describeDatabase } from './db/open-database.js';
 import { describeError } from './errors.js';
 import { createLogger } from './logger.js';
 

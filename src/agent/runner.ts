@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ApprovalRecord, ApprovalRule } from '../approvals/approval.js';
-import type { StandingApprovalStore } from '../approvals/ports.js';
 import { type ApprovalPolicy, approvalRequirement } from '../approvals/policy.js';
+import type { StandingApprovalStore } from '../approvals/ports.js';
 import { type AuditInput, auditEvent } from '../audit/audit-event.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -120,7 +120,12 @@ export class Runner {
       const run = await this.#deps.store.getRun(runId);
       if (!run) throw error;
       try {
-        return await this.#end(run, 'failed', UNEXPECTED_FAILURE, `unexpected error: ${describeError(error)}`);
+        return await this.#end(
+          run,
+          'failed',
+          UNEXPECTED_FAILURE,
+          `unexpected error: ${describeError(error)}`,
+        );
       } catch (ending) {
         if (ending instanceof RunHandedOver) return { kind: 'handed_over' };
         throw ending;

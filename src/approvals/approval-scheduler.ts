@@ -2,8 +2,8 @@ import type { Clock } from '../agent/ports.js';
 import { auditEvent } from '../audit/audit-event.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { type ApprovalRecord, formatDuration } from './approval.js';
 import type { SurfaceKind } from '../surfaces.js';
+import { type ApprovalRecord, formatDuration } from './approval.js';
 import type { ApprovalTimerStore } from './ports.js';
 
 /** What happens outside the database when a deadline passes (card updates, resuming, thread replies). */

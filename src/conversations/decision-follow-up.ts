@@ -46,14 +46,18 @@ export class DecisionFollowUp {
    * Resolves once cards and views are updated, with `run`: the resumed run's work (already logged when it
    * fails), for a caller that waits for the answer (the terminal).
    */
-  async after(settlement: Settlement, where: { fallback?: CardLocation } = {}): Promise<{ run: Promise<void> }> {
+  async after(
+    settlement: Settlement,
+    where: { fallback?: CardLocation } = {},
+  ): Promise<{ run: Promise<void> }> {
     const { approval } = settlement;
     await this.#updateCard(approval, {
       ...where,
       ...(settlement.kind === 'counted' ? { approvers: settlement.approvers } : {}),
       ...(settlement.kind === 'decided' && settlement.standing ? { standing: true } : {}),
     });
-    const run = settlement.kind !== 'counted' && settlement.runClaimed ? this.#resume(approval) : Promise.resolve();
+    const run =
+      settlement.kind !== 'counted' && settlement.runClaimed ? this.#resume(approval) : Promise.resolve();
     for (const watcher of this.#watchers) await watcher.afterDecision(approval, deciders(settlement));
     return { run };
   }
@@ -69,7 +73,10 @@ export class DecisionFollowUp {
       await this.#deps.surface.updateApprovalCard(approval, options);
     } catch (error) {
       // The change is committed; a card that failed to update is cosmetic and the run goes on.
-      this.#deps.logger.warn('approval card update failed', { approvalId: approval.id, error: describeError(error) });
+      this.#deps.logger.warn('approval card update failed', {
+        approvalId: approval.id,
+        error: describeError(error),
+      });
     }
   }
 }

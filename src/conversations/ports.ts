@@ -1,8 +1,10 @@
 import type { HistoryItem } from '../agent/history.js';
 import type { RunState } from '../agent/run-state.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
+import type { GroupDirectory } from '../approvals/ports.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import type { SurfaceKind } from '../surfaces.js';
+import type { ChannelPoster } from '../tools/ports.js';
 
 /** Where a conversation lives in Slack (or the terminal). */
 export interface ThreadRef {
@@ -78,17 +80,18 @@ export interface DeliveryOutbox {
   /** Takes every delivery due by `now` in the conversations `surface` serves (or in one conversation). */
   takeDue(scope: RecoveryScope, now: number): Promise<Delivery[]>;
   /** The card is in Slack: its place is stored, with its audit event, and it is owed no more. */
-  cardPosted(approvalId: string, card: { channelId: string; messageTs: string }, audit: AuditInput[]): Promise<void>;
+  cardPosted(
+    approvalId: string,
+    card: { channelId: string; messageTs: string },
+    audit: AuditInput[],
+  ): Promise<void>;
   /** The reply is in Slack: it is owed no more. */
   replyPosted(runId: string): Promise<void>;
   /**
    * Gives a delivery that failed back, to be tried at `retryAt`; `text` replaces what a reply still owes,
    * `noticed` records that the thread was told.
    */
-  failed(
-    delivery: Delivery,
-    outcome: { retryAt: number; text?: string; noticed?: boolean },
-  ): Promise<void>;
+  failed(delivery: Delivery, outcome: { retryAt: number; text?: string; noticed?: boolean }): Promise<void>;
 }
 
 /**
@@ -194,4 +197,17 @@ export interface DedupeStore {
   claim(keys: readonly string[]): Promise<boolean>;
   /** Forgets keys older than `before` (Slack retries within minutes; a day is plenty). */
   prune(before: number): Promise<void>;
+}
+
+/** What a surface (the Slack bot, the terminal) gives the core to speak through. */
+export interface SurfaceAdapters {
+  /** Where conversations are spoken in. */
+  surface: ThreadSurface & ChannelPoster;
+  /** Whose conversations these are. */
+  surfaceKind: SurfaceKind;
+  /** The surface that updates cards after a decision (Slack: a client that never waits out a rate limit). */
+  decisionSurface?: Pick<ThreadSurface, 'updateApprovalCard'>;
+  /** Slack user groups, for rules that name one. */
+  groups?: GroupDirectory;
+  systemPrompt: string;
 }

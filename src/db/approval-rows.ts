@@ -1,12 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { APPROVAL_STATUSES, type ApprovalRecord, approvalRuleSchema } from '../approvals/approval.js';
-import {
-  readEnum,
-  readNumber,
-  readOptionalNumber,
-  readOptionalString,
-  readString,
-} from './sql/columns.js';
+import { readEnum, readNumber, readOptionalNumber, readOptionalString, readString } from './sql/columns.js';
 import { type Program, type Row, row, rows } from './sql/program.js';
 import type { Dialect } from './sql/sql-database.js';
 

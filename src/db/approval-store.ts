@@ -1,5 +1,4 @@
 import { sql } from 'drizzle-orm';
-import type { ApprovalStore } from '../approvals/ports.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import {
   runResumedEvent,
@@ -7,6 +6,7 @@ import {
   tallyVotes,
   turnSettled,
 } from '../approvals/decision-rules.js';
+import type { ApprovalStore } from '../approvals/ports.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import { approvalById, approvalsOfTurn, lockApproval, toApprovalRecord } from './approval-rows.js';
 import { leaseColumns } from './run-rows.js';

@@ -45,8 +45,8 @@ export function createApprovalTimerStore(ctx: StoreContext): ApprovalTimerStore 
       for (const approvalId of due) {
         const approval = await db.write(function* () {
           const current = yield* lockApproval(db.dialect, approvalId);
-          const period = current?.rule.remindAfterMs;
-          if (!current || current.status !== 'pending') return undefined;
+          if (current?.status !== 'pending') return undefined;
+          const period = current.rule.remindAfterMs;
           // Moved on with a compare-and-set: a second process reading the same deadline finds it gone.
           const moved = yield* count(sql`update approvals set remind_at = ${period ? now + period : null},
             updated_at = ${now} where id = ${approvalId} and status = 'pending' and remind_at <= ${now}`);

@@ -109,11 +109,15 @@ export function createAuditQueryStore(db: SqlDatabase): AuditQueries {
 
     detail: (teamId, approvalId) =>
       db.read(function* () {
-        const found = yield* row(sql`select * from approvals where id = ${approvalId} and team_id = ${teamId}`);
+        const found = yield* row(
+          sql`select * from approvals where id = ${approvalId} and team_id = ${teamId}`,
+        );
         if (!found) return undefined;
         const votes = yield* rows(sql`select user_id, vote, created_at from approval_votes
           where approval_id = ${approvalId} order by created_at`);
-        const events = yield* rows(sql`select * from audit_events where approval_id = ${approvalId} order by seq`);
+        const events = yield* rows(
+          sql`select * from audit_events where approval_id = ${approvalId} order by seq`,
+        );
         return {
           approval: toApprovalRecord(found),
           votes: votes.map((v) => ({
@@ -127,7 +131,10 @@ export function createAuditQueryStore(db: SqlDatabase): AuditQueries {
 
     stats: (teamId, since) =>
       db.read(function* (): Program<Awaited<ReturnType<AuditQueries['stats']>>> {
-        const scope = where([sql`team_id = ${teamId}`, since === undefined ? undefined : sql`created_at >= ${since}`]);
+        const scope = where([
+          sql`team_id = ${teamId}`,
+          since === undefined ? undefined : sql`created_at >= ${since}`,
+        ]);
         const counts = yield* rows(sql`select tool_name, status, count(*) as n from approvals where ${scope}
           group by tool_name, status order by tool_name, status`);
         const waits = yield* rows(sql`select decided_at - created_at as wait from approvals
@@ -146,7 +153,8 @@ export function createAuditQueryStore(db: SqlDatabase): AuditQueries {
 
     requestsBy: (teamId, userId, limit) =>
       db.read(function* () {
-        const found = yield* rows(sql`select * from approvals where team_id = ${teamId} and requester_id = ${userId}
+        const found =
+          yield* rows(sql`select * from approvals where team_id = ${teamId} and requester_id = ${userId}
           order by created_at desc, id desc limit ${limit}`);
         return found.map(toApprovalRecord);
       }),

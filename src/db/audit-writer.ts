@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { AuditInput } from '../audit/audit-event.js';
 import { GENESIS_HASH, hashEvent } from '../audit/hash-chain.js';
+import { readNumber, readString } from './sql/columns.js';
 import { count, type Program, row, type Step } from './sql/program.js';
 import type { Dialect } from './sql/sql-database.js';
-import { readNumber, readString } from './sql/columns.js';
 
 /**
  * Chains events onto the audit log: locks the head (across processes, in PostgreSQL), reads it and appends.

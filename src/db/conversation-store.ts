@@ -93,12 +93,17 @@ function* conversationIdOf(thread: ThreadRef): Program<string | undefined> {
  * active run take turns (the unique index on active runs backs this up).
  */
 function* lockConversation(ctx: StoreContext, conversationId: string): Program<void> {
-  const found = yield* row(sql`select id from conversations where id = ${conversationId} ${ctx.db.dialect.forUpdate}`);
+  const found = yield* row(
+    sql`select id from conversations where id = ${conversationId} ${ctx.db.dialect.forUpdate}`,
+  );
   if (!found) throw new Error(`Conversation ${conversationId} not found`);
 }
 
 function* hasHistory(conversationId: string): Program<boolean> {
-  return (yield* row(sql`select id from conversation_items where conversation_id = ${conversationId} limit 1`)) !== undefined;
+  return (
+    (yield* row(sql`select id from conversation_items where conversation_id = ${conversationId} limit 1`)) !==
+    undefined
+  );
 }
 
 function userItem(message: { userId: string; text: string; messageTs: string }): HistoryItem {

@@ -11,7 +11,8 @@ export function createDedupeStore({ db, clock }: StoreContext): DedupeStore {
       return db.write(function* () {
         let fresh = true;
         for (const key of keys) {
-          const inserted = yield* count(sql`insert into processed_events (key, created_at) values (${key}, ${at})
+          const inserted =
+            yield* count(sql`insert into processed_events (key, created_at) values (${key}, ${at})
             on conflict do nothing`);
           if (inserted === 0) fresh = false;
         }

@@ -15,7 +15,9 @@ export function createHomeViewerStore({ db }: StoreContext): HomeViewerStore {
     },
     viewers: (teamId) =>
       db.read(function* () {
-        const found = yield* rows(sql`select team_id, user_id, auditor from home_viewers where team_id = ${teamId}`);
+        const found = yield* rows(
+          sql`select team_id, user_id, auditor from home_viewers where team_id = ${teamId}`,
+        );
         return found.map((v) => ({
           teamId: readString(v, 'team_id'),
           userId: readString(v, 'user_id'),

@@ -10,7 +10,9 @@ export function createNotesStore({ db, clock }: StoreContext): NotesStore {
   return {
     list: (teamId) =>
       db.read(function* () {
-        return (yield* rows(sql`select id, text from notes where team_id = ${teamId} order by id`)).map(toNote);
+        return (yield* rows(sql`select id, text from notes where team_id = ${teamId} order by id`)).map(
+          toNote,
+        );
       }),
     create(teamId, text, createdBy) {
       const at = clock.now();

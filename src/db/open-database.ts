@@ -12,7 +12,8 @@ export async function openDatabase(config: DatabaseConfig, logger: Logger): Prom
   if (config.kind === 'sqlite') return openSqliteDatabase(config.path);
   return openPostgresDatabase(config.url, {
     poolSize: config.poolSize,
-    onError: (error) => logger.warn('database connection lost; it will be replaced', { error: error.message }),
+    onError: (error) =>
+      logger.warn('database connection lost; it will be replaced', { error: error.message }),
   });
 }
 

@@ -88,8 +88,7 @@ export function* insertItems(
 ): Program<void> {
   if (items.length === 0) return;
   const values = items.map(
-    (item) =>
-      sql`(${conversationId}, ${runId}, ${turn}, ${item.kind}, ${JSON.stringify(item.data)}, ${at})`,
+    (item) => sql`(${conversationId}, ${runId}, ${turn}, ${item.kind}, ${JSON.stringify(item.data)}, ${at})`,
   );
   yield* count(sql`insert into conversation_items (conversation_id, run_id, turn, kind, data, created_at)
     values ${sql.join(values, sql`, `)}`);
@@ -101,7 +100,10 @@ export function* historyOf(conversationId: string): Program<StoredItem[]> {
     where conversation_id = ${conversationId} order by id`);
   return found.map(
     (item): StoredItem => ({
-      ...historyItemSchema.parse({ kind: readString(item, 'kind'), data: JSON.parse(readString(item, 'data')) }),
+      ...historyItemSchema.parse({
+        kind: readString(item, 'kind'),
+        data: JSON.parse(readString(item, 'data')),
+      }),
       runId: readOptionalString(item, 'run_id'),
       turn: readOptionalNumber(item, 'turn'),
     }),

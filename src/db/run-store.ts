@@ -39,7 +39,8 @@ export function createRunStore(ctx: StoreContext): RunStore {
           const decided = automatic
             ? sql`'approved', ${automatic.grantedBy}, ${at}, ${automatic.originApprovalId}`
             : sql`'pending', null, null, null`;
-          const [inserted] = yield* rows(sql`insert into approvals (id, run_id, conversation_id, team_id, turn,
+          const [inserted] =
+            yield* rows(sql`insert into approvals (id, run_id, conversation_id, team_id, turn,
               call_id, tool_name, arguments, arguments_hash, rule, status, decided_by, decided_at,
               origin_approval_id, requester_id, channel_id, thread_ts, expires_at, remind_at, created_at, updated_at)
             values (${approval.id}, ${runId}, ${conversationId}, ${readString(conversation, 'team_id')},
@@ -54,7 +55,8 @@ export function createRunStore(ctx: StoreContext): RunStore {
           stored.push(record);
         }
         // A completed run gives its lease up; any other status keeps driving (and keeps the lease).
-        const lease = status === 'completed' ? sql`lease_owner = null, lease_until = null` : leaseColumns(ctx, at);
+        const lease =
+          status === 'completed' ? sql`lease_owner = null, lease_until = null` : leaseColumns(ctx, at);
         yield* count(sql`update runs set ${stateColumns(state, at)}, status = ${status}, ${lease}
           where id = ${runId}`);
         if (reply !== undefined) yield* oweReply(ctx, { id: runId, conversationId }, reply, at);
@@ -102,7 +104,9 @@ export function createRunStore(ctx: StoreContext): RunStore {
           yield* count(sql`update approvals set status = ${approval.status}, result = ${approval.result},
             updated_at = ${at} where id = ${approval.id}`);
         }
-        yield* count(sql`update runs set ${stateColumns(state, at)}, ${leaseColumns(ctx, at)} where id = ${runId}`);
+        yield* count(
+          sql`update runs set ${stateColumns(state, at)}, ${leaseColumns(ctx, at)} where id = ${runId}`,
+        );
         yield* audit(events);
       });
     },
@@ -113,7 +117,8 @@ export function createRunStore(ctx: StoreContext): RunStore {
         const run = yield* lockLeasedRun(ctx, runId);
         yield* count(sql`update runs set status = ${status}, error = ${error}, updated_at = ${at},
           lease_owner = null, lease_until = null where id = ${runId}`);
-        const ofRun = yield* rows(sql`select * from approvals where run_id = ${runId} order by created_at, call_id
+        const ofRun =
+          yield* rows(sql`select * from approvals where run_id = ${runId} order by created_at, call_id
           ${db.dialect.forUpdate}`);
         const cancelled: ApprovalRecord[] = [];
         for (const approval of ofRun.map(toApprovalRecord)) {
@@ -123,7 +128,8 @@ export function createRunStore(ctx: StoreContext): RunStore {
           if (updated) cancelled.push(toApprovalRecord(updated));
           yield* count(sql`delete from deliveries where id = ${`card:${approval.id}`}`);
         }
-        if (reply !== undefined) yield* oweReply(ctx, { id: runId, conversationId: conversationOf(run) }, reply, at);
+        if (reply !== undefined)
+          yield* oweReply(ctx, { id: runId, conversationId: conversationOf(run) }, reply, at);
         yield* audit([...events, ...cancelled.map(cancelAudit)]);
         return cancelled;
       });

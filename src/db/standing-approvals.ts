@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import type { StandingApprovalStore } from '../approvals/ports.js';
 import { standingRevokedEvent } from '../approvals/decision-rules.js';
+import type { StandingApprovalStore } from '../approvals/ports.js';
 import { approvalById } from './approval-rows.js';
 import { readString } from './sql/columns.js';
 import { audit, row, rows } from './sql/program.js';

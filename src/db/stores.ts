@@ -7,12 +7,7 @@ import type {
 } from '../approvals/ports.js';
 import type { AuditQueries } from '../audit/audit-queries.js';
 import type { HomeViewerStore } from '../audit/home-viewers.js';
-import type {
-  ConversationStore,
-  DedupeStore,
-  DeliveryOutbox,
-  RunRecovery,
-} from '../conversations/ports.js';
+import type { ConversationStore, DedupeStore, DeliveryOutbox, RunRecovery } from '../conversations/ports.js';
 import type { GreetingStore } from '../conversations/welcome-service.js';
 import type { NotesStore } from '../tools/ports.js';
 import { createApprovalCardStore } from './approval-card-store.js';

@@ -3,7 +3,7 @@ import { App, LogLevel, webApi } from '@slack/bolt';
 import type { Clock } from '../agent/ports.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { SlackMode } from '../config.js';
-import type { CoreAdapters } from '../core.js';
+import type { SurfaceAdapters } from '../conversations/ports.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
 import { createGuardedReceiver } from './guarded-receiver.js';
 import { createSlackSurface, type SlackSurface } from './slack-surface.js';
@@ -25,7 +25,7 @@ export interface SlackRuntimeOptions {
 }
 
 /** What the core speaks through in Slack. */
-export interface SlackAdapters extends CoreAdapters {
+export interface SlackAdapters extends SurfaceAdapters {
   surface: SlackSurface;
   /** For what a click does: its own client, which never waits out a rate limit. */
   interactive: SlackSurface;

@@ -100,7 +100,11 @@ export function createCardPublisher(
       const card = buildApprovalCopyCard(approval, [], link);
       const posted = await client.chat.postMessage({ channel, text: card.text, blocks: card.blocks });
       if (!posted.ts) throw new Error('chat.postMessage returned no ts');
-      await cards.addExtraCard(approval, { channelId: posted.channel ?? channel, messageTs: posted.ts, link });
+      await cards.addExtraCard(approval, {
+        channelId: posted.channel ?? channel,
+        messageTs: posted.ts,
+        link,
+      });
     },
     refresh(given, update = {}) {
       return queue.run(given.id, async () => {

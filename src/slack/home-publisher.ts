@@ -44,7 +44,10 @@ export function createHomePublisher(client: webApi.WebClient, deps: HomePublishe
   };
 
   const show = async (userId: string, teamId: string, auditor: boolean) => {
-    await client.views.publish({ user_id: userId, view: buildHomeView(await content(userId, teamId, auditor)) });
+    await client.views.publish({
+      user_id: userId,
+      view: buildHomeView(await content(userId, teamId, auditor)),
+    });
   };
 
   return {

@@ -1,6 +1,14 @@
+import type { Clock } from '../agent/ports.js';
+import type { ApprovalService } from '../approvals/approval-service.js';
+import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
+import type { StandingApprovalStore } from '../approvals/ports.js';
+import type { AuditQueries } from '../audit/audit-queries.js';
+import type { HomeViewerStore } from '../audit/home-viewers.js';
 import type { Config } from '../config.js';
-import type { Core } from '../core.js';
-import { WelcomeService } from '../conversations/welcome-service.js';
+import type { ConversationService } from '../conversations/conversation-service.js';
+import type { DecisionFollowUp } from '../conversations/decision-follow-up.js';
+import type { DedupeStore } from '../conversations/ports.js';
+import { type GreetingStore, WelcomeService } from '../conversations/welcome-service.js';
 import type { Logger } from '../logger.js';
 import type { SlackAdapters, SlackRuntime } from './app.js';
 import { createAuditAccess } from './audit-access.js';
@@ -11,6 +19,23 @@ import { registerHomeListeners } from './listeners/home.js';
 import { registerMessageListeners } from './listeners/messages.js';
 import { registerMessagesTabListener } from './listeners/messages-tab.js';
 
+/** The core as the listeners use it: its services, and the stores they read through their ports. */
+export interface ListenerCore {
+  conversations: ConversationService;
+  approvals: ApprovalService;
+  edits: ArgumentEditService;
+  followUp: DecisionFollowUp;
+  clock: Clock;
+  adapters: SlackAdapters;
+  stores: {
+    auditQueries: AuditQueries;
+    homeViewers: HomeViewerStore;
+    dedupe: DedupeStore;
+    standing: StandingApprovalStore;
+    greetings: GreetingStore;
+  };
+}
+
 /**
  * Registers every listener of the Slack app on the core: messages, card buttons and forms, `/approvals`,
  * App Home and the Messages tab. Returns App Home's publisher, which the core's follow-up refreshes after
@@ -18,7 +43,7 @@ import { registerMessagesTabListener } from './listeners/messages-tab.js';
  */
 export function registerListeners(
   runtime: SlackRuntime,
-  core: Core<SlackAdapters>,
+  core: ListenerCore,
   config: Pick<Config, 'auditIncludesWorkspaceAdmins' | 'suggestedPrompts'>,
   logger: Logger,
 ): HomePublisher {

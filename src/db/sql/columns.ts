@@ -27,7 +27,8 @@ export function readOptionalString(row: Row, column: string): string | null {
 export function readOptionalNumber(row: Row, column: string): number | null {
   const value = row[column];
   if (value === null || value === undefined) return null;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw columnError(column, 'a number or null', value);
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw columnError(column, 'a number or null', value);
   return value;
 }
 

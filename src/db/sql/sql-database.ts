@@ -37,8 +37,7 @@ export const POSTGRES_DIALECT: Dialect = {
   forUpdateSkipLocked: sql.raw('for update skip locked'),
   lockAuditHead: sql`select pg_advisory_xact_lock(${AUDIT_HEAD_LOCK})`,
   // A payload that is not JSON (only a tampered row) reads as no value rather than failing the query.
-  jsonText: (column, key) =>
-    sql`(case when ${column} ~ '^\\s*\\{' then (${column})::jsonb ->> ${key} end)`,
+  jsonText: (column, key) => sql`(case when ${column} ~ '^\\s*\\{' then (${column})::jsonb ->> ${key} end)`,
 };
 
 /**

@@ -65,9 +65,7 @@ export const runs = sqliteTable(
     index('runs_conversation_status').on(t.conversationId, t.status),
     index('runs_status').on(t.status),
     // At most one active run per conversation, whatever the number of processes.
-    uniqueIndex('runs_one_active')
-      .on(t.conversationId)
-      .where(sql`${t.status} in ('running', 'paused')`),
+    uniqueIndex('runs_one_active').on(t.conversationId).where(sql`${t.status} in ('running', 'paused')`),
   ],
 );
 

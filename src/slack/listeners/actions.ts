@@ -113,7 +113,10 @@ export async function applyResult(
     case 'already_decided':
       return tell(alreadyDecided(result.approval));
     case 'counted':
-      await deps.followUp.after({ kind: 'counted', approval: result.approval, approvers: result.approvers }, where);
+      await deps.followUp.after(
+        { kind: 'counted', approval: result.approval, approvers: result.approvers },
+        where,
+      );
       return;
     case 'decided':
       await deps.followUp.after(
