@@ -15,6 +15,7 @@ import { createAuditAccess } from './audit-access.js';
 import { createHomePublisher, type HomePublisher } from './home-publisher.js';
 import { registerActionListeners } from './listeners/actions.js';
 import { registerCommandListeners } from './listeners/commands.js';
+import { registerDecisionModalListeners } from './listeners/decision-modals.js';
 import { registerHomeListeners } from './listeners/home.js';
 import { registerMessageListeners } from './listeners/messages.js';
 import { registerMessagesTabListener } from './listeners/messages-tab.js';
@@ -64,15 +65,17 @@ export function registerListeners(
   });
   core.followUp.watch(home);
   registerMessageListeners(app, { conversations: core.conversations, dedupe: stores.dedupe, logger });
-  registerActionListeners(app, {
+  const decisions = {
     approvals: core.approvals,
     edits: core.edits,
     followUp: core.followUp,
     surface: adapters.interactive,
     logger,
-    directMessage: (userId, text) =>
+    directMessage: (userId: string, text: string) =>
       app.client.chat.postMessage({ channel: userId, text }).then(() => undefined),
-  });
+  };
+  registerActionListeners(app, decisions);
+  registerDecisionModalListeners(app, decisions);
   registerCommandListeners(app, {
     queries: stores.auditQueries,
     access,

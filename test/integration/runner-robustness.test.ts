@@ -5,13 +5,13 @@ import type { ChatModel } from '../../src/agent/model.js';
 import { UNEXPECTED_FAILURE } from '../../src/agent/runner.js';
 import { type AgentTool, defineTool } from '../../src/agent/tool.js';
 import { ToolRegistry } from '../../src/agent/tool-registry.js';
+import type { ToolPolicy } from '../../src/approvals/approval.js';
 import { ApprovalService } from '../../src/approvals/approval-service.js';
 import {
   type ApprovalPolicy,
   BASE_TOOL_POLICY,
   BUILT_IN_TOOL_POLICIES,
   createPolicy,
-  type ToolPolicy,
 } from '../../src/approvals/policy.js';
 import { TERMINAL_TEAM_ID, terminalThread } from '../../src/cli/terminal-thread.js';
 import { ThreadDelivery } from '../../src/conversations/thread-delivery.js';

@@ -16,7 +16,7 @@ import {
   applyResult,
   ephemeralTo,
   UNKNOWN_BUTTON,
-} from './actions.js';
+} from './decision-replies.js';
 
 const inputValue = z.object({ value: z.string().nullish() });
 
