@@ -268,6 +268,9 @@ describe('retrying what Slack refuses', () => {
         await delivery.retry();
       }
     };
+    // The process that paused the run posts the card at once, as the conversation service does.
+    await delivery.postCards(paused.approvals);
+    now += INTERVAL;
     await retryEveryIntervalUntil(10);
     // Tried after 1, 2 and 4 intervals of waiting, not at every retry.
     expect(triedAt).toEqual([0, 1, 3, 7]);

@@ -320,17 +320,20 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
       audit: [],
       reply: 'The answer.',
     });
-    expect(await s.stores.deliveries.takeDue({ conversationId }, clock.now())).toEqual([
-      expect.objectContaining({ kind: 'reply', runId, text: 'The answer.', attempts: 0 }),
-    ]);
-    const [reply] = await s.stores.deliveries.takeDue({ conversationId }, clock.now());
-    if (!reply) throw new Error('the reply is still owed to its taker');
-    await s.stores.deliveries.failed(reply, { retryAt: clock.now(), text: 'answer.' });
+    // The process that ended the run is posting it: nobody else takes it while its lease lasts.
+    const other = await s.another({ clock, leaseMs: 30_000 });
+    expect(await other.stores.deliveries.takeDue({ conversationId }, clock.now())).toEqual([]);
+    expect(await s.stores.deliveries.takeDue({ conversationId }, clock.now())).toEqual([]);
+    clock.at += 30_001;
+    const [reply] = await other.stores.deliveries.takeDue({ conversationId }, clock.now());
+    expect(reply).toMatchObject({ kind: 'reply', runId, text: 'The answer.', attempts: 0 });
+    if (!reply) throw new Error('the reply is owed');
+    await other.stores.deliveries.failed(reply, { retryAt: clock.now(), text: 'answer.' });
     expect(await s.stores.deliveries.takeDue({ surface: 'slack' }, clock.now())).toEqual([
       expect.objectContaining({ kind: 'reply', text: 'answer.', attempts: 1 }),
     ]);
     await s.stores.deliveries.replyPosted(runId);
-    expect(await s.stores.deliveries.takeDue({ surface: 'slack' }, clock.now() + 1e9)).toEqual([]);
+    expect(await other.stores.deliveries.takeDue({ surface: 'slack' }, clock.now() + 1e9)).toEqual([]);
   });
 
   it('deliveries: a card whose request was decided before it was posted is owed no more', async () => {
