@@ -44,6 +44,11 @@ export function cancelledByRunEnd(status: ApprovalStatus): boolean {
   return status === 'pending' || status === 'approved';
 }
 
+/** A pending request is reminded at most once a period: after one sent at `now`, the next (null: none). */
+export function nextReminderAt(rule: Pick<ApprovalRule, 'remindAfterMs'>, now: number): number | null {
+  return rule.remindAfterMs ? now + rule.remindAfterMs : null;
+}
+
 /** The run goes on: recorded by whoever settled its paused turn (a person, or `system` for an expiry). */
 export function runResumedEvent(settled: ApprovalRecord, actor: string, at: number): AuditInput {
   return auditEvent('run.resumed', {

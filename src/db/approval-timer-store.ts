@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { ApprovalRecord } from '../approvals/approval.js';
+import { nextReminderAt } from '../approvals/decision-rules.js';
 import type { ApprovalTimerStore } from '../approvals/ports.js';
 import { SYSTEM_ACTOR } from '../audit/audit-event.js';
 import type { SurfaceKind } from '../surfaces.js';
@@ -46,11 +47,11 @@ export function createApprovalTimerStore(ctx: StoreContext): ApprovalTimerStore 
         const approval = await db.write(function* () {
           const current = yield* lockApproval(db.dialect, approvalId);
           if (current?.status !== 'pending') return undefined;
-          const period = current.rule.remindAfterMs;
+          const next = nextReminderAt(current.rule, now);
           // Moved on with a compare-and-set: a second process reading the same deadline finds it gone.
-          const moved = yield* count(sql`update approvals set remind_at = ${period ? now + period : null},
+          const moved = yield* count(sql`update approvals set remind_at = ${next},
             updated_at = ${now} where id = ${approvalId} and status = 'pending' and remind_at <= ${now}`);
-          if (moved !== 1 || !period) return undefined;
+          if (moved !== 1 || next === null) return undefined;
           yield* audit(events(current));
           return current;
         });
