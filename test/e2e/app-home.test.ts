@@ -171,14 +171,6 @@ describe('App Home', () => {
 
   it('an expiry refreshes the Home of an admin who opened it', async () => {
     const [id] = await seed({ toolName: 'delete_note', approvers: ['admins'] });
-    // Deadlines are checked in the Slack bot's own conversations: the seeded request's thread is one.
-    await execute(
-      h.database,
-      `INSERT INTO conversations (id, team_id, channel_id, thread_ts, surface, created_at)
-        VALUES (?, 'T1', 'C1', '1700000000.000100', 'slack', ?)`,
-      `conv_${id}`,
-      Date.now(),
-    );
     await openHome(ADMIN);
     expect(JSON.stringify(await homeView(ADMIN))).toContain('Pending approvals (1)');
     expect(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
+import { DATABASE_KINDS } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 import {
   approveSlowPost,
@@ -14,13 +15,16 @@ import {
  * executed twice, and the thread learns the outcome. The stages are reached by making one fake slow, so the
  * product needs no test hooks.
  */
-describe('crash at each stage (SIGKILL, then restart)', () => {
+describe.each(DATABASE_KINDS)('crash at each stage (SIGKILL, then restart), on %s', (kind) => {
   let f: ProcessFixture;
   let held: Latch;
-  useProcessFixture((fixture, latch) => {
-    f = fixture;
-    held = latch;
-  });
+  useProcessFixture(
+    (fixture, latch) => {
+      f = fixture;
+      held = latch;
+    },
+    { kind },
+  );
 
   const notes = () => f.query('select text from notes');
   const approvalStatus = async () => (await f.query('select status from approvals')).map((row) => row.status);

@@ -18,7 +18,11 @@ const numbered = (sql: string) => {
  * Reads rows from the bot's database, as a person inspecting it would (read-only for SQLite). The SQL uses `?`
  * placeholders and must be valid on both engines; PostgreSQL's bigint columns come back as numbers.
  */
-export async function rows(target: DatabaseTarget, sql: string, ...params: unknown[]): Promise<Record<string, unknown>[]> {
+export async function rows(
+  target: DatabaseTarget,
+  sql: string,
+  ...params: unknown[]
+): Promise<Record<string, unknown>[]> {
   const config = asConfig(target);
   if (config.kind === 'sqlite') {
     const db = new Database(config.path, { readonly: true, fileMustExist: true });

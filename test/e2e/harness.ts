@@ -106,7 +106,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const model = await startFakeOpenAI();
   const dir = mkdtempSync(join(tmpdir(), 'bot-e2e-'));
   const dbPath = options.dbPath ?? join(dir, 'bot.db');
-  const fresh = options.database ?? (options.kind === 'postgres' ? await freshDatabase('postgres') : undefined);
+  const fresh =
+    options.database ?? (options.kind === 'postgres' ? await freshDatabase('postgres') : undefined);
   const loaded = loadConfig({
     SLACK_BOT_TOKEN: 'xoxb-test-token',
     SLACK_SIGNING_SECRET: SECRET,

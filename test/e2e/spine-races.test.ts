@@ -8,6 +8,7 @@ import {
   postEvent,
   signedPost,
 } from '../support/slack-requests.js';
+import { DATABASE_KINDS } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 import { type DatabaseTarget, rows } from './db-rows.js';
 import { openModal, submitModal } from './decision-modals.js';
@@ -19,10 +20,10 @@ async function count(target: DatabaseTarget, sql: string): Promise<number> {
   return row && 'n' in row ? Number(row.n) : Number.NaN;
 }
 
-describe('exactly once under duplicates and races', () => {
+describe.each(DATABASE_KINDS)('exactly once under duplicates and races, on %s', (kind) => {
   let h: Harness;
   beforeEach(async () => {
-    h = await startHarness();
+    h = await startHarness({ kind });
   });
   afterEach(async () => {
     await h.close();

@@ -17,8 +17,6 @@ describe('audit events written with the state change', () => {
     const id = await seedApproval(db, { toolName: 'delete_note', createdAt: 1000 });
     await db.write(function* () {
       yield* count(sql`update approvals set expires_at = 2000 where id = ${id}`);
-      yield* count(sql`insert into conversations (id, team_id, channel_id, thread_ts, surface, created_at)
-        values (${`conv_${id}`}, 'T1', 'C1', '1700000000.000100', 'slack', 1000)`);
       yield* count(sql`insert into runs (id, conversation_id, status, state, schema_version, turn, requester_id,
           created_at, updated_at)
         values (${`run_${id}`}, ${`conv_${id}`}, 'paused', '{}', 1, 1, 'U1', 1000, 1000)`);

@@ -47,6 +47,10 @@ export function seedApproval(db: SqlDatabase, seed: SeedApproval = {}): Promise<
     ...(seed.approvers ? { approvers: seed.approvers } : {}),
   });
   return db.write(function* () {
+    // Its conversation too: the deadline scheduler acts on requests of the conversations its surface serves.
+    yield* count(sql`insert into conversations (id, team_id, channel_id, thread_ts, surface, created_at)
+      values (${scope.conversationId}, ${teamId}, ${seed.channelId ?? 'C1'}, ${`1700000000.${id.slice(-6)}`}, 'slack',
+        ${createdAt}) on conflict do nothing`);
     yield* count(sql`insert into approvals (id, run_id, conversation_id, team_id, turn, call_id, tool_name,
         arguments, arguments_hash, status, requester_id, rule, decided_by, decided_at, channel_id, thread_ts,
         message_ts, result, created_at, updated_at)
