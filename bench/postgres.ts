@@ -65,7 +65,9 @@ export async function startBenchPostgres(): Promise<BenchPostgresServer> {
   } catch (error) {
     await stop().catch(() => undefined);
     const reason = error instanceof Error ? error.message : 'the server exited';
-    throw new Error(`could not start the embedded PostgreSQL server: ${reason}\n${log.join('').slice(-4000)}`);
+    throw new Error(
+      `could not start the embedded PostgreSQL server: ${reason}\n${log.join('').slice(-4000)}`,
+    );
   }
 }
 

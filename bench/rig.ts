@@ -136,17 +136,23 @@ function distinctCards(calls: readonly SlackCall[]): SlackCall[] {
 /**
  * Starts `count` threads that each pause on an approval; resolves with one card per new approval once all
  * are posted (distinct approvals: the bot may post a card twice, and a second click on it decides nothing).
+ * Several URLs (one per bot process) get the mentions in turn.
  */
 export async function pauseThreads(
   fakes: Fakes,
-  url: string,
+  url: string | readonly string[],
   count: number,
   batch = 50,
 ): Promise<SlackCall[]> {
+  const urls = typeof url === 'string' ? [url] : url;
   const before = new Set(distinctCards(fakes.slack.calls).map(approvalIdOf));
   for (let sent = 0; sent < count; sent += batch) {
     const size = Math.min(batch, count - sent);
-    await fakes.load.fire(Array.from({ length: size }, () => mentionRequest(url, 'add a note')));
+    await fakes.load.fire(
+      Array.from({ length: size }, (_, i) =>
+        mentionRequest(urls[(sent + i) % urls.length] ?? '', 'add a note'),
+      ),
+    );
   }
   return waitUntil(
     () => {

@@ -10,6 +10,7 @@ import type { ApprovalRecord } from '../src/approvals/approval.js';
 import { ApprovalService } from '../src/approvals/approval-service.js';
 import { builtInPolicy } from '../src/approvals/policy.js';
 import type { ThreadRef } from '../src/conversations/ports.js';
+import { openPostgresDatabase } from '../src/db/postgres/postgres-database.js';
 import { insertItems } from '../src/db/run-rows.js';
 import { count } from '../src/db/sql/program.js';
 import type { SqlDatabase } from '../src/db/sql/sql-database.js';
@@ -100,12 +101,6 @@ export function storeContext(db: SqlDatabase, owner: string = randomId('bench'))
 export async function createStoreFixture(path: string) {
   const db = openSqliteDatabase(path);
   await pragma(db, 'wal_autocheckpoint = 0');
-  const ctx = storeContext(db);
-  const { clock } = ctx;
-  const stores = createStores(ctx);
-  const inner = stores.runs;
-  let lastPause: PauseSample | undefined;
-  let historyLoadedAt = Number.NaN;
   const walSize = () => {
     try {
       return statSync(`${path}-wal`).size;
@@ -113,6 +108,29 @@ export async function createStoreFixture(path: string) {
       return 0;
     }
   };
+  return storeFixture(db, walSize, () => pragma(db, 'wal_checkpoint(TRUNCATE)'));
+}
+
+/**
+ * The same on a PostgreSQL database (migrated on open). It has no WAL file of its own to measure (`walBytes`
+ * is 0) and nothing to checkpoint.
+ */
+export async function createPostgresStoreFixture(url: string) {
+  const db = await openPostgresDatabase(url, { poolSize: 2 });
+  return storeFixture(
+    db,
+    () => 0,
+    async () => 0,
+  );
+}
+
+function storeFixture(db: SqlDatabase, walSize: () => number, checkpoint: () => Promise<number>) {
+  const ctx = storeContext(db);
+  const { clock } = ctx;
+  const stores = createStores(ctx);
+  const inner = stores.runs;
+  let lastPause: PauseSample | undefined;
+  let historyLoadedAt = Number.NaN;
   const store: RunStore = {
     ...inner,
     loadHistory(conversationId) {
@@ -211,7 +229,7 @@ export async function createStoreFixture(path: string) {
       if (outcome.kind !== 'completed') throw new Error(`the resumed run ended ${outcome.kind}`);
       return { resumeMs: historyLoadedAt - started };
     },
-    checkpoint: () => pragma(db, 'wal_checkpoint(TRUNCATE)'),
+    checkpoint,
     close: () => db.close(),
   };
 }
