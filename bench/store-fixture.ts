@@ -137,14 +137,14 @@ function storeFixture(db: SqlDatabase, walSize: () => number, checkpoint: () => 
       historyLoadedAt = performance.now();
       return inner.loadHistory(conversationId);
     },
-    async saveTurn(input) {
+    async saveTurn(lease, input) {
       // The turn that creates requests waiting for a person: the pause's one transaction.
-      if (!input.approvals.some((approval) => !approval.automatic)) return inner.saveTurn(input);
+      if (!input.approvals.some((approval) => !approval.automatic)) return inner.saveTurn(lease, input);
       const wal = walSize();
       const started = performance.now();
-      const created = await inner.saveTurn(input);
+      const created = await inner.saveTurn(lease, input);
       const persistMs = performance.now() - started;
-      const stateBytes = Buffer.byteLength((await inner.getRun(input.runId))?.state ?? '');
+      const stateBytes = Buffer.byteLength((await inner.getRun(lease.runId))?.state ?? '');
       lastPause = { persistMs, walBytes: walSize() - wal, stateBytes };
       return created;
     },

@@ -16,6 +16,22 @@ export interface RunRecord {
   teamId: string;
   channelId: string;
   threadTs: string;
+  /**
+   * The token of the claim under which this process drives the run, when it holds the run's lease; null when
+   * another process does, or nobody.
+   */
+  leaseToken: string | null;
+}
+
+/** A claim on a running run: every write of the run carries it, and only the claim held now may write. */
+export interface RunLease {
+  runId: string;
+  token: string;
+}
+
+/** The claim a run record was read under (an empty token, which never matches, when this process has none). */
+export function leaseOf(run: Pick<RunRecord, 'id' | 'leaseToken'>): RunLease {
+  return { runId: run.id, token: run.leaseToken ?? '' };
 }
 
 export interface NewApproval {
@@ -60,9 +76,9 @@ export class RunHandedOver extends Error {
 
 /**
  * Persistence the runner needs. Each method is one transaction: the state change and its audit events are
- * committed together or not at all. Writes to a run succeed only while this process holds the run's lease
- * (it started the run, or claimed it with a decision, an expiry or recovery); otherwise they throw
- * `RunHandedOver` and change nothing.
+ * committed together or not at all. Writes to a run carry the claim it was read under and succeed only while
+ * that claim holds the run's lease (this process started the run, or claimed it with a decision, an expiry or
+ * recovery, and has not lost it since); otherwise they throw `RunHandedOver` and change nothing.
  */
 export interface RunStore {
   getRun(runId: string): Promise<RunRecord | undefined>;
@@ -72,47 +88,53 @@ export interface RunStore {
    * (pending, each owed a card; or approved when a standing approval covers them) and saves the state and
    * status. A `completed` run gives up its lease, and its `reply` is owed to the thread.
    */
-  saveTurn(input: {
-    runId: string;
-    state: RunState;
-    status: RunStatus;
-    items: HistoryItem[];
-    approvals: NewApproval[];
-    audit: AuditInput[];
-    /** The run's last message, owed to the thread until it is posted (with status `completed`). */
-    reply?: string;
-  }): Promise<ApprovalRecord[]>;
+  saveTurn(
+    lease: RunLease,
+    input: {
+      state: RunState;
+      status: RunStatus;
+      items: HistoryItem[];
+      approvals: NewApproval[];
+      audit: AuditInput[];
+      /** The run's last message, owed to the thread until it is posted (with status `completed`). */
+      reply?: string;
+    },
+  ): Promise<ApprovalRecord[]>;
   approvalsForTurn(runId: string, turn: number): Promise<ApprovalRecord[]>;
   /**
    * Pauses the running run (running -> paused, with `audit`, giving up the lease) when a call of `turn` still
    * waits for a decision; false when none does. One transaction, so a decision either sees the run paused and
    * claims it, or was taken before and the caller settles it.
    */
-  pauseIfPending(runId: string, turn: number, audit: AuditInput[]): Promise<boolean>;
+  pauseIfPending(lease: RunLease, turn: number, audit: AuditInput[]): Promise<boolean>;
   /** Compare-and-set approved -> executing; false when the call was claimed already. */
-  markExecuting(runId: string, approvalId: string, audit: AuditInput[]): Promise<boolean>;
+  markExecuting(lease: RunLease, approvalId: string, audit: AuditInput[]): Promise<boolean>;
   /** Records one tool output of the paused turn, its approval's final status, and the advanced state. */
-  saveToolOutput(input: {
-    runId: string;
-    state: RunState;
-    item: Extract<HistoryItem, { kind: 'tool_output' }>;
-    approval: SettledApproval | null;
-    audit: AuditInput[];
-  }): Promise<void>;
+  saveToolOutput(
+    lease: RunLease,
+    input: {
+      state: RunState;
+      item: Extract<HistoryItem, { kind: 'tool_output' }>;
+      approval: SettledApproval | null;
+      audit: AuditInput[];
+    },
+  ): Promise<void>;
   /**
    * Ends the run: completed, failed or cancelled (with the reason), giving up the lease. Approvals of the run
    * that the end cancels (see `cancelledByRunEnd`) become `cancelled` with the reason, each with the audit
    * event `cancelAudit` builds; returns them.
    */
-  finishRun(input: {
-    runId: string;
-    status: RunStatus;
-    error: string | null;
-    audit: AuditInput[];
-    cancelAudit: (approval: ApprovalRecord) => AuditInput;
-    /** The sentence owed to the thread until it is posted. */
-    reply?: string;
-  }): Promise<ApprovalRecord[]>;
+  finishRun(
+    lease: RunLease,
+    input: {
+      status: RunStatus;
+      error: string | null;
+      audit: AuditInput[];
+      cancelAudit: (approval: ApprovalRecord) => AuditInput;
+      /** The sentence owed to the thread until it is posted. */
+      reply?: string;
+    },
+  ): Promise<ApprovalRecord[]>;
   /**
    * Extends this process's lease on a run it drives; false when another process holds the running run now
    * (true, with nothing to extend, once the run paused or ended).

@@ -13,7 +13,14 @@ import {
   withUniqueCallIds,
 } from './history.js';
 import { type ChatModel, ModelError } from './model.js';
-import { type Clock, type IdGenerator, RunHandedOver, type RunRecord, type RunStore } from './ports.js';
+import {
+  type Clock,
+  type IdGenerator,
+  leaseOf,
+  RunHandedOver,
+  type RunRecord,
+  type RunStore,
+} from './ports.js';
 import { runEvent } from './run-events.js';
 import { parseRunState, type RunState } from './run-state.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -100,9 +107,11 @@ export class Runner {
   }
 
   async advance(runId: string, observer: RunObserver = {}): Promise<RunOutcome> {
+    const run = await this.#deps.store.getRun(runId);
+    if (!run) throw new Error(`Run ${runId} not found`);
     this.#observers.set(runId, observer);
     try {
-      return await this.#advance(runId, { notify: observer.notify ?? NO_HOOKS.notify });
+      return await this.#advance(run, { notify: observer.notify ?? NO_HOOKS.notify });
     } catch (error) {
       if (error instanceof RunHandedOver) {
         this.#deps.logger.warn('run taken over by another process', { runId });
@@ -111,8 +120,6 @@ export class Runner {
       // A bug or an infrastructure failure (a predicate that throws, a busy database): end the run, so the
       // conversation is not left blocked behind it, and cancel whatever it would still have executed.
       this.#deps.logger.error('run failed unexpectedly', { runId, error: describeError(error) });
-      const run = await this.#deps.store.getRun(runId);
-      if (!run) throw error;
       try {
         return await this.#end(
           run,
@@ -129,12 +136,11 @@ export class Runner {
     }
   }
 
-  async #advance(runId: string, hooks: RunHooks): Promise<RunOutcome> {
-    const run = await this.#deps.store.getRun(runId);
-    if (!run) throw new Error(`Run ${runId} not found`);
-    // Only a running run is driven: a paused one waits for a decision, an ended one is done.
+  async #advance(run: RunRecord, hooks: RunHooks): Promise<RunOutcome> {
+    // Only a running run this process holds is driven: a paused one waits for a decision, an ended one is done,
+    // and one another process claimed (this one stalled past its lease) is that process's to drive.
     if (run.status === 'paused') return { kind: 'waiting' };
-    if (run.status !== 'running') return { kind: 'handed_over' };
+    if (run.status !== 'running' || run.leaseToken === null) return { kind: 'handed_over' };
     const parsed = parseRunState(run.state);
     if (!parsed.ok)
       return this.#end(run, 'cancelled', `I cannot resume this run: ${parsed.reason}`, parsed.reason);
@@ -191,8 +197,7 @@ export class Runner {
       if (response.toolCalls.length === 0) {
         const text = response.text?.trim() ? response.text : 'Done.';
         // The answer is owed to the thread from the moment the run completes, in the same transaction.
-        await this.#deps.store.saveTurn({
-          runId: run.id,
+        await this.#deps.store.saveTurn(leaseOf(run), {
           state,
           status: 'completed',
           items,
@@ -234,8 +239,7 @@ export class Runner {
       pausedTurn: { turn, calls: calls.map((call) => ({ ...call, done: done.has(call.callId) })) },
     };
     // Saved as still running: the calls that need nobody run first, and no decision can claim the run meanwhile.
-    const created = await this.#deps.store.saveTurn({
-      runId: run.id,
+    const created = await this.#deps.store.saveTurn(leaseOf(run), {
       state: saved,
       status: 'running',
       items,
@@ -268,7 +272,7 @@ export class Runner {
       .filter((approval) => approval.status === 'pending')
       .map((approval) => approval.id);
     if (
-      await this.#deps.store.pauseIfPending(run.id, turn, [
+      await this.#deps.store.pauseIfPending(leaseOf(run), turn, [
         this.#event(run, 'run.paused', { turn, pending: waiting }),
       ])
     ) {
@@ -296,8 +300,7 @@ export class Runner {
     message: string,
     reason: string,
   ): Promise<RunOutcome> {
-    const cancelledApprovals = await this.#deps.store.finishRun({
-      runId: run.id,
+    const cancelledApprovals = await this.#deps.store.finishRun(leaseOf(run), {
       status,
       error: reason,
       reply: message,

@@ -9,7 +9,7 @@ import {
 import type { ApprovalStore } from '../approvals/ports.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import { approvalById, approvalsOfTurn, lockApproval, toApprovalRecord } from './approval-rows.js';
-import { leaseColumns } from './run-rows.js';
+import { claimColumns } from './run-rows.js';
 import { readEnum, readString } from './sql/columns.js';
 import { audit, count, type Program, row, rows } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
@@ -91,7 +91,7 @@ export function* claimRunIfSettled(
   at: number,
 ): Program<boolean> {
   if (!turnSettled(yield* approvalsOfTurn(settled.runId, settled.turn))) return false;
-  const claimed = yield* count(sql`update runs set status = 'running', ${leaseColumns(ctx, at)},
+  const claimed = yield* count(sql`update runs set status = 'running', ${claimColumns(ctx, at)},
     updated_at = ${at} where id = ${settled.runId} and status = 'paused'`);
   if (claimed === 1) yield* audit([runResumedEvent(settled, actor, at)]);
   return claimed === 1;

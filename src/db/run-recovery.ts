@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { ClaimedRun, RunRecovery } from '../conversations/ports.js';
 import { toApprovalRecord } from './approval-rows.js';
-import { leaseColumns, takableLease } from './run-rows.js';
+import { claimColumns, takableLease } from './run-rows.js';
 import { readString } from './sql/columns.js';
 import { count, rows } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
@@ -19,7 +19,7 @@ export function createRunRecovery(ctx: StoreContext): RunRecovery {
             ? sql`status = 'running' and ${yield* takableLease(ctx, 'runs', at)}
                 and conversation_id in (select id from conversations where surface = ${scope.surface})`
             : sql`status = 'running' and conversation_id = ${scope.conversationId}`;
-        const claimed = yield* rows(sql`update runs set ${leaseColumns(ctx, at)} where ${taken}
+        const claimed = yield* rows(sql`update runs set ${claimColumns(ctx, at)} where ${taken}
           returning id, conversation_id`);
         const runs: ClaimedRun[] = [];
         for (const run of claimed) {

@@ -1,14 +1,15 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type HistoryItem, historyItemSchema, type StoredItem } from '../agent/history.js';
-import { RUN_STATUSES, RunHandedOver, type RunRecord } from '../agent/ports.js';
+import { RUN_STATUSES, RunHandedOver, type RunLease, type RunRecord } from '../agent/ports.js';
 import { CURRENT_RUN_STATE_VERSION, type RunState, serializeRunState } from '../agent/run-state.js';
 import { readEnum, readOptionalNumber, readOptionalString, readString } from './sql/columns.js';
 import { count, type Program, type Row, row, rows } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
 
-/** A run joined with its conversation, as the runner reads it. */
-export function* runById(runId: string): Program<RunRecord | undefined> {
+/** A run joined with its conversation, as this process's runner reads it (with its claim, if it holds one). */
+export function* runById(ctx: StoreContext, runId: string): Program<RunRecord | undefined> {
   const found = yield* row(sql`select r.id, r.conversation_id, r.status, r.state, r.requester_id,
+      case when r.lease_owner = ${ctx.owner} then r.lease_token end as lease_token,
       c.team_id, c.channel_id, c.thread_ts
     from runs r join conversations c on c.id = r.conversation_id where r.id = ${runId}`);
   if (!found) return undefined;
@@ -21,17 +22,22 @@ export function* runById(runId: string): Program<RunRecord | undefined> {
     teamId: readString(found, 'team_id'),
     channelId: readString(found, 'channel_id'),
     threadTs: readString(found, 'thread_ts'),
+    leaseToken: readOptionalString(found, 'lease_token'),
   };
 }
 
 /**
- * Locks the run row, the first lock of every transaction that changes a run, and checks that this process
- * still holds its lease: a process that stalled past its lease finds the run taken over and changes nothing.
+ * Locks the run row, the first lock of every transaction that changes a run, and checks that the claim the
+ * writer carries still holds the lease: a driver that stalled past its lease finds the run taken over (even if
+ * its process claimed the run again since) and changes nothing.
  */
-export function* lockLeasedRun(ctx: StoreContext, runId: string): Program<Row> {
-  const found = yield* row(sql`select * from runs where id = ${runId} ${ctx.db.dialect.forUpdate}`);
-  if (!found) throw new Error(`Run ${runId} not found`);
-  if (readOptionalString(found, 'lease_owner') !== ctx.owner) throw new RunHandedOver(runId);
+export function* lockLeasedRun(ctx: StoreContext, lease: RunLease): Program<Row> {
+  const found = yield* row(sql`select * from runs where id = ${lease.runId} ${ctx.db.dialect.forUpdate}`);
+  if (!found) throw new Error(`Run ${lease.runId} not found`);
+  const held =
+    readOptionalString(found, 'lease_owner') === ctx.owner &&
+    readOptionalString(found, 'lease_token') === lease.token;
+  if (!held) throw new RunHandedOver(lease.runId);
   return found;
 }
 
@@ -46,6 +52,7 @@ export function* takableLease(
   at: number,
   { as = table, mine = false }: { as?: string; mine?: boolean } = {},
 ): Program<SQL> {
+  // Only leases held now (the runs_leased index), so the scan stays small however many runs ended.
   const holders = yield* rows(sql`select distinct lease_owner from ${sql.raw(table)}
     where lease_owner is not null and lease_until >= ${at}`);
   const gone = holders.map((h) => readString(h, 'lease_owner')).filter((owner) => ctx.ownerIsGone(owner));
@@ -55,10 +62,18 @@ export function* takableLease(
   return sql`(${column('lease_until')} is null or ${column('lease_until')} < ${at}${own}${dead})`;
 }
 
-/** The lease columns of a run this process takes or renews. */
+/** The lease columns of a run this process claims: a new token for the new claim. */
+export function claimColumns(ctx: StoreContext, at: number) {
+  return sql`lease_owner = ${ctx.owner}, lease_token = ${ctx.newId('lease')}, lease_until = ${at + ctx.leaseMs}`;
+}
+
+/** The lease columns of something this process holds and keeps holding (a run it writes, a delivery it takes). */
 export function leaseColumns(ctx: StoreContext, at: number) {
   return sql`lease_owner = ${ctx.owner}, lease_until = ${at + ctx.leaseMs}`;
 }
+
+/** A run that nobody drives (paused, or ended). */
+export const RELEASED = sql`lease_owner = null, lease_token = null, lease_until = null`;
 
 /** The state columns of a run row for a given state. */
 export function stateColumns(state: RunState, at: number) {
@@ -73,9 +88,9 @@ export function* insertRun(
 ): Program<void> {
   const { conversationId, runId, requesterId, state, at } = input;
   yield* count(sql`insert into runs (id, conversation_id, status, state, schema_version, turn, requester_id,
-      lease_owner, lease_until, created_at, updated_at)
+      lease_owner, lease_token, lease_until, created_at, updated_at)
     values (${runId}, ${conversationId}, 'running', ${serializeRunState(state)}, ${CURRENT_RUN_STATE_VERSION},
-      ${state.turn}, ${requesterId}, ${ctx.owner}, ${at + ctx.leaseMs}, ${at}, ${at})`);
+      ${state.turn}, ${requesterId}, ${ctx.owner}, ${ctx.newId('lease')}, ${at + ctx.leaseMs}, ${at}, ${at})`);
 }
 
 /** Appends history items, in order. */

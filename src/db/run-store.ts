@@ -11,6 +11,7 @@ import {
   lockLeasedRun,
   oweCard,
   oweReply,
+  RELEASED,
   runById,
   stateColumns,
 } from './run-rows.js';
@@ -18,18 +19,19 @@ import { readString } from './sql/columns.js';
 import { audit, count, row, rows } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
 
-/** The runner's store: every write holds the run first and checks this process's lease on it. */
+/** The runner's store: every write holds the run first and checks the writer's claim on it. */
 export function createRunStore(ctx: StoreContext): RunStore {
   const { db, clock } = ctx;
   return {
-    getRun: (runId) => db.read(() => runById(runId)),
+    getRun: (runId) => db.read(() => runById(ctx, runId)),
 
     loadHistory: (conversationId) => db.read(() => historyOf(conversationId)),
 
-    saveTurn({ runId, state, status, items, approvals: created, audit: events, reply }) {
+    saveTurn(lease, { state, status, items, approvals: created, audit: events, reply }) {
+      const { runId } = lease;
       const at = clock.now();
       return db.write(function* () {
-        const run = yield* lockLeasedRun(ctx, runId);
+        const run = yield* lockLeasedRun(ctx, lease);
         const conversationId = conversationOf(run);
         const conversation = yield* row(sql`select * from conversations where id = ${conversationId}`);
         if (!conversation) throw new Error(`Conversation ${conversationId} not found`);
@@ -55,9 +57,8 @@ export function createRunStore(ctx: StoreContext): RunStore {
           stored.push(record);
         }
         // A completed run gives its lease up; any other status keeps driving (and keeps the lease).
-        const lease =
-          status === 'completed' ? sql`lease_owner = null, lease_until = null` : leaseColumns(ctx, at);
-        yield* count(sql`update runs set ${stateColumns(state, at)}, status = ${status}, ${lease}
+        const held = status === 'completed' ? RELEASED : leaseColumns(ctx, at);
+        yield* count(sql`update runs set ${stateColumns(state, at)}, status = ${status}, ${held}
           where id = ${runId}`);
         if (reply !== undefined) yield* oweReply(ctx, { id: runId, conversationId }, reply, at);
         yield* audit(events);
@@ -67,24 +68,26 @@ export function createRunStore(ctx: StoreContext): RunStore {
 
     approvalsForTurn: (runId, turn) => db.read(() => approvalsOfTurn(runId, turn)),
 
-    pauseIfPending(runId, turn, events) {
+    pauseIfPending(lease, turn, events) {
+      const { runId } = lease;
       const at = clock.now();
       return db.write(function* () {
-        yield* lockLeasedRun(ctx, runId);
+        yield* lockLeasedRun(ctx, lease);
         const waiting = yield* row(sql`select id from approvals
           where run_id = ${runId} and turn = ${turn} and status = 'pending' limit 1`);
         if (!waiting) return false;
-        yield* count(sql`update runs set status = 'paused', lease_owner = null, lease_until = null,
-          updated_at = ${at} where id = ${runId} and status = 'running'`);
+        yield* count(sql`update runs set status = 'paused', ${RELEASED}, updated_at = ${at}
+          where id = ${runId} and status = 'running'`);
         yield* audit(events);
         return true;
       });
     },
 
-    markExecuting(runId, approvalId, events) {
+    markExecuting(lease, approvalId, events) {
+      const { runId } = lease;
       const at = clock.now();
       return db.write(function* () {
-        yield* lockLeasedRun(ctx, runId);
+        yield* lockLeasedRun(ctx, lease);
         const changed = yield* count(sql`update approvals set status = 'executing', updated_at = ${at}
           where id = ${approvalId} and run_id = ${runId} and status = 'approved'`);
         if (changed !== 1) return false;
@@ -94,10 +97,11 @@ export function createRunStore(ctx: StoreContext): RunStore {
       });
     },
 
-    saveToolOutput({ runId, state, item, approval, audit: events }) {
+    saveToolOutput(lease, { state, item, approval, audit: events }) {
+      const { runId } = lease;
       const at = clock.now();
       return db.write(function* () {
-        const run = yield* lockLeasedRun(ctx, runId);
+        const run = yield* lockLeasedRun(ctx, lease);
         const turn = state.pausedTurn?.turn ?? state.turn;
         yield* insertItems(conversationOf(run), runId, turn, [item], at);
         if (approval) {
@@ -111,12 +115,13 @@ export function createRunStore(ctx: StoreContext): RunStore {
       });
     },
 
-    finishRun({ runId, status, error, audit: events, cancelAudit, reply }) {
+    finishRun(lease, { status, error, audit: events, cancelAudit, reply }) {
+      const { runId } = lease;
       const at = clock.now();
       return db.write(function* () {
-        const run = yield* lockLeasedRun(ctx, runId);
-        yield* count(sql`update runs set status = ${status}, error = ${error}, updated_at = ${at},
-          lease_owner = null, lease_until = null where id = ${runId}`);
+        const run = yield* lockLeasedRun(ctx, lease);
+        yield* count(sql`update runs set status = ${status}, error = ${error}, updated_at = ${at}, ${RELEASED}
+          where id = ${runId}`);
         const ofRun =
           yield* rows(sql`select * from approvals where run_id = ${runId} order by created_at, call_id
           ${db.dialect.forUpdate}`);

@@ -4,7 +4,7 @@ import { initialRunState } from '../../src/agent/run-state.js';
 import { auditEvent } from '../../src/audit/audit-event.js';
 import { rows } from '../e2e/db-rows.js';
 import { DATABASE_KINDS, openTestStores, type TestStores } from '../support/test-database.js';
-import { newApproval, newThread, pausedRun, pausedState, startedRun, vote } from './store-scenario.js';
+import { held, newApproval, newThread, pausedRun, pausedState, startedRun, vote } from './store-scenario.js';
 
 /**
  * Every method of the run-side ports (conversations, runs, deliveries, recovery) does the same on SQLite and
@@ -51,8 +51,7 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
         audit: () => [],
       });
     expect(await next('run_too_early')).toBeUndefined();
-    await s.stores.runs.finishRun({
-      runId,
+    await s.stores.runs.finishRun(await held(s, runId), {
       status: 'completed',
       error: null,
       audit: [],
@@ -123,14 +122,15 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
     const lease = await rows(where(), 'select lease_owner, lease_until from runs where id = ?', runId);
     expect(lease).toEqual([{ lease_owner: null, lease_until: null }]);
     // Paused, the run is nobody's: writing it again needs a claim (a decision, an expiry, recovery).
-    await expect(s.stores.runs.pauseIfPending(runId, 1, [])).rejects.toBeInstanceOf(RunHandedOver);
+    await expect(s.stores.runs.pauseIfPending(await held(s, runId), 1, [])).rejects.toBeInstanceOf(
+      RunHandedOver,
+    );
   });
 
   it('a run with nothing pending does not pause; a standing approval stores the call approved', async () => {
     const { runId } = await startedRun(s);
     const covered = { ...newApproval('c1'), automatic: { grantedBy: 'U7', originApprovalId: 'apr_origin' } };
-    const [stored] = await s.stores.runs.saveTurn({
-      runId,
+    const [stored] = await s.stores.runs.saveTurn(await held(s, runId), {
       state: { ...initialRunState(), turn: 1 },
       status: 'running',
       items: [],
@@ -138,7 +138,7 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
       audit: [],
     });
     expect(stored).toMatchObject({ status: 'approved', decidedBy: 'U7', originApprovalId: 'apr_origin' });
-    expect(await s.stores.runs.pauseIfPending(runId, 1, [])).toBe(false);
+    expect(await s.stores.runs.pauseIfPending(await held(s, runId), 1, [])).toBe(false);
     expect(await rows(where(), 'select id from deliveries')).toEqual([]);
   });
 
@@ -148,10 +148,9 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
     if (!approval) throw new Error('no approval');
     const decided = await vote(s, approval, 'U2');
     expect(decided).toMatchObject({ kind: 'decided', runClaimed: true });
-    expect(await s.stores.runs.markExecuting(runId, approval.id, [])).toBe(true);
-    expect(await s.stores.runs.markExecuting(runId, approval.id, [])).toBe(false);
-    await s.stores.runs.saveToolOutput({
-      runId,
+    expect(await s.stores.runs.markExecuting(await held(s, runId), approval.id, [])).toBe(true);
+    expect(await s.stores.runs.markExecuting(await held(s, runId), approval.id, [])).toBe(false);
+    await s.stores.runs.saveToolOutput(await held(s, runId), {
       state: { ...state, pausedTurn: null },
       item: {
         kind: 'tool_output',
@@ -173,8 +172,7 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
   it('a run that ends early cancels what it would still execute, owes its sentence, and gives up its lease', async () => {
     // Still running (its free calls running, say): one call approved meanwhile, one still waiting.
     const { runId } = await startedRun(s);
-    const approvals = await s.stores.runs.saveTurn({
-      runId,
+    const approvals = await s.stores.runs.saveTurn(await held(s, runId), {
       state: pausedState(['c1', 'c2']),
       status: 'running',
       items: [],
@@ -184,8 +182,7 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
     const [first] = approvals;
     if (!first) throw new Error('no approval');
     expect(await vote(s, first, 'U2')).toMatchObject({ kind: 'decided', runClaimed: false });
-    const cancelled = await s.stores.runs.finishRun({
-      runId,
+    const cancelled = await s.stores.runs.finishRun(await held(s, runId), {
       status: 'cancelled',
       error: 'stopped',
       reply: 'I stopped.',
@@ -212,8 +209,7 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
     expect(await s.stores.runs.renewLease(runId)).toBe(true);
     expect(await other.stores.runs.renewLease(runId)).toBe(false);
     await expect(
-      other.stores.runs.saveTurn({
-        runId,
+      other.stores.runs.saveTurn(await held(other, runId), {
         state: initialRunState(),
         status: 'running',
         items: [],
@@ -221,7 +217,48 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
         audit: [],
       }),
     ).rejects.toBeInstanceOf(RunHandedOver);
-    await expect(other.stores.runs.pauseIfPending(runId, 1, [])).rejects.toBeInstanceOf(RunHandedOver);
+    await expect(other.stores.runs.pauseIfPending(await held(other, runId), 1, [])).rejects.toBeInstanceOf(
+      RunHandedOver,
+    );
+  });
+
+  it('a driver that stalled past its lease writes nothing, even once its process holds the run again', async () => {
+    const { runId, approvals, state } = await pausedRun(s, ['c1']);
+    const [approval] = approvals;
+    if (!approval) throw new Error('no approval');
+    await vote(s, approval, 'U2');
+    const stale = await held(s, runId);
+    // The driver stalls; its lease runs out and another process takes the run over and pauses it again.
+    clock.at += 30_001;
+    const other = await s.another({ clock, leaseMs: 30_000 });
+    expect(await other.stores.recovery.claimAbandonedRuns({ surface: 'slack' })).toHaveLength(1);
+    const saved = await other.stores.runs.saveTurn(await held(other, runId), {
+      state: pausedState(['c9']),
+      status: 'running',
+      items: [],
+      approvals: [newApproval('c9')],
+      audit: [],
+    });
+    expect(await other.stores.runs.pauseIfPending(await held(other, runId), 1, [])).toBe(true);
+    // A click in the first process claims the run for it once more...
+    const [again] = saved;
+    if (!again) throw new Error('no approval');
+    expect(await vote(s, again, 'U3')).toMatchObject({ kind: 'decided', runClaimed: true });
+    // ...but the stalled driver's claim is not that claim: its late write is refused and changes nothing.
+    const before = await s.stores.runs.loadHistory(approval.conversationId);
+    await expect(
+      s.stores.runs.saveToolOutput(stale, {
+        state: { ...state, pausedTurn: null },
+        item: {
+          kind: 'tool_output',
+          data: { callId: 'c1', name: 'create_note', output: 'late', status: 'ok' },
+        },
+        approval: { id: approval.id, status: 'executed', result: 'late' },
+        audit: [],
+      }),
+    ).rejects.toBeInstanceOf(RunHandedOver);
+    expect(await s.stores.runs.loadHistory(approval.conversationId)).toEqual(before);
+    expect(await s.stores.runs.renewLease(runId)).toBe(true);
   });
 
   it('recovery takes over running runs whose lease expired or whose owner is gone, once, in its surface only', async () => {
@@ -264,7 +301,7 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
     const [approval] = approvals;
     if (!approval) throw new Error('no approval');
     await vote(s, approval, 'U2');
-    await s.stores.runs.markExecuting(runId, approval.id, []);
+    await s.stores.runs.markExecuting(await held(s, runId), approval.id, []);
     expect((await s.stores.recovery.unreportedExecutions(runId)).map((a) => a.id)).toEqual([approval.id]);
     await s.stores.recovery.setUnknownOutcome(approval.id, 'unknown');
     await s.stores.recovery.setUnknownOutcome(approval.id, 'again');
@@ -278,8 +315,7 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
       audit: [],
     });
     expect(await s.stores.recovery.stalledQueues('slack')).toEqual([]);
-    await s.stores.runs.finishRun({
-      runId,
+    await s.stores.runs.finishRun(await held(s, runId), {
       status: 'failed',
       error: 'x',
       audit: [],
@@ -311,8 +347,7 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
 
   it('deliveries: a reply is owed with the run that ends, given back with what is left, and posted once', async () => {
     const { runId, conversationId } = await startedRun(s);
-    await s.stores.runs.saveTurn({
-      runId,
+    await s.stores.runs.saveTurn(await held(s, runId), {
       state: { ...initialRunState(), turn: 1 },
       status: 'completed',
       items: [],

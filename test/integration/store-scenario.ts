@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { NewApproval } from '../../src/agent/ports.js';
+import { leaseOf, type NewApproval, type RunLease } from '../../src/agent/ports.js';
 import { initialRunState, type RunState } from '../../src/agent/run-state.js';
 import type { ApprovalRecord, ApprovalRule } from '../../src/approvals/approval.js';
 import { builtInPolicy } from '../../src/approvals/policy.js';
@@ -39,6 +39,13 @@ export function newApproval(
     expiresAt: rule.expiresAfterMs ? now + rule.expiresAfterMs : null,
     remindAt: rule.remindAfterMs ? now + rule.remindAfterMs : null,
   };
+}
+
+/** The claim under which this actor holds the run (an empty token, which never matches, when it holds none). */
+export async function held(actor: Actor, runId: string): Promise<RunLease> {
+  const run = await actor.stores.runs.getRun(runId);
+  if (!run) throw new Error(`no run ${runId}`);
+  return leaseOf(run);
 }
 
 /** Starts a run in a new conversation, as a Slack message would; the actor holds its lease. */
@@ -94,8 +101,7 @@ export async function pausedRun(
 ) {
   const run = await startedRun(actor);
   const state = pausedState(callIds);
-  const approvals = await actor.stores.runs.saveTurn({
-    runId: run.runId,
+  const approvals = await actor.stores.runs.saveTurn(await held(actor, run.runId), {
     state,
     status: 'running',
     items: callIds.map((callId) => ({
@@ -105,7 +111,7 @@ export async function pausedRun(
     approvals: callIds.map((callId) => newApproval(callId, rule, now)),
     audit: [],
   });
-  const paused = await actor.stores.runs.pauseIfPending(run.runId, 1, []);
+  const paused = await actor.stores.runs.pauseIfPending(await held(actor, run.runId), 1, []);
   if (!paused) throw new Error('the run did not pause');
   return { ...run, state, approvals };
 }

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ChatModel } from '../../src/agent/model.js';
+import { leaseOf } from '../../src/agent/ports.js';
 import { defineTool } from '../../src/agent/tool.js';
 import { ToolRegistry } from '../../src/agent/tool-registry.js';
 import { ApprovalService } from '../../src/approvals/approval-service.js';
@@ -126,8 +127,9 @@ describe('runner and stores on a real SQLite database', () => {
       reason: null,
     });
     // A process claimed the call and died while the tool ran.
-    expect(await runStore.markExecuting(runId, approvalId, [])).toBe(true);
-    expect(await runStore.markExecuting(runId, approvalId, [])).toBe(false);
+    const lease = leaseOf((await runStore.getRun(runId)) ?? { id: runId, leaseToken: null });
+    expect(await runStore.markExecuting(lease, approvalId, [])).toBe(true);
+    expect(await runStore.markExecuting(lease, approvalId, [])).toBe(false);
     await runner.advance(runId);
     expect(await t.stores.notes.list('T1')).toEqual([]);
     const output = (await runStore.loadHistory(paused.approvals[0].conversationId)).find(

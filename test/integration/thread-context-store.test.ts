@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HistoryItem } from '../../src/agent/history.js';
+import { leaseOf } from '../../src/agent/ports.js';
 import { initialRunState } from '../../src/agent/run-state.js';
 import { randomId } from '../../src/ids.js';
 import { openTestStores, type TestStores } from '../support/test-database.js';
@@ -31,8 +32,7 @@ describe('stores for what people see', () => {
         context,
       });
       expect(started).toBe('started');
-      await runs.finishRun({
-        runId,
+      await runs.finishRun(leaseOf((await runs.getRun(runId)) ?? { id: runId, leaseToken: null }), {
         status: 'completed',
         error: null,
         audit: [],

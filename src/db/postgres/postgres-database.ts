@@ -58,7 +58,8 @@ async function migrateOnce(pool: pg.Pool): Promise<void> {
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
-      await migrate(drizzle(pool), { migrationsFolder: MIGRATIONS });
+      // On the locked connection itself: a pool of one has no second connection to give.
+      await migrate(drizzle(client), { migrationsFolder: MIGRATIONS });
     } finally {
       await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]);
     }

@@ -56,6 +56,11 @@ export const runs = sqliteTable(
     error: text('error'),
     /** The process driving the run, while it is `running`; it renews `leaseUntil` as it goes. */
     leaseOwner: text('lease_owner'),
+    /**
+     * New at every claim of the run: the process's driver carries it and every write of the run checks it, so a
+     * driver that stalled past its lease writes nothing even if its process holds the run again later.
+     */
+    leaseToken: text('lease_token'),
     /** After this (epoch ms) any process may take the running run over. */
     leaseUntil: integer('lease_until'),
     createdAt: createdAt(),
@@ -64,6 +69,8 @@ export const runs = sqliteTable(
   (t) => [
     index('runs_conversation_status').on(t.conversationId, t.status),
     index('runs_status').on(t.status),
+    // Recovery looks for the leases held now, on every process, every few seconds.
+    index('runs_leased').on(t.leaseUntil).where(sql`${t.leaseOwner} is not null`),
     // At most one active run per conversation, whatever the number of processes.
     uniqueIndex('runs_one_active').on(t.conversationId).where(sql`${t.status} in ('running', 'paused')`),
   ],
