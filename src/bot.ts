@@ -89,10 +89,19 @@ export async function createBot(
     intervalMs: overrides.schedulerIntervalMs ?? DEFAULT_SCHEDULER_INTERVAL_MS,
   });
   const started = core;
-  const recover = () =>
-    conversations.recover().catch((error: unknown) => {
-      logger.error('recovery failed', { error: describeError(error) });
-    });
+  // One recovery at a time: a slow one (Slack down, many runs) is not joined by the next tick.
+  let recovering: Promise<void> | undefined;
+  const recover = () => {
+    recovering ??= conversations
+      .recover()
+      .catch((error: unknown) => {
+        logger.error('recovery failed', { error: describeError(error) });
+      })
+      .finally(() => {
+        recovering = undefined;
+      });
+    return recovering;
+  };
   const pruneDedupe = () =>
     stores.dedupe.prune(started.clock.now() - DEDUPE_KEEP_MS).catch((error: unknown) => {
       logger.warn('pruning handled deliveries failed', { error: describeError(error) });

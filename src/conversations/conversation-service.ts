@@ -43,6 +43,8 @@ export interface ConversationServiceDeps {
 
 export const QUEUED_NOTICE = 'I will answer this once the pending approval in this thread is decided.';
 const BUSY_NOTICE = 'I will answer this as soon as I finish what I am working on in this thread.';
+const NOT_STARTED =
+  'I could not start working on this because of a problem on my side; please send it again.';
 const INTERNAL_FAILURE =
   'Something went wrong on my side while working on this, so I stopped; please try again.';
 
@@ -75,23 +77,40 @@ export class ConversationService {
     return (await this.#deps.store.find(thread)) !== undefined;
   }
 
+  /**
+   * Starts a run for the message, or queues it behind the conversation's active run. When the database cannot
+   * take it (down, busy), the thread is told, so the message is not lost without a word.
+   */
   async handleMessage(message: IncomingMessage): Promise<void> {
-    const joining = (await this.#deps.store.find(message)) === undefined;
-    const conversationId = await this.#deps.store.findOrCreate(message, this.#deps.surfaceKind);
+    let joining: boolean;
+    let conversationId: string;
+    try {
+      joining = (await this.#deps.store.find(message)) === undefined;
+      conversationId = await this.#deps.store.findOrCreate(message, this.#deps.surfaceKind);
+    } catch (error) {
+      await this.#notStarted(message, error);
+      return;
+    }
     return this.#queue.run(conversationId, async () => {
       const { surface, logger, threadContextMessages = 0 } = this.#deps;
       const context = joining
         ? await readThreadContext(surface, message, threadContextMessages, logger)
         : undefined;
       const runId = this.#deps.newId('run');
-      const started = await this.#deps.store.startRunOrQueue({
-        conversationId,
-        runId,
-        message,
-        state: initialRunState(),
-        audit: [this.#runStarted(message, conversationId, runId, message.userId)],
-        ...(context ? { context } : {}),
-      });
+      let started: Awaited<ReturnType<ConversationStore['startRunOrQueue']>>;
+      try {
+        started = await this.#deps.store.startRunOrQueue({
+          conversationId,
+          runId,
+          message,
+          state: initialRunState(),
+          audit: [this.#runStarted(message, conversationId, runId, message.userId)],
+          ...(context ? { context } : {}),
+        });
+      } catch (error) {
+        await this.#notStarted(message, error);
+        return;
+      }
       if (started !== 'started') {
         await this.#say(message, started === 'queued_behind_approval' ? QUEUED_NOTICE : BUSY_NOTICE);
         return;
@@ -146,6 +165,14 @@ export class ConversationService {
   /** Resolves when all work queued so far has finished (tests, shutdown). */
   idle(): Promise<void> {
     return this.#queue.idle();
+  }
+
+  async #notStarted(message: IncomingMessage, error: unknown): Promise<void> {
+    this.#deps.logger.error('message could not be started', {
+      channelId: message.channelId,
+      error: describeError(error),
+    });
+    await this.#say(message, NOT_STARTED);
   }
 
   /** Calls a stopped process left `executing` are reported once and never run again. */

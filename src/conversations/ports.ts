@@ -77,6 +77,11 @@ export type Delivery =
 export interface DeliveryOutbox {
   /** Takes the cards still owed for these requests (pending, and not being posted by another process). */
   takeCards(approvalIds: readonly string[]): Promise<Extract<Delivery, { kind: 'card' }>[]>;
+  /**
+   * Takes (again) the reply owed since this process ended the run, right before posting it; false when another
+   * process took it meanwhile (this one was slow past the lease) or it is owed no more.
+   */
+  takeReply(runId: string): Promise<boolean>;
   /** Takes every delivery due by `now` in the conversations `surface` serves (or in one conversation). */
   takeDue(scope: RecoveryScope, now: number): Promise<Delivery[]>;
   /** The card is in Slack: its place is stored, with its audit event, and it is owed no more. */

@@ -43,7 +43,18 @@ export class ThreadDelivery {
    * plain post (a streamed answer is finished instead); a retry always posts the text owed.
    */
   async postReply(runId: string, thread: ThreadRef, text: string, send?: () => Promise<void>): Promise<void> {
-    await this.#postReply({ kind: 'reply', runId, thread, text, attempts: 0 }, send);
+    let mine: boolean;
+    try {
+      mine = await this.#deps.outbox.takeReply(runId);
+    } catch (error) {
+      // Still owed: the next retry posts it.
+      this.#deps.logger.error('reply could not be taken; it will be retried', {
+        runId,
+        error: describeError(error),
+      });
+      return;
+    }
+    if (mine) await this.#postReply({ kind: 'reply', runId, thread, text, attempts: 0 }, send);
   }
 
   /** Best effort: a notice that is not worth retrying. */

@@ -29,6 +29,14 @@ export function createDeliveryOutbox(ctx: StoreContext): DeliveryOutbox {
       });
     },
 
+    takeReply(runId) {
+      const at = clock.now();
+      return db.write(function* () {
+        const takable = yield* takableLease(ctx, 'deliveries', at, { mine: true });
+        return (yield* take(ctx, at, sql`id = ${`reply:${runId}`} and ${takable}`)).length === 1;
+      });
+    },
+
     takeDue(scope, now) {
       return db.write(function* () {
         // A card whose request was decided before it could be posted is owed no more.
@@ -45,8 +53,10 @@ export function createDeliveryOutbox(ctx: StoreContext): DeliveryOutbox {
     cardPosted(approvalId, card, events) {
       const at = clock.now();
       return db.write(function* () {
+        // The first card stored stays the card (a second one, posted by a process slow past its lease, is only a
+        // copy whose buttons still decide the same request).
         yield* count(sql`update approvals set channel_id = ${card.channelId}, message_ts = ${card.messageTs},
-          updated_at = ${at} where id = ${approvalId}`);
+          updated_at = ${at} where id = ${approvalId} and message_ts is null`);
         yield* count(sql`delete from deliveries where id = ${`card:${approvalId}`}`);
         yield* audit(events);
       });

@@ -46,6 +46,13 @@ export interface SlackRuntime {
 /** Clicks must not wait behind a rate-limited queue: their Web API calls fail fast instead. */
 const INTERACTIVE_TIMEOUT_MS = 10_000;
 
+/**
+ * What a run posts (answers, cards, notices) is bounded well inside a lease: a call Slack does not answer is
+ * given up and left to the delivery outbox, instead of holding the run (or a card owed) past its lease while
+ * another process takes it over and posts it too.
+ */
+const WORK_CALL = { timeout: 8_000, retryConfig: { retries: 1, minTimeout: 1_000, maxTimeout: 2_000 } };
+
 const BOLT_LEVELS: Record<OurLevel, LogLevel> = {
   debug: LogLevel.DEBUG,
   info: LogLevel.INFO,
@@ -97,6 +104,14 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
     retryConfig: { retries: 0 },
     timeout: INTERACTIVE_TIMEOUT_MS,
   });
+  // Runs speak through their own client: bounded calls, and a rate limit is an error the outbox retries later.
+  const workClient = new webApi.WebClient(options.botToken, {
+    slackApiUrl: options.apiUrl,
+    logLevel: common.logLevel,
+    rejectRateLimitedCalls: true,
+    timeout: WORK_CALL.timeout,
+    retryConfig: options.retryConfig ?? WORK_CALL.retryConfig,
+  });
   const running = new Set<Promise<void>>();
   app.use(async ({ next }) => {
     const listener = next();
@@ -113,7 +128,7 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
     adapters(cards, systemPrompt) {
       const interactive = createSlackSurface(clickClient, { logger, cards });
       return {
-        surface: createSlackSurface(app.client, { logger, cards }),
+        surface: createSlackSurface(workClient, { logger, cards }),
         surfaceKind: 'slack',
         interactive,
         decisionSurface: interactive,
