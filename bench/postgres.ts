@@ -1,6 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { startEmbeddedPostgres } from '../test/support/embedded-postgres.js';
+import {
+  createServerDatabase,
+  type ServerDatabase,
+  waitUntilAccepting,
+  withAdmin,
+} from '../test/support/postgres-admin.js';
 
 /** A PostgreSQL server the benchmarks create their databases on (`url` names its `postgres` database). */
 export interface BenchPostgresServer {
@@ -40,23 +44,9 @@ export async function startBenchPostgres(): Promise<BenchPostgresServer> {
   }
 }
 
-/** A new, empty database on the server: its URL, and how to drop it once every connection to it is closed. */
-export interface BenchDatabase {
-  url: string;
-  drop(): Promise<void>;
-}
-
-export async function createBenchDatabase(serverUrl: string): Promise<BenchDatabase> {
-  const name = `bot_bench_${randomBytes(6).toString('hex')}`;
-  await withAdmin(serverUrl, (admin) => admin.query(`create database ${name}`));
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.href,
-    drop: async () => {
-      await withAdmin(serverUrl, (admin) => admin.query(`drop database if exists ${name} with (force)`));
-    },
-  };
+/** A new, empty database on the bench's server. */
+export function createBenchDatabase(serverUrl: string): Promise<ServerDatabase> {
+  return createServerDatabase(serverUrl, 'bot_bench');
 }
 
 /**
@@ -74,16 +64,6 @@ export async function setDatabaseDefault(url: string, setting: string, value: st
   );
 }
 
-async function withAdmin<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
 async function serverSummary(url: string): Promise<string> {
   const settings = await withAdmin(url, async (client) => {
     const version = await client.query<{ server_version: string }>('show server_version');
@@ -95,16 +75,4 @@ async function serverSummary(url: string): Promise<string> {
     return values;
   });
   return settings.join(', ');
-}
-
-async function waitUntilAccepting(url: string): Promise<void> {
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      await withAdmin(url, (client) => client.query('select 1'));
-      return;
-    } catch (error) {
-      if (attempt >= 50) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 }

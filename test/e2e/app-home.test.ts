@@ -1,8 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/open-database.js';
-import { silentLogger } from '../../src/logger.js';
 import { ACTION_IDS } from '../../src/slack/ids.js';
-import { type SeedApproval, seedApproval } from '../support/audit-seed.js';
+import { type SeedApproval, seedApprovals } from '../support/audit-seed.js';
 import { reply } from '../support/fake-openai.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
 import { eventEnvelope, postEvent, postInteraction } from '../support/slack-requests.js';
@@ -15,17 +13,7 @@ const ADMIN = 'UADMIN';
 describe('App Home', () => {
   let h: Harness;
 
-  /** Seeds requests on the bot's own database, beside the running bot, one transaction each. */
-  const seed = async (...seeds: SeedApproval[]): Promise<string[]> => {
-    const database = await openDatabase(h.database, silentLogger);
-    try {
-      const ids: string[] = [];
-      for (const s of seeds) ids.push(await seedApproval(database, s));
-      return ids;
-    } finally {
-      await database.close();
-    }
-  };
+  const seed = (...seeds: SeedApproval[]) => seedApprovals(h.database, ...seeds);
   const openHome = async (user: string, tab: 'home' | 'messages' = 'home') => {
     const response = await postEvent(
       h.url,

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/open-database.js';
-import { silentLogger } from '../../src/logger.js';
 import { ADMINS_ONLY_TEXT } from '../../src/slack/blocks/approvals-report.js';
-import { type SeedApproval, seedApproval } from '../support/audit-seed.js';
+import { type SeedApproval, seedApprovals } from '../support/audit-seed.js';
 import { type SlackCall, slackReply } from '../support/fake-slack.js';
 import { postSlashCommand, slashCommandBody } from '../support/slack-requests.js';
 import { type Harness, SECRET, startHarness } from './harness.js';
@@ -14,17 +12,7 @@ const MINUTE = 60_000;
 describe('/approvals', () => {
   let h: Harness;
 
-  /** Seeds requests on the bot's own database, beside the running bot, one transaction each. */
-  const seed = async (...seeds: SeedApproval[]): Promise<string[]> => {
-    const database = await openDatabase(h.database, silentLogger);
-    try {
-      const ids: string[] = [];
-      for (const s of seeds) ids.push(await seedApproval(database, s));
-      return ids;
-    } finally {
-      await database.close();
-    }
-  };
+  const seed = (...seeds: SeedApproval[]) => seedApprovals(h.database, ...seeds);
 
   /** Runs the command as `user` and resolves with what the bot sent to the command's response_url. */
   const command = async (text: string, user = ADMIN): Promise<SlackCall> => {

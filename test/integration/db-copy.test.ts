@@ -90,7 +90,7 @@ describe('npm run db -- copy: SQLite into PostgreSQL', () => {
       'greeted_users',
       'home_viewers',
     ]) {
-      const count = 'select count(*) as n from ' + table;
+      const count = `select count(*) as n from ${table}`;
       expect(await rows(target.config, count), table).toEqual(await rows(path, count));
     }
     const copied = await openFresh(target);

@@ -3,8 +3,11 @@ import { sql } from 'drizzle-orm';
 import type { ApprovalStatus } from '../../src/approvals/approval.js';
 import { builtInPolicy } from '../../src/approvals/policy.js';
 import { type AuditInput, auditEvent } from '../../src/audit/audit-event.js';
+import type { DatabaseConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/open-database.js';
 import { audit, count } from '../../src/db/sql/program.js';
 import type { SqlDatabase } from '../../src/db/sql/sql-database.js';
+import { silentLogger } from '../../src/logger.js';
 
 export interface SeedApproval {
   id?: string;
@@ -79,4 +82,16 @@ export function seedApproval(db: SqlDatabase, seed: SeedApproval = {}): Promise<
     yield* audit(events);
     return id;
   });
+}
+
+/** Seeds requests on a running bot's database, beside the bot, through a connection of its own. */
+export async function seedApprovals(where: DatabaseConfig, ...seeds: SeedApproval[]): Promise<string[]> {
+  const database = await openDatabase(where, silentLogger);
+  try {
+    const ids: string[] = [];
+    for (const seed of seeds) ids.push(await seedApproval(database, seed));
+    return ids;
+  } finally {
+    await database.close();
+  }
 }

@@ -1,6 +1,6 @@
-import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from './embedded-postgres.js';
+import { waitUntilAccepting } from './postgres-admin.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -32,20 +32,4 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await waitUntilAccepting(server.url);
   project.provide('postgresUrl', server.url);
   return server.stop;
-}
-
-async function waitUntilAccepting(url: string): Promise<void> {
-  for (let attempt = 0; ; attempt += 1) {
-    const client = new pg.Client({ connectionString: url });
-    try {
-      await client.connect();
-      await client.query('select 1');
-      return;
-    } catch (error) {
-      if (attempt >= 50) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  }
 }

@@ -1,8 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { inject } from 'vitest';
 import type { DatabaseConfig } from '../../src/config.js';
 import { openPostgresDatabase } from '../../src/db/postgres/postgres-database.js';
@@ -11,6 +9,7 @@ import { openSqliteDatabase } from '../../src/db/sqlite/sqlite-database.js';
 import type { StoreContext } from '../../src/db/store-context.js';
 import { createStores, type Stores } from '../../src/db/stores.js';
 import { randomId } from '../../src/ids.js';
+import { createServerDatabase } from './postgres-admin.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -39,29 +38,8 @@ export async function freshDatabase(kind: DatabaseKind): Promise<FreshDatabase> 
       drop: async () => rmSync(dir, { recursive: true, force: true }),
     };
   }
-  const server = inject('postgresUrl');
-  const name = `bot_test_${randomBytes(6).toString('hex')}`;
-  await withAdmin(server, (admin) => admin.query(`create database ${name}`));
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  return {
-    kind,
-    config: { kind: 'postgres', url: url.href, poolSize: 10 },
-    env: { DATABASE_URL: url.href },
-    drop: async () => {
-      await withAdmin(server, (admin) => admin.query(`drop database if exists ${name} with (force)`));
-    },
-  };
-}
-
-async function withAdmin<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
+  const { url, drop } = await createServerDatabase(inject('postgresUrl'), 'bot_test');
+  return { kind, config: { kind: 'postgres', url, poolSize: 10 }, env: { DATABASE_URL: url }, drop };
 }
 
 /** Opens (and migrates) a fresh database as the bot does. */
