@@ -7,5 +7,7 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // One real PostgreSQL server for the whole run (or TEST_DATABASE_URL): see the file.
+    globalSetup: ['test/support/postgres-server.ts'],
   },
 });

@@ -2,10 +2,19 @@ import { once } from 'node:events';
 import type { MessagePort } from 'node:worker_threads';
 import { ApprovalService } from '../src/approvals/approval-service.js';
 import { createApprovalStore } from '../src/db/approval-store.js';
-import { openDatabase } from '../src/db/database.js';
+import { openPostgresDatabase } from '../src/db/postgres/postgres-database.js';
+import type { SqlDatabase } from '../src/db/sql/sql-database.js';
+import { openSqliteDatabase } from '../src/db/sqlite/sqlite-database.js';
+import { storeContext } from './store-fixture.js';
+
+/** The database a writer opens: the SQLite file, or a PostgreSQL database through a pool of its own. */
+export type WriterDatabase = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+/** Pool size of each PostgreSQL writer: the bot's default (`DATABASE_POOL_SIZE`); one decision at a time. */
+export const WRITER_POOL_SIZE = 10;
 
 export interface WriterData {
-  path: string;
+  database: WriterDatabase;
   approvals: { id: string; channelId: string }[];
   /** Where in the list this writer starts; every writer walks the whole list, so they race for each one. */
   offset: number;
@@ -16,33 +25,46 @@ export interface WriterReport {
   lost: number;
 }
 
-/** One writer on its own connection: decides every approval of the list through the real service. */
-export async function workerMain(data: WriterData, port: MessagePort): Promise<void> {
-  const database = openDatabase(data.path);
-  const clock = { now: () => Date.now() };
-  const service = new ApprovalService({
-    store: createApprovalStore(database.db, clock),
-    clock,
-    adminUserIds: [],
-  });
-  port.postMessage('ready');
-  await once(port, 'message');
-  const report: WriterReport = { committed: 0, lost: 0 };
-  const count = data.approvals.length;
-  for (let k = 0; k < count; k++) {
-    const approval = data.approvals[(data.offset + k) % count];
-    if (!approval) continue;
-    const result = await service.decide({
-      approvalId: approval.id,
-      userId: 'U2',
-      teamId: 'T1',
-      channelId: approval.channelId,
-      vote: 'approve',
-      reason: null,
+function open(database: WriterDatabase): Promise<SqlDatabase> | SqlDatabase {
+  return database.kind === 'sqlite'
+    ? openSqliteDatabase(database.path)
+    : openPostgresDatabase(database.url, { poolSize: WRITER_POOL_SIZE });
+}
+
+/**
+ * One writer on a worker thread, started once and used for every case: per case it gets a `WriterData`,
+ * opens its own connection (pool), as its own process would (its own lease owner), answers 'ready', waits
+ * for 'go', decides every approval of the list through the real service, closes, and answers its report.
+ */
+export async function workerMain(_data: unknown, port: MessagePort): Promise<void> {
+  port.postMessage('loaded');
+  for (;;) {
+    const [data] = (await once(port, 'message')) as [WriterData];
+    const ctx = storeContext(await open(data.database));
+    const service = new ApprovalService({
+      store: createApprovalStore(ctx),
+      clock: ctx.clock,
+      adminUserIds: [],
     });
-    if (result.ok && result.kind === 'decided') report.committed += 1;
-    else report.lost += 1;
+    port.postMessage('ready');
+    await once(port, 'message');
+    const report: WriterReport = { committed: 0, lost: 0 };
+    const count = data.approvals.length;
+    for (let k = 0; k < count; k++) {
+      const approval = data.approvals[(data.offset + k) % count];
+      if (!approval) continue;
+      const result = await service.decide({
+        approvalId: approval.id,
+        userId: 'U2',
+        teamId: 'T1',
+        channelId: approval.channelId,
+        vote: 'approve',
+        reason: null,
+      });
+      if (result.ok && result.kind === 'decided') report.committed += 1;
+      else report.lost += 1;
+    }
+    await ctx.db.close();
+    port.postMessage(report);
   }
-  database.close();
-  port.postMessage(report);
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { startBotProcess } from '../test/support/bot-process.js';
+import { type BotProcess, startBotProcess } from '../test/support/bot-process.js';
 import { sleep } from '../test/support/wait.js';
 import type { BenchResult } from './report.js';
 import { clickRequest, pauseThreads, scriptApprovalFlow, startFakes, waitForAnswers } from './rig.js';
@@ -18,8 +18,9 @@ function rssMiB(pid: number): number {
 /** RSS of the real bot process (`src/main.ts`) with `threads` pending approvals, and after all are decided. */
 export async function benchMemory(size: MemorySize): Promise<BenchResult> {
   const fakes = await startFakes();
-  const bot = await startBotProcess({ env: fakes.env });
+  let bot: BotProcess | undefined;
   try {
+    bot = await startBotProcess({ env: fakes.env });
     scriptApprovalFlow(fakes.model);
     const url = `${bot.url}/slack/events`;
     // One warm-up conversation, so the baseline includes code loaded on first use.
@@ -52,7 +53,7 @@ export async function benchMemory(size: MemorySize): Promise<BenchResult> {
       ],
     };
   } finally {
-    await bot.kill('SIGTERM');
+    await bot?.kill('SIGTERM');
     await fakes.close();
   }
 }

@@ -13,7 +13,7 @@ export interface PauseResumeSize {
 /** Pause and resume cost against conversation length, through the real runner and SQLite stores. */
 export async function benchPauseResume(size: PauseResumeSize): Promise<BenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'bot-bench-pause-'));
-  const fixture = createStoreFixture(join(dir, 'bot.db'));
+  const fixture = await createStoreFixture(join(dir, 'bot.db'));
   try {
     const measure = async (length: number): Promise<Row> => {
       const persist: number[] = [];
@@ -21,8 +21,8 @@ export async function benchPauseResume(size: PauseResumeSize): Promise<BenchResu
       const wal: number[] = [];
       const state: number[] = [];
       for (let rep = 0; rep < size.repetitions; rep++) {
-        const { thread, conversationId } = fixture.seedThread(length);
-        fixture.checkpoint();
+        const { thread, conversationId } = await fixture.seedThread(length);
+        await fixture.checkpoint();
         const { approval, sample } = await fixture.pause(thread, conversationId);
         const { resumeMs } = await fixture.approveAndResume(approval);
         persist.push(sample.persistMs);
@@ -62,7 +62,7 @@ export async function benchPauseResume(size: PauseResumeSize): Promise<BenchResu
       ],
     };
   } finally {
-    fixture.close();
+    await fixture.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOpenAIModel } from '../src/agent/openai-client.js';
+import { loadApprovalPolicy } from '../src/approvals/policy-file.js';
 import { type Bot, createBot, SYSTEM_PROMPT } from '../src/bot.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
@@ -64,10 +65,13 @@ export async function startInProcessBot(
 ): Promise<{ bot: Bot; url: string; warnings: string[] }> {
   const loaded = loadConfig({ ...fakes.env, PORT: '0' });
   if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
+  const policy = loadApprovalPolicy(loaded.config.approvalPolicyFile);
+  if (!policy.ok) throw new Error(policy.problems.join('\n'));
   const warnings: string[] = [];
-  const bot = createBot(
+  const bot = await createBot(
     loaded.config,
     createLogger('warn', (line) => warnings.push(line)),
+    policy.policy,
     {
       model: createOpenAIModel({ ...loaded.config.openai, systemPrompt: SYSTEM_PROMPT, maxRetries: 0 }),
       retryConfig: { retries: 0 },
@@ -109,31 +113,57 @@ function isCard(call: SlackCall): boolean {
   return call.method === 'chat.postMessage' && isApprovalCard(call);
 }
 
+/** Threads that got the final answer; a thread counts once, however often its answer was posted. */
 const answers = (slack: FakeSlack) =>
-  slack.calls.filter((c) => c.method === 'chat.postMessage' && c.params.text === ANSWER).length;
+  new Set(
+    slack.calls
+      .filter((c) => c.method === 'chat.postMessage' && c.params.text === ANSWER)
+      .map((c) => String(c.params.thread_ts)),
+  ).size;
 
-/** Starts `count` threads that each pause on an approval; resolves with their cards once all are posted. */
+/** The first card of each approval among `calls`, in order: a card posted twice still asks one decision. */
+function distinctCards(calls: readonly SlackCall[]): SlackCall[] {
+  const seen = new Set<string>();
+  return calls.filter((call) => {
+    if (!isCard(call)) return false;
+    const id = approvalIdOf(call);
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}
+
+/**
+ * Starts `count` threads that each pause on an approval; resolves with one card per new approval once all
+ * are posted (distinct approvals: the bot may post a card twice, and a second click on it decides nothing).
+ * Several URLs (one per bot process) get the mentions in turn.
+ */
 export async function pauseThreads(
   fakes: Fakes,
-  url: string,
+  url: string | readonly string[],
   count: number,
   batch = 50,
 ): Promise<SlackCall[]> {
-  const before = fakes.slack.calls.filter(isCard).length;
+  const urls = typeof url === 'string' ? [url] : url;
+  const before = new Set(distinctCards(fakes.slack.calls).map(approvalIdOf));
   for (let sent = 0; sent < count; sent += batch) {
     const size = Math.min(batch, count - sent);
-    await fakes.load.fire(Array.from({ length: size }, () => mentionRequest(url, 'add a note')));
+    await fakes.load.fire(
+      Array.from({ length: size }, (_, i) =>
+        mentionRequest(urls[(sent + i) % urls.length] ?? '', 'add a note'),
+      ),
+    );
   }
   return waitUntil(
     () => {
-      const cards = fakes.slack.calls.filter(isCard).slice(before);
+      const cards = distinctCards(fakes.slack.calls).filter((card) => !before.has(approvalIdOf(card)));
       return cards.length >= count ? cards : undefined;
     },
     { timeoutMs: 120_000, message: `expected ${count} approval cards` },
   );
 }
 
-/** Waits until `count` runs have posted their final answer in total. */
+/** Waits until `count` threads in total have got their final answer. */
 export function waitForAnswers(fakes: Fakes, count: number): Promise<true> {
   return waitUntil(() => answers(fakes.slack) >= count, {
     timeoutMs: 120_000,

@@ -99,6 +99,12 @@ function timed<T>(fn: () => T): { value: T; ms: number } {
   return { value, ms: performance.now() - started };
 }
 
+async function timedAsync<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await fn();
+  return { value, ms: performance.now() - started };
+}
+
 /**
  * Side by side with `@openai/agents`: the same conversations paused on the same gated tool. Ours: serialise
  * the run state, and restore it (read the run row and parse it); size = the state plus the items the pause
@@ -107,25 +113,25 @@ function timed<T>(fn: () => T): { value: T; ms: number } {
 export async function benchSdkCompare(size: SdkCompareSize): Promise<BenchResult> {
   setTracingDisabled(true);
   const dir = mkdtempSync(join(tmpdir(), 'bot-bench-sdk-'));
-  const fixture = createStoreFixture(join(dir, 'bot.db'));
+  const fixture = await createStoreFixture(join(dir, 'bot.db'));
   const agent = sdkAgent();
   try {
     const measure = async (length: number) => {
       const ours = { save: [] as number[], restore: [] as number[], bytes: [] as number[] };
       const sdk = { save: [] as number[], restore: [] as number[], bytes: [] as number[] };
       for (let rep = 0; rep < size.repetitions; rep++) {
-        const { thread, conversationId } = fixture.seedThread(length);
+        const { thread, conversationId } = await fixture.seedThread(length);
         const { approval } = await fixture.pause(thread, conversationId);
-        const restored = timed(() => {
-          const record = fixture.store.getRun(approval.runId);
+        const restored = await timedAsync(async () => {
+          const record = await fixture.store.getRun(approval.runId);
           return record ? parseRunState(record.state) : undefined;
         });
         if (!restored.value?.ok) throw new Error('our run state did not parse');
         const state = restored.value.state;
         const saved = timed(() => serializeRunState(state));
-        const appended = fixture.store
-          .loadHistory(conversationId)
-          .filter((item) => item.runId === approval.runId);
+        const appended = (await fixture.store.loadHistory(conversationId)).filter(
+          (item) => item.runId === approval.runId,
+        );
         ours.save.push(saved.ms);
         ours.restore.push(restored.ms);
         ours.bytes.push(
@@ -181,7 +187,7 @@ export async function benchSdkCompare(size: SdkCompareSize): Promise<BenchResult
       ],
     };
   } finally {
-    fixture.close();
+    await fixture.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

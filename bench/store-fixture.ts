@@ -10,11 +10,13 @@ import type { ApprovalRecord } from '../src/approvals/approval.js';
 import { ApprovalService } from '../src/approvals/approval-service.js';
 import { builtInPolicy } from '../src/approvals/policy.js';
 import type { ThreadRef } from '../src/conversations/ports.js';
-import { createApprovalStore } from '../src/db/approval-store.js';
-import { createConversationStore } from '../src/db/conversation-store.js';
-import { type Db, openDatabase } from '../src/db/database.js';
-import { createNotesStore } from '../src/db/notes-store.js';
-import { createRunStore, insertItems } from '../src/db/run-store.js';
+import { openPostgresDatabase } from '../src/db/postgres/postgres-database.js';
+import { insertItems } from '../src/db/run-rows.js';
+import { count } from '../src/db/sql/program.js';
+import type { SqlDatabase } from '../src/db/sql/sql-database.js';
+import { openSqliteDatabase } from '../src/db/sqlite/sqlite-database.js';
+import type { StoreContext } from '../src/db/store-context.js';
+import { createStores } from '../src/db/stores.js';
 import { randomId } from '../src/ids.js';
 import { silentLogger } from '../src/logger.js';
 import { createBuiltInTools } from '../src/tools/built-in-tools.js';
@@ -71,17 +73,34 @@ export interface PauseSample {
 }
 
 /**
+ * A PRAGMA on the database's own connection (journal settings are per connection). Run outside a transaction,
+ * as SQLite refuses some (e.g. `synchronous`) inside one; its rows, if any, are not read.
+ */
+export function pragma(db: SqlDatabase, text: string): Promise<number> {
+  return db.read(function* () {
+    return yield* count(sql.raw(`PRAGMA ${text}`));
+  });
+}
+
+/** The context of one process's stores on `db`: its own lease owner, nobody else known to be gone. */
+export function storeContext(db: SqlDatabase, owner: string = randomId('bench')): StoreContext {
+  return {
+    db,
+    clock: { now: () => Date.now() },
+    newId: randomId,
+    owner,
+    leaseMs: 30_000,
+    ownerIsGone: () => false,
+  };
+}
+
+/**
  * The real SQLite stores, runner and approval service on a file, with a scripted in-memory model, plus
  * timing wrappers around the store calls that bracket a pause and a resume.
  */
-export function createStoreFixture(path: string) {
-  const database = openDatabase(path);
-  const db: Db = database.db;
-  db.run(sql.raw('PRAGMA wal_autocheckpoint = 0'));
-  const clock = { now: () => Date.now() };
-  const inner = createRunStore(db, clock);
-  let lastPause: PauseSample | undefined;
-  let historyLoadedAt = Number.NaN;
+export async function createStoreFixture(path: string) {
+  const db = openSqliteDatabase(path);
+  await pragma(db, 'wal_autocheckpoint = 0');
   const walSize = () => {
     try {
       return statSync(`${path}-wal`).size;
@@ -89,33 +108,57 @@ export function createStoreFixture(path: string) {
       return 0;
     }
   };
+  return storeFixture(db, walSize, () => pragma(db, 'wal_checkpoint(TRUNCATE)'));
+}
+
+/**
+ * The same on a PostgreSQL database (migrated on open). It has no WAL file of its own to measure (`walBytes`
+ * is 0) and nothing to checkpoint.
+ */
+export async function createPostgresStoreFixture(url: string) {
+  const db = await openPostgresDatabase(url, { poolSize: 2 });
+  return storeFixture(
+    db,
+    () => 0,
+    async () => 0,
+  );
+}
+
+function storeFixture(db: SqlDatabase, walSize: () => number, checkpoint: () => Promise<number>) {
+  const ctx = storeContext(db);
+  const { clock } = ctx;
+  const stores = createStores(ctx);
+  const inner = stores.runs;
+  let lastPause: PauseSample | undefined;
+  let historyLoadedAt = Number.NaN;
   const store: RunStore = {
     ...inner,
     loadHistory(conversationId) {
       historyLoadedAt = performance.now();
       return inner.loadHistory(conversationId);
     },
-    saveTurn(input) {
+    async saveTurn(lease, input) {
       // The turn that creates requests waiting for a person: the pause's one transaction.
-      if (!input.approvals.some((approval) => !approval.automatic)) return inner.saveTurn(input);
+      if (!input.approvals.some((approval) => !approval.automatic)) return inner.saveTurn(lease, input);
       const wal = walSize();
       const started = performance.now();
-      const created = inner.saveTurn(input);
+      const created = await inner.saveTurn(lease, input);
       const persistMs = performance.now() - started;
-      const stateBytes = Buffer.byteLength(inner.getRun(input.runId)?.state ?? '');
+      const stateBytes = Buffer.byteLength((await inner.getRun(lease.runId))?.state ?? '');
       lastPause = { persistMs, walBytes: walSize() - wal, stateBytes };
       return created;
     },
   };
-  const conversations = createConversationStore(db, clock, randomId);
-  const approvals = new ApprovalService({ store: createApprovalStore(db, clock), clock, adminUserIds: [] });
+  const conversations = stores.conversations;
+  const approvals = new ApprovalService({ store: stores.approvals, clock, adminUserIds: [] });
   const poster = { post: async () => {} };
-  const tools = new ToolRegistry(createBuiltInTools({ clock, notes: createNotesStore(db, clock), poster }));
+  const tools = new ToolRegistry(createBuiltInTools({ clock, notes: stores.notes, poster }));
   const runner = new Runner({
     model: scriptedModel,
     tools,
     policy: builtInPolicy(),
     store,
+    standing: stores.standing,
     clock,
     newId: randomId,
     logger: silentLogger,
@@ -127,16 +170,19 @@ export function createStoreFixture(path: string) {
     store: inner,
     approvals,
     /** A new thread whose conversation already holds `priorItems` items. */
-    seedThread(priorItems: number): { thread: ThreadRef; conversationId: string } {
+    async seedThread(priorItems: number): Promise<{ thread: ThreadRef; conversationId: string }> {
       threads += 1;
       const thread = {
         teamId: 'T1',
         channelId: 'C1',
         threadTs: `1700000000.${String(threads).padStart(6, '0')}`,
       };
-      const conversationId = conversations.findOrCreate(thread);
+      const conversationId = await conversations.findOrCreate(thread, 'slack');
       const items = Array.from({ length: priorItems }, (_, i) => priorItem(i));
-      db.transaction((tx) => insertItems(tx, conversationId, null, null, items, clock.now()));
+      const at = clock.now();
+      await db.write(function* () {
+        yield* insertItems(conversationId, null, null, items, at);
+      });
       return { thread, conversationId };
     },
     /** Starts a run with a user message and drives it until it pauses on its approval. */
@@ -151,7 +197,14 @@ export function createStoreFixture(path: string) {
         text: 'please add a note',
         messageTs: (Date.now() / 1000).toFixed(6),
       };
-      conversations.startRunOrQueue({ conversationId, runId, message, state: initialRunState(), audit: [] });
+      const started = await conversations.startRunOrQueue({
+        conversationId,
+        runId,
+        message,
+        state: initialRunState(),
+        audit: [],
+      });
+      if (started !== 'started') throw new Error(`the run did not start (${started})`);
       lastPause = undefined;
       const outcome = await runner.advance(runId);
       const approval = outcome.kind === 'paused' ? outcome.approvals[0] : undefined;
@@ -176,7 +229,7 @@ export function createStoreFixture(path: string) {
       if (outcome.kind !== 'completed') throw new Error(`the resumed run ended ${outcome.kind}`);
       return { resumeMs: historyLoadedAt - started };
     },
-    checkpoint: () => db.all(sql.raw('PRAGMA wal_checkpoint(TRUNCATE)')),
-    close: () => database.close(),
+    checkpoint,
+    close: () => db.close(),
   };
 }

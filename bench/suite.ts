@@ -15,7 +15,7 @@ export interface SuiteSizes {
   memory: MemorySize;
 }
 
-/** The sizes of `npm run bench` (about two minutes on 2 cores). */
+/** The sizes of `npm run bench` (a few minutes on 2 cores). */
 export const FULL_SIZES: SuiteSizes = {
   clickAck: { concurrencies: [1, 10, 100], samples: 300 },
   turnOverhead: { turns: 300 },
@@ -35,14 +35,26 @@ export const SMOKE_SIZES: SuiteSizes = {
   memory: { threads: 3 },
 };
 
-/** Every benchmark in order; `onResult` sees each as soon as it is done. */
-export async function runSuite(sizes: SuiteSizes, onResult: (result: BenchResult) => void = () => {}) {
+export interface SuiteOptions {
+  /**
+   * A PostgreSQL server's URL (a role that may `create database`): the PostgreSQL rows create a fresh database
+   * on it per case and drop it after. `npm run bench` starts one (see bench/postgres.ts), the smoke test
+   * passes vitest's.
+   */
+  postgresUrl: string;
+  /** Sees each benchmark as soon as it is done. */
+  onResult?: (result: BenchResult) => void;
+}
+
+/** Every benchmark in order. */
+export async function runSuite(sizes: SuiteSizes, options: SuiteOptions) {
+  const { postgresUrl, onResult = () => {} } = options;
   const steps: (() => Promise<BenchResult>)[] = [
-    () => benchClickAck(sizes.clickAck),
+    () => benchClickAck(sizes.clickAck, postgresUrl),
     () => benchTurnOverhead(sizes.turnOverhead),
     () => benchPauseResume(sizes.pauseResume),
     () => benchSdkCompare(sizes.sdkCompare),
-    () => benchDecisions(sizes.decisions),
+    () => benchDecisions(sizes.decisions, postgresUrl),
     () => benchMemory(sizes.memory),
   ];
   const results: BenchResult[] = [];

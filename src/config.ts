@@ -29,6 +29,25 @@ const envSchema = z.object({
     .min(1, 'must be a positive number of milliseconds')
     .default(60_000),
   DATABASE_PATH: z.string().min(1).default('./data/bot.db'),
+  DATABASE_URL: z
+    .string()
+    .regex(
+      /^postgres(ql)?:\/\/\S+$/,
+      'must be a PostgreSQL URL such as postgres://bot:secret@db.example.com/bot',
+    )
+    .optional(),
+  DATABASE_POOL_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100, 'must be a number of connections from 1 to 100')
+    .default(10),
+  RUN_LEASE_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(30_000, 'must be a number of milliseconds from 1000 to 30000')
+    .default(30_000),
   ADMIN_USER_IDS: z
     .string()
     .default('')
@@ -68,11 +87,21 @@ const envSchema = z.object({
 
 export type SlackMode = { kind: 'socket'; appToken: string } | { kind: 'http'; signingSecret: string };
 
+/** SQLite (a file, the embedded default) or PostgreSQL (several bot processes sharing the work). */
+export type DatabaseConfig =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string; poolSize: number };
+
 export interface Config {
   slack: { botToken: string; mode: SlackMode; apiUrl: string };
   port: number;
   openai: { apiKey: string; baseURL: string | undefined; model: string; stream: boolean; timeoutMs: number };
-  databasePath: string;
+  database: DatabaseConfig;
+  /**
+   * How long a process may hold a running run without renewing its claim; after that another process takes
+   * the run over (its owner stopped). Renewed every third of it while the run is driven.
+   */
+  runLeaseMs: number;
   adminUserIds: string[];
   /** Slack workspace admins and owners may also use /approvals and the admins' App Home (read-only rights). */
   auditIncludesWorkspaceAdmins: boolean;
@@ -133,7 +162,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
         stream: e.OPENAI_STREAM,
         timeoutMs: e.OPENAI_TIMEOUT_MS,
       },
-      databasePath: e.DATABASE_PATH,
+      database: e.DATABASE_URL
+        ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
+        : { kind: 'sqlite', path: e.DATABASE_PATH },
+      runLeaseMs: e.RUN_LEASE_MS,
       adminUserIds: e.ADMIN_USER_IDS,
       auditIncludesWorkspaceAdmins: e.AUDIT_INCLUDE_WORKSPACE_ADMINS,
       approvalPolicyFile: e.APPROVAL_POLICY_FILE,

@@ -1,6 +1,7 @@
 import { loadApprovalPolicy } from './approvals/policy-file.js';
 import { createBot } from './bot.js';
 import { loadConfig, withDotEnv } from './config.js';
+import { describeDatabase } from './db/open-database.js';
 import { describeError } from './errors.js';
 import { createLogger } from './logger.js';
 
@@ -35,12 +36,12 @@ async function main(): Promise<void> {
     logger.error('uncaught exception', { error: describeError(error) }),
   );
 
-  const bot = createBot(config, logger, { policy: policy.policy });
+  const bot = await createBot(config, logger, policy.policy);
   const { port } = await bot.start();
   logger.info('bot started', {
     mode: config.slack.mode.kind,
     port,
-    database: config.databasePath,
+    database: describeDatabase(config.database),
     model: config.openai.model,
   });
 

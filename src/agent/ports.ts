@@ -16,6 +16,22 @@ export interface RunRecord {
   teamId: string;
   channelId: string;
   threadTs: string;
+  /**
+   * The token of the claim under which this process drives the run, when it holds the run's lease; null when
+   * another process does, or nobody.
+   */
+  leaseToken: string | null;
+}
+
+/** A claim on a running run: every write of the run carries it, and only the claim held now may write. */
+export interface RunLease {
+  runId: string;
+  token: string;
+}
+
+/** The claim a run record was read under (an empty token, which never matches, when this process has none). */
+export function leaseOf(run: Pick<RunRecord, 'id' | 'leaseToken'>): RunLease {
+  return { runId: run.id, token: run.leaseToken ?? '' };
 }
 
 export interface NewApproval {
@@ -45,59 +61,85 @@ export interface SettledApproval {
 }
 
 /**
+ * Thrown by a run store's write when this process no longer holds the run's lease: it stalled past the lease
+ * and another process took the run over. The run is not ended: its new driver goes on with it.
+ */
+export class RunHandedOver extends Error {
+  readonly runId: string;
+
+  constructor(runId: string) {
+    super(`Run ${runId} is now driven by another process`);
+    this.name = new.target.name;
+    this.runId = runId;
+  }
+}
+
+/**
  * Persistence the runner needs. Each method is one transaction: the state change and its audit events are
- * committed together or not at all.
+ * committed together or not at all. Writes to a run carry the claim it was read under and succeed only while
+ * that claim holds the run's lease (this process started the run, or claimed it with a decision, an expiry or
+ * recovery, and has not lost it since); otherwise they throw `RunHandedOver` and change nothing.
  */
 export interface RunStore {
-  getRun(runId: string): RunRecord | undefined;
-  loadHistory(conversationId: string): StoredItem[];
+  getRun(runId: string): Promise<RunRecord | undefined>;
+  loadHistory(conversationId: string): Promise<StoredItem[]>;
   /**
    * Appends the items of a model turn (its message and tool calls, before any call runs), creates its approvals
-   * (pending, or approved when a standing approval covers them) and saves the state and status.
+   * (pending, each owed a card; or approved when a standing approval covers them) and saves the state and
+   * status. A `completed` run gives up its lease, and its `reply` is owed to the thread.
    */
-  saveTurn(input: {
-    runId: string;
-    state: RunState;
-    status: RunStatus;
-    items: HistoryItem[];
-    approvals: NewApproval[];
-    audit: AuditInput[];
-    /** The run's last message, owed to the thread until it is posted (with status `completed`). */
-    reply?: string;
-  }): ApprovalRecord[];
-  /** The conversation's unrevoked "approve for this thread" for a tool, if any. */
-  standingApproval(conversationId: string, toolName: string): StandingApproval | undefined;
-  approvalsForTurn(runId: string, turn: number): ApprovalRecord[];
+  saveTurn(
+    lease: RunLease,
+    input: {
+      state: RunState;
+      status: RunStatus;
+      items: HistoryItem[];
+      approvals: NewApproval[];
+      audit: AuditInput[];
+      /** The run's last message, owed to the thread until it is posted (with status `completed`). */
+      reply?: string;
+    },
+  ): Promise<ApprovalRecord[]>;
+  approvalsForTurn(runId: string, turn: number): Promise<ApprovalRecord[]>;
   /**
-   * Pauses the running run (running -> paused, with `audit`) when a call of `turn` still waits for a
-   * decision; false when none does. One transaction, so a decision either sees the run paused and claims it,
-   * or was taken before and the caller settles it.
+   * Pauses the running run (running -> paused, with `audit`, giving up the lease) when a call of `turn` still
+   * waits for a decision; false when none does. One transaction, so a decision either sees the run paused and
+   * claims it, or was taken before and the caller settles it.
    */
-  pauseIfPending(runId: string, turn: number, audit: AuditInput[]): boolean;
+  pauseIfPending(lease: RunLease, turn: number, audit: AuditInput[]): Promise<boolean>;
   /** Compare-and-set approved -> executing; false when the call was claimed already. */
-  markExecuting(approvalId: string, audit: AuditInput[]): boolean;
+  markExecuting(lease: RunLease, approvalId: string, audit: AuditInput[]): Promise<boolean>;
   /** Records one tool output of the paused turn, its approval's final status, and the advanced state. */
-  saveToolOutput(input: {
-    runId: string;
-    state: RunState;
-    item: Extract<HistoryItem, { kind: 'tool_output' }>;
-    approval: SettledApproval | null;
-    audit: AuditInput[];
-  }): void;
+  saveToolOutput(
+    lease: RunLease,
+    input: {
+      state: RunState;
+      item: Extract<HistoryItem, { kind: 'tool_output' }>;
+      approval: SettledApproval | null;
+      audit: AuditInput[];
+    },
+  ): Promise<void>;
   /**
-   * Ends the run: completed, failed or cancelled (with the reason). Approvals of the run that are still pending,
-   * or approved but not executed, become `cancelled` with the reason, each with the audit event `cancelAudit`
-   * builds; returns them.
+   * Ends the run: completed, failed or cancelled (with the reason), giving up the lease. Approvals of the run
+   * that the end cancels (see `cancelledByRunEnd`) become `cancelled` with the reason, each with the audit
+   * event `cancelAudit` builds; returns them.
    */
-  finishRun(input: {
-    runId: string;
-    status: RunStatus;
-    error: string | null;
-    audit: AuditInput[];
-    cancelAudit: (approval: ApprovalRecord) => AuditInput;
-    /** The sentence owed to the thread until it is posted. */
-    reply?: string;
-  }): ApprovalRecord[];
+  finishRun(
+    lease: RunLease,
+    input: {
+      status: RunStatus;
+      error: string | null;
+      audit: AuditInput[];
+      cancelAudit: (approval: ApprovalRecord) => AuditInput;
+      /** The sentence owed to the thread until it is posted. */
+      reply?: string;
+    },
+  ): Promise<ApprovalRecord[]>;
+  /**
+   * Extends this process's lease on a run it drives; false when another process holds the running run now
+   * (true, with nothing to extend, once the run paused or ended).
+   */
+  renewLease(runId: string): Promise<boolean>;
 }
 
 export interface Clock {

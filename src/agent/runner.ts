@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
-import type { ApprovalRecord, ApprovalRule } from '../approvals/approval.js';
-import { type ApprovalPolicy, approvalRequirement } from '../approvals/policy.js';
-import { type AuditInput, auditEvent } from '../audit/audit-event.js';
+import type { ApprovalRecord } from '../approvals/approval.js';
+import type { ApprovalPolicy } from '../approvals/policy.js';
+import type { StandingApprovalStore } from '../approvals/ports.js';
+import type { AuditInput } from '../audit/audit-event.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { CallPlanner } from './call-planner.js';
 import {
   callIdsOf,
   type HistoryItem,
@@ -12,11 +13,18 @@ import {
   withUniqueCallIds,
 } from './history.js';
 import { type ChatModel, ModelError } from './model.js';
-import type { Clock, IdGenerator, NewApproval, RunRecord, RunStore, StandingApproval } from './ports.js';
-import { readableArguments, runEvent, runScope } from './run-events.js';
+import {
+  type Clock,
+  type IdGenerator,
+  leaseOf,
+  RunHandedOver,
+  type RunRecord,
+  type RunStore,
+} from './ports.js';
+import { runEvent } from './run-events.js';
 import { parseRunState, type RunState } from './run-state.js';
 import type { ToolRegistry } from './tool-registry.js';
-import { TurnSettler, toolContext, toolOutput } from './turn-settler.js';
+import { TurnSettler } from './turn-settler.js';
 
 export interface RunnerLimits {
   /** Model calls per run, across every pause and resume. */
@@ -37,7 +45,12 @@ export type RunOutcome =
    * The run ended early; `message` is one sentence for the thread. `cancelledApprovals` were pending or approved
    * and will now never execute: their cards need updating.
    */
-  | { kind: 'failed' | 'cancelled'; message: string; cancelledApprovals: ApprovalRecord[] };
+  | { kind: 'failed' | 'cancelled'; message: string; cancelledApprovals: ApprovalRecord[] }
+  /**
+   * Nothing more for this process to do: it stalled past its lease and another process drives the run now, or
+   * the run had already ended.
+   */
+  | { kind: 'handed_over' };
 
 /** What the runner may say in the thread while it works (e.g. that a call was approved automatically). */
 export interface RunHooks {
@@ -65,6 +78,8 @@ export interface RunnerDeps {
   tools: ToolRegistry;
   policy: ApprovalPolicy;
   store: RunStore;
+  /** "Approve for this thread" grants, consulted for calls that need approval. */
+  standing: Pick<StandingApprovalStore, 'find'>;
   clock: Clock;
   newId: IdGenerator;
   logger: Logger;
@@ -82,32 +97,50 @@ export class Runner {
   readonly #limits: RunnerLimits;
   readonly #observers = new Map<string, RunObserver>();
   readonly #settler: TurnSettler;
+  readonly #planner: CallPlanner;
 
   constructor(deps: RunnerDeps) {
     this.#deps = deps;
     this.#limits = deps.limits ?? DEFAULT_LIMITS;
     this.#settler = new TurnSettler(deps);
+    this.#planner = new CallPlanner(deps);
   }
 
   async advance(runId: string, observer: RunObserver = {}): Promise<RunOutcome> {
+    const run = await this.#deps.store.getRun(runId);
+    if (!run) throw new Error(`Run ${runId} not found`);
     this.#observers.set(runId, observer);
     try {
-      return await this.#advance(runId, { notify: observer.notify ?? NO_HOOKS.notify });
+      return await this.#advance(run, { notify: observer.notify ?? NO_HOOKS.notify });
     } catch (error) {
+      if (error instanceof RunHandedOver) {
+        this.#deps.logger.warn('run taken over by another process', { runId });
+        return { kind: 'handed_over' };
+      }
       // A bug or an infrastructure failure (a predicate that throws, a busy database): end the run, so the
       // conversation is not left blocked behind it, and cancel whatever it would still have executed.
       this.#deps.logger.error('run failed unexpectedly', { runId, error: describeError(error) });
-      const run = this.#deps.store.getRun(runId);
-      if (!run) throw error;
-      return this.#end(run, 'failed', UNEXPECTED_FAILURE, `unexpected error: ${describeError(error)}`);
+      try {
+        return await this.#end(
+          run,
+          'failed',
+          UNEXPECTED_FAILURE,
+          `unexpected error: ${describeError(error)}`,
+        );
+      } catch (ending) {
+        if (ending instanceof RunHandedOver) return { kind: 'handed_over' };
+        throw ending;
+      }
     } finally {
       this.#observers.delete(runId);
     }
   }
 
-  async #advance(runId: string, hooks: RunHooks): Promise<RunOutcome> {
-    const run = this.#deps.store.getRun(runId);
-    if (!run) throw new Error(`Run ${runId} not found`);
+  async #advance(run: RunRecord, hooks: RunHooks): Promise<RunOutcome> {
+    // Only a running run this process holds is driven: a paused one waits for a decision, an ended one is done,
+    // and one another process claimed (this one stalled past its lease) is that process's to drive.
+    if (run.status === 'paused') return { kind: 'waiting' };
+    if (run.status !== 'running' || run.leaseToken === null) return { kind: 'handed_over' };
     const parsed = parseRunState(run.state);
     if (!parsed.ok)
       return this.#end(run, 'cancelled', `I cannot resume this run: ${parsed.reason}`, parsed.reason);
@@ -136,7 +169,7 @@ export class Runner {
       if (state.turn >= this.#limits.maxTurns) {
         return this.#stopAtLimit(run, `${this.#limits.maxTurns} model calls`);
       }
-      const history = this.#deps.store.loadHistory(run.conversationId);
+      const history = await this.#deps.store.loadHistory(run.conversationId);
       let response: Awaited<ReturnType<ChatModel['complete']>>;
       try {
         response = await this.#deps.model.complete({
@@ -164,8 +197,7 @@ export class Runner {
       if (response.toolCalls.length === 0) {
         const text = response.text?.trim() ? response.text : 'Done.';
         // The answer is owed to the thread from the moment the run completes, in the same transaction.
-        this.#deps.store.saveTurn({
-          runId: run.id,
+        await this.#deps.store.saveTurn(leaseOf(run), {
           state,
           status: 'completed',
           items,
@@ -195,42 +227,7 @@ export class Runner {
     items: HistoryItem[],
     hooks: RunHooks,
   ): Promise<RunOutcome | RunState> {
-    const context = toolContext(run);
-    const approvals: NewApproval[] = [];
-    const audit: AuditInput[] = [];
-    const notes: string[] = [];
-    const done = new Set<string>();
-    for (const call of calls) {
-      const tool = this.#deps.tools.get(call.name);
-      if (!tool) {
-        const output = `Unknown tool "${call.name}". Available tools: ${this.#deps.tools.names().join(', ')}.`;
-        items.push(toolOutput(call, output, 'error'));
-        done.add(call.callId);
-        continue;
-      }
-      const parsed = tool.parseArguments(call.arguments);
-      const requirement = await approvalRequirement(this.#deps.policy, tool, parsed, context);
-      if (!requirement.required) continue;
-      const approval = this.#newApproval(call, requirement.rule);
-      // A standing approval covers only calls whose arguments parse: a malformed call always asks a person.
-      const found =
-        parsed.ok && requirement.rule.allowStandingApproval
-          ? this.#deps.store.standingApproval(run.conversationId, call.name)
-          : undefined;
-      // A grant never lets its grantor approve their own later request where self-approval is not allowed.
-      const grant =
-        found && (requirement.rule.allowSelfApproval || found.grantedBy !== run.requesterId)
-          ? found
-          : undefined;
-      if (grant) {
-        approvals.push({ ...approval, automatic: grant });
-        audit.push(this.#automaticApproval(run, call, approval.id, grant));
-        notes.push(`\`${call.name}\` auto-approved (approved for this thread by <@${grant.grantedBy}>)`);
-      } else {
-        approvals.push(approval);
-        audit.push(this.#approvalRequested(run, approval));
-      }
-    }
+    const { approvals, audit, notes, done } = await this.#planner.plan(run, calls, items);
     const pending = approvals.filter((approval) => !approval.automatic);
     const rounds = state.approvalRounds + (pending.length > 0 ? 1 : 0);
     if (rounds > this.#limits.maxApprovalRounds) {
@@ -242,8 +239,7 @@ export class Runner {
       pausedTurn: { turn, calls: calls.map((call) => ({ ...call, done: done.has(call.callId) })) },
     };
     // Saved as still running: the calls that need nobody run first, and no decision can claim the run meanwhile.
-    const created = this.#deps.store.saveTurn({
-      runId: run.id,
+    const created = await this.#deps.store.saveTurn(leaseOf(run), {
       state: saved,
       status: 'running',
       items,
@@ -265,17 +261,18 @@ export class Runner {
   async #settleStoredTurn(
     run: RunRecord,
     state: RunState,
-    approvals = this.#deps.store.approvalsForTurn(run.id, state.pausedTurn?.turn ?? state.turn),
+    given?: ApprovalRecord[],
   ): Promise<RunState | undefined> {
     const observer = this.#observers.get(run.id);
     const turn = state.pausedTurn?.turn ?? state.turn;
+    const approvals = given ?? (await this.#deps.store.approvalsForTurn(run.id, turn));
     let current = await this.#settler.settle(run, state, approvals, observer);
     if (!current.pausedTurn) return current;
     const waiting = approvals
       .filter((approval) => approval.status === 'pending')
       .map((approval) => approval.id);
     if (
-      this.#deps.store.pauseIfPending(run.id, turn, [
+      await this.#deps.store.pauseIfPending(leaseOf(run), turn, [
         this.#event(run, 'run.paused', { turn, pending: waiting }),
       ])
     ) {
@@ -285,72 +282,25 @@ export class Runner {
     current = await this.#settler.settle(
       run,
       current,
-      this.#deps.store.approvalsForTurn(run.id, turn),
+      await this.#deps.store.approvalsForTurn(run.id, turn),
       observer,
     );
     return current.pausedTurn ? undefined : current;
   }
 
-  #approvalRequested(run: RunRecord, approval: NewApproval): AuditInput {
-    return auditEvent('approval.requested', {
-      at: this.#deps.clock.now(),
-      actor: run.requesterId,
-      ...runScope(run),
-      approvalId: approval.id,
-      payload: {
-        tool: approval.toolName,
-        callId: approval.callId,
-        arguments: readableArguments(approval.arguments),
-        rule: approval.rule,
-      },
-    });
-  }
-
-  /** A call a standing approval covers: an automatic decision by the grantor, pointing to the original. */
-  #automaticApproval(
-    run: RunRecord,
-    call: ToolCall,
-    approvalId: string,
-    grant: StandingApproval,
-  ): AuditInput {
-    return auditEvent('approval.approved', {
-      at: this.#deps.clock.now(),
-      actor: grant.grantedBy,
-      ...runScope(run),
-      approvalId,
-      payload: {
-        tool: call.name,
-        callId: call.callId,
-        arguments: readableArguments(call.arguments),
-        automatic: true,
-        originApprovalId: grant.originApprovalId,
-      },
-    });
-  }
-
-  #newApproval(call: ToolCall, rule: ApprovalRule): NewApproval {
-    const now = this.#deps.clock.now();
-    return {
-      id: this.#deps.newId('apr'),
-      callId: call.callId,
-      toolName: call.name,
-      arguments: call.arguments,
-      argumentsHash: createHash('sha256').update(call.arguments).digest('hex'),
-      rule,
-      expiresAt: rule.expiresAfterMs ? now + rule.expiresAfterMs : null,
-      remindAt: rule.remindAfterMs ? now + rule.remindAfterMs : null,
-    };
-  }
-
   /** A bound of the whole run was reached: one clear sentence in the thread. */
-  #stopAtLimit(run: RunRecord, limit: string): RunOutcome {
+  #stopAtLimit(run: RunRecord, limit: string): Promise<RunOutcome> {
     const reason = `the run reached its limit of ${limit}`;
     return this.#end(run, 'failed', `I stopped because ${reason}; please ask again, more narrowly.`, reason);
   }
 
-  #end(run: RunRecord, status: 'failed' | 'cancelled', message: string, reason: string): RunOutcome {
-    const cancelledApprovals = this.#deps.store.finishRun({
-      runId: run.id,
+  async #end(
+    run: RunRecord,
+    status: 'failed' | 'cancelled',
+    message: string,
+    reason: string,
+  ): Promise<RunOutcome> {
+    const cancelledApprovals = await this.#deps.store.finishRun(leaseOf(run), {
       status,
       error: reason,
       reply: message,

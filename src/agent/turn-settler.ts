@@ -8,7 +8,7 @@ import type { AuditInput } from '../audit/audit-event.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ToolCall, ToolOutputItem } from './history.js';
-import type { Clock, RunRecord, RunStore } from './ports.js';
+import { type Clock, leaseOf, type RunRecord, type RunStore } from './ports.js';
 import { runEvent } from './run-events.js';
 import type { RunState } from './run-state.js';
 import type { ToolContext } from './tool.js';
@@ -64,8 +64,7 @@ export class TurnSettler {
       );
       const last = calls.every((c) => c.done);
       current = { ...current, pausedTurn: last ? null : { turn: paused.turn, calls } };
-      this.#deps.store.saveToolOutput({
-        runId: run.id,
+      await this.#deps.store.saveToolOutput(leaseOf(run), {
         state: current,
         item: toolOutput(call, settled.text, settled.status),
         approval:
@@ -139,7 +138,7 @@ export class TurnSettler {
           const text = parsed && !parsed.ok ? parsed.error : `Unknown tool "${call.name}".`;
           return { text, status: 'error', approvalStatus: 'executed' };
         }
-        const claimed = this.#deps.store.markExecuting(approval.id, [
+        const claimed = await this.#deps.store.markExecuting(leaseOf(run), approval.id, [
           runEvent(
             this.#deps.clock,
             run,

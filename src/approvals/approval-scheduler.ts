@@ -2,6 +2,7 @@ import type { Clock } from '../agent/ports.js';
 import { auditEvent } from '../audit/audit-event.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { SurfaceKind } from '../surfaces.js';
 import { type ApprovalRecord, formatDuration } from './approval.js';
 import type { ApprovalTimerStore } from './ports.js';
 
@@ -15,6 +16,8 @@ export interface ApprovalTimerEvents {
 
 export interface ApprovalSchedulerDeps {
   store: ApprovalTimerStore;
+  /** The conversations whose deadlines this process acts on (the Slack bot's, or the terminal's). */
+  surface: SurfaceKind;
   events: ApprovalTimerEvents;
   clock: Clock;
   logger: Logger;
@@ -28,7 +31,8 @@ export const DEFAULT_SCHEDULER_INTERVAL_MS = 5000;
 /**
  * The one place where approval deadlines are acted on: expired requests are marked `expired` and their runs
  * resumed, due reminders are sent. Every change is a compare-and-set in the store, so ticks never act twice
- * on one deadline. The first tick runs at `start`, which handles what expired while the process was down.
+ * on one deadline, in this process or another. The first tick runs at `start`, which handles what expired while
+ * the process was down.
  */
 export class ApprovalScheduler {
   readonly #deps: ApprovalSchedulerDeps;
@@ -62,16 +66,16 @@ export class ApprovalScheduler {
   }
 
   async #check(): Promise<void> {
-    const { store, events, clock, logger } = this.#deps;
+    const { store, events, clock, logger, surface } = this.#deps;
     const now = clock.now();
-    const expired = store.expireDue(now, (approval) => [
+    const expired = await store.expireDue(now, surface, (approval) => [
       auditEvent('approval.expired', {
         at: now,
         ...scope(approval),
         payload: { tool: approval.toolName, callId: approval.callId, rule: approval.rule },
       }),
     ]);
-    const reminders = store.claimReminders(now, (approval) => [
+    const reminders = await store.claimReminders(now, surface, (approval) => [
       auditEvent('approval.reminded', {
         at: now,
         ...scope(approval),

@@ -51,7 +51,7 @@ export class ApprovalService {
 
   async decide(request: DecisionRequest): Promise<DecisionResult> {
     const { store, clock } = this.#deps;
-    const approval = store.get(request.approvalId);
+    const approval = await store.get(request.approvalId);
     // An approval of another workspace is as unknown as a forged id: reveal nothing.
     if (!approval || approval.teamId !== request.teamId) return { ok: false, kind: 'not_found' };
     const scope = {
@@ -73,7 +73,7 @@ export class ApprovalService {
     const unavailable = unavailableOption(approval, request);
     if (permission.ok && unavailable) return { ok: false, kind: 'not_allowed', message: unavailable };
     if (!permission.ok) {
-      store.recordAudit([
+      await store.recordAudit([
         auditEvent('approval.refused', {
           at: clock.now(),
           actor: request.userId,
@@ -94,7 +94,7 @@ export class ApprovalService {
         : request.editedArguments
           ? 'approval.edited'
           : 'approval.approved';
-    const result = store.vote({
+    const result = await store.vote({
       approvalId: approval.id,
       userId: request.userId,
       vote: request.vote,

@@ -33,6 +33,12 @@ export const approvalRuleSchema = z.object({
 });
 export type ApprovalRule = z.infer<typeof approvalRuleSchema>;
 
+/** A tool's entry in the policy: whether approval is required (undefined: the tool decides) and the rule. */
+export interface ToolPolicy {
+  requireApproval: boolean | undefined;
+  rule: ApprovalRule;
+}
+
 /** An approval as the core sees it. */
 export interface ApprovalRecord {
   id: string;

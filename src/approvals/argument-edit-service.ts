@@ -29,8 +29,8 @@ export class ArgumentEditService {
   }
 
   /** The arguments to show in the editor: pretty JSON when they parse, else the raw text the model sent. */
-  draft(approvalId: string, teamId: string): EditDraft {
-    const approval = this.#deps.store.get(approvalId);
+  async draft(approvalId: string, teamId: string): Promise<EditDraft> {
+    const approval = await this.#deps.store.get(approvalId);
     if (!approval || approval.teamId !== teamId) return { ok: false, kind: 'not_found' };
     if (approval.status !== 'pending') return { ok: false, kind: 'not_pending', approval };
     return { ok: true, approval, json: prettyJson(approval.arguments) };
@@ -40,7 +40,7 @@ export class ArgumentEditService {
   async submit(
     request: Omit<DecisionRequest, 'vote' | 'reason' | 'editedArguments'> & { json: string },
   ): Promise<EditResult> {
-    const approval = this.#deps.store.get(request.approvalId);
+    const approval = await this.#deps.store.get(request.approvalId);
     if (!approval || approval.teamId !== request.teamId) return { ok: false, kind: 'not_found' };
     const tool = this.#deps.tools.get(approval.toolName);
     if (!tool)

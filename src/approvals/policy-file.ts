@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { type ApprovalRule, approverSchema } from './approval.js';
+import { type ApprovalRule, approverSchema, type ToolPolicy } from './approval.js';
 import {
   type ApprovalPolicy,
   BASE_TOOL_POLICY,
   BUILT_IN_TOOL_POLICIES,
   builtInPolicy,
   createPolicy,
-  type ToolPolicy,
 } from './policy.js';
 import { policyProblem } from './policy-problems.js';
 

@@ -1,5 +1,4 @@
-import { formatDuration } from './approval.js';
-import type { ToolPolicy } from './policy.js';
+import { formatDuration, type ToolPolicy } from './approval.js';
 
 /**
  * The active policy in one line, for the start-up output and the `policy.loaded` audit event.

@@ -1,12 +1,6 @@
 import type { AgentTool, ParsedArguments, ToolContext } from '../agent/tool.js';
-import type { ApprovalRule, Approver } from './approval.js';
+import type { ApprovalRule, Approver, ToolPolicy } from './approval.js';
 import { summarizePolicy } from './policy-summary.js';
-
-/** A tool's entry in the policy: whether approval is required (undefined: the tool decides) and the rule. */
-export interface ToolPolicy {
-  requireApproval: boolean | undefined;
-  rule: ApprovalRule;
-}
 
 export interface ApprovalPolicy {
   /** The rule for a tool; tools without their own entry get the defaults. */

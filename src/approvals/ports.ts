@@ -1,4 +1,6 @@
+import type { StandingApproval } from '../agent/ports.js';
 import type { AuditInput } from '../audit/audit-event.js';
+import type { SurfaceKind } from '../surfaces.js';
 import type { ApprovalRecord } from './approval.js';
 
 export type Vote = 'approve' | 'reject';
@@ -12,11 +14,11 @@ export type VoteResult =
   | { kind: 'already_decided'; approval: ApprovalRecord };
 
 export interface ApprovalStore {
-  get(approvalId: string): ApprovalRecord | undefined;
+  get(approvalId: string): Promise<ApprovalRecord | undefined>;
   /**
-   * One transaction: records the person's vote, settles the request with a compare-and-set on `pending` when
-   * the vote decides it, and when no call of the paused turn is still pending claims the run (paused ->
-   * running) so that exactly one caller resumes it.
+   * One transaction, holding the run and then the approval: records the person's vote, settles the request as
+   * `tallyVotes` says, and when `turnSettled` claims the run (paused -> running, leased to this process) so
+   * that exactly one caller, in any process, resumes it.
    */
   vote(input: {
     approvalId: string;
@@ -28,10 +30,12 @@ export interface ApprovalStore {
     /** Stored with the approval when the vote approves it; the edited arguments are what executes. */
     editedArguments: string | null;
     audit: AuditInput[];
-  }): VoteResult;
+  }): Promise<VoteResult>;
   /** Approvers who voted approve so far, in order. */
-  approvers(approvalId: string): string[];
-  recordAudit(events: AuditInput[]): void;
+  approvers(approvalId: string): Promise<string[]>;
+  /** The conversation's requests still waiting for a decision, oldest first. */
+  pendingIn(conversationId: string): Promise<ApprovalRecord[]>;
+  recordAudit(events: AuditInput[]): Promise<void>;
 }
 
 /** Members of a Slack user group (`S…`), for rules that name one. Implementations cache with a short expiry. */
@@ -50,39 +54,50 @@ export interface ExtraCard {
 
 /** What the Slack layer needs to render every copy of a card from the current state. */
 export interface ApprovalCardStore {
-  get(approvalId: string): ApprovalRecord | undefined;
-  approvers(approvalId: string): string[];
-  extraCards(approvalId: string): ExtraCard[];
+  get(approvalId: string): Promise<ApprovalRecord | undefined>;
+  approvers(approvalId: string): Promise<string[]>;
+  extraCards(approvalId: string): Promise<ExtraCard[]>;
   /** Records a copy of the card, with its `approval.card_posted` audit event. */
-  addExtraCard(approval: ApprovalRecord, card: ExtraCard): void;
+  addExtraCard(approval: ApprovalRecord, card: ExtraCard): Promise<void>;
 }
 
-/** Deadlines of pending requests: expiry and reminders. Each method is one transaction of compare-and-sets. */
+/**
+ * Deadlines of pending requests of one surface's conversations: expiry and reminders. Each method is one
+ * transaction of compare-and-sets on rows it locks, passing over rows another process holds, so each deadline
+ * fires once whatever the number of processes.
+ */
 export interface ApprovalTimerStore {
   /**
    * Marks every pending request whose deadline has passed `expired` (pending -> expired), records `audit(a)`
-   * with each, and claims the run (paused -> running) when no call of its turn is still pending.
+   * with each, and claims the run (paused -> running, leased to this process) when its turn is settled.
    */
   expireDue(
     now: number,
+    surface: SurfaceKind,
     audit: (approval: ApprovalRecord) => AuditInput[],
-  ): { approval: ApprovalRecord; runClaimed: boolean }[];
+  ): Promise<{ approval: ApprovalRecord; runClaimed: boolean }[]>;
   /**
    * Pending requests whose reminder is due; each one's next reminder is moved to `now + remindAfter` with a
    * compare-and-set, so one period gives at most one reminder whatever the number of callers.
    */
-  claimReminders(now: number, audit: (approval: ApprovalRecord) => AuditInput[]): ApprovalRecord[];
+  claimReminders(
+    now: number,
+    surface: SurfaceKind,
+    audit: (approval: ApprovalRecord) => AuditInput[],
+  ): Promise<ApprovalRecord[]>;
 }
 
 export type RevokeResult =
   | { ok: true; toolName: string; grantedBy: string; conversationId: string }
   | { ok: false; reason: 'not_found' | 'not_active' };
 
-/** "Approve for this thread" grants, as admins manage them. */
-export interface StandingApprovals {
+/** "Approve for this thread" grants. */
+export interface StandingApprovalStore {
+  /** The conversation's unrevoked grant for a tool, if any. */
+  find(conversationId: string, toolName: string): Promise<StandingApproval | undefined>;
   /**
    * Revokes the grant made by the decision on `approvalId` (one of this workspace's requests), with a
    * compare-and-set on the grant still being active and its audit event in the same transaction.
    */
-  revoke(input: { teamId: string; approvalId: string; userId: string; at: number }): RevokeResult;
+  revoke(input: { teamId: string; approvalId: string; userId: string; at: number }): Promise<RevokeResult>;
 }

@@ -62,20 +62,20 @@ export interface ApprovalStats {
 
 /**
  * Read-only questions about approvals and the audit log, for the slash command, App Home and the command line.
- * Implemented over the database by `src/db/audit-query-store.ts`.
+ * Implemented over either database by `src/db/audit-query-store.ts`.
  */
 export interface AuditQueries {
   /** The whole chain in sequence order, for verification. */
-  chain(): StoredAuditEvent[];
-  events(filter: AuditEventFilter): AuditEventRow[];
-  pending(teamId: string, page: PageRequest): Page<ApprovalRecord>;
+  chain(): Promise<StoredAuditEvent[]>;
+  events(filter: AuditEventFilter): Promise<AuditEventRow[]>;
+  pending(teamId: string, page: PageRequest): Promise<Page<ApprovalRecord>>;
   /** Requests that are no longer pending, latest decision first. */
-  history(query: HistoryQuery): Page<ApprovalRecord>;
+  history(query: HistoryQuery): Promise<Page<ApprovalRecord>>;
   /** One request of this workspace, or undefined (unknown id, or another workspace's). */
-  detail(teamId: string, approvalId: string): ApprovalDetail | undefined;
-  stats(teamId: string, since?: number): ApprovalStats;
+  detail(teamId: string, approvalId: string): Promise<ApprovalDetail | undefined>;
+  stats(teamId: string, since?: number): Promise<ApprovalStats>;
   /** A person's own requests, latest first. */
-  requestsBy(teamId: string, userId: string, limit: number): ApprovalRecord[];
+  requestsBy(teamId: string, userId: string, limit: number): Promise<ApprovalRecord[]>;
 }
 
 /** The median of a list of numbers; null for an empty list. */

@@ -5,11 +5,14 @@ const SECRET_KEY = /(token|password|passwd|secret|authorization|api[_-]?key|priv
 const SECRET_VALUE =
   /\b(xox[abposr]-[A-Za-z0-9-]{8,}|xapp-[A-Za-z0-9-]{8,}|sk-[A-Za-z0-9_-]{16,}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,}|AIza[0-9A-Za-z_-]{30,})\b/g;
 
+/** The password of a URL such as `postgres://bot:PASSWORD@db.example.com/bot`. */
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s/@]+@/gi;
+
 export const REDACTED = '[redacted]';
 
 /** Replaces credential-looking substrings of a string. */
 export function redactText(text: string): string {
-  return text.replace(SECRET_VALUE, REDACTED);
+  return text.replace(SECRET_VALUE, REDACTED).replace(URL_PASSWORD, `$1${REDACTED}@`);
 }
 
 /** A deep copy of a JSON value with secret keys and credential-looking strings redacted. */

@@ -8,8 +8,8 @@ import { parseTimePoint } from '../audit/time-filter.js';
 import { verifyChain } from '../audit/verify-chain.js';
 import { loadConfig } from '../config.js';
 import { createAuditQueryStore } from '../db/audit-query-store.js';
-import type { Db } from '../db/database.js';
-import { openDatabaseReadOnly } from '../db/read-only-database.js';
+import { describeDatabase, openDatabaseReadOnly } from '../db/open-database.js';
+import type { SqlDatabase } from '../db/sql/sql-database.js';
 import { describeError } from '../errors.js';
 
 export interface CliIo {
@@ -34,7 +34,8 @@ Filters (list and export):
   --team T…       events of this workspace
   --format table|csv|jsonl
 
-The database is DATABASE_PATH (default ./data/bot.db), from the environment or .env.`;
+The database is DATABASE_URL (PostgreSQL) when set, else DATABASE_PATH (SQLite, default ./data/bot.db),
+from the environment or .env.`;
 
 const optionsSchema = z.object({
   since: z.string().optional(),
@@ -119,7 +120,11 @@ export function parseAuditArgs(argv: readonly string[], now: number): Parsed {
  * `npm run audit -- verify|list|export`. Returns the exit code: 0 done (chain intact), 1 chain broken,
  * 2 usage or configuration problem.
  */
-export function runAuditCli(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): number {
+export async function runAuditCli(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  io: CliIo,
+): Promise<number> {
   if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
     io.out(AUDIT_USAGE);
     return 0;
@@ -134,27 +139,35 @@ export function runAuditCli(argv: readonly string[], env: NodeJS.ProcessEnv, io:
     io.err(`Configuration error:\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}`);
     return 2;
   }
-  const path = loaded.config.databasePath;
-  if (!existsSync(path)) {
-    io.err(`No database at ${path}. Set DATABASE_PATH to the bot's SQLite file.`);
+  const { database: where } = loaded.config;
+  if (where.kind === 'sqlite' && !existsSync(where.path)) {
+    io.err(`No database at ${where.path}. Set DATABASE_PATH to the bot's SQLite file, or DATABASE_URL.`);
     return 2;
   }
-  const database = openDatabaseReadOnly(path);
+  let database: SqlDatabase;
   try {
-    return runCommand(args, database.db, io);
+    database = await openDatabaseReadOnly(where);
   } catch (error) {
-    if (!/no such table/.test(describeError(error))) throw error;
-    io.err(`${path} has no audit log: it is not the bot's database, or the bot never started on it.`);
+    io.err(`Cannot open ${describeDatabase(where)}: ${describeError(error)}`);
+    return 2;
+  }
+  try {
+    return await runCommand(args, database, io);
+  } catch (error) {
+    if (!/no such table|does not exist/.test(describeError(error))) throw error;
+    io.err(
+      `${describeDatabase(where)} has no audit log: it is not the bot's database, or the bot never started on it.`,
+    );
     return 2;
   } finally {
-    database.close();
+    await database.close();
   }
 }
 
-function runCommand(args: Extract<Parsed, { ok: true }>, db: Db, io: CliIo): number {
+async function runCommand(args: Extract<Parsed, { ok: true }>, db: SqlDatabase, io: CliIo): Promise<number> {
   const queries = createAuditQueryStore(db);
   if (args.command === 'verify') {
-    const verdict = verifyChain(queries.chain());
+    const verdict = verifyChain(await queries.chain());
     if (verdict.ok) {
       io.out(`${verdict.count} events, chain intact (head ${verdict.headHash})`);
       return 0;
@@ -162,7 +175,7 @@ function runCommand(args: Extract<Parsed, { ok: true }>, db: Db, io: CliIo): num
     io.err(`Chain broken at event ${verdict.seq} (${verdict.count} events read): ${verdict.message}`);
     return 1;
   }
-  const rows = queries.events(args.filter);
+  const rows = await queries.events(args.filter);
   if (args.command === 'list') {
     for (const line of formatEvents(rows, args.format ?? 'table')) io.out(line);
     return 0;

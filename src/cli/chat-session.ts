@@ -5,6 +5,7 @@ import type { ArgumentEditService } from '../approvals/argument-edit-service.js'
 import { describeApprovers } from '../approvals/policy.js';
 import type { Vote } from '../approvals/ports.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
+import type { DecisionFollowUp } from '../conversations/decision-follow-up.js';
 import type { ThreadRef } from '../conversations/ports.js';
 import type { LineReader } from './line-reader.js';
 
@@ -16,10 +17,11 @@ export interface ChatSessionDeps {
   conversations: ConversationService;
   approvals: ApprovalService;
   edits: ArgumentEditService;
+  followUp: Pick<DecisionFollowUp, 'after'>;
   /** The conversation's id once it exists. */
-  conversationId: () => string | undefined;
-  pendingApprovals: (conversationId: string) => ApprovalRecord[];
-  history: (conversationId: string) => StoredItem[];
+  conversationId: () => Promise<string | undefined>;
+  pendingApprovals: (conversationId: string) => Promise<ApprovalRecord[]>;
+  history: (conversationId: string) => Promise<StoredItem[]>;
   thread: ThreadRef;
   threadName: string;
   userId: string;
@@ -37,9 +39,10 @@ export async function runChatSession(deps: ChatSessionDeps): Promise<void> {
   const { write, reader, thread } = deps;
   write(`Conversation "${deps.threadName}" as ${deps.userId}. Ctrl-D (or /exit) ends it; resume it with:\n`);
   write(`  npm run chat -- --thread ${deps.threadName} --user ${deps.userId}\n`);
-  printEarlier(deps);
+  await printEarlier(deps);
   // A run this conversation left running (the terminal closed mid-answer) is finished first.
-  await deps.conversations.recover((other) => sameThread(other, thread));
+  const conversationId = await deps.conversationId();
+  if (conversationId) await deps.conversations.recover({ conversationId });
   if ((await askPending(deps)) === 'ended') return;
   let messages = 0;
   for (;;) {
@@ -64,9 +67,9 @@ export async function runChatSession(deps: ChatSessionDeps): Promise<void> {
 async function askPending(deps: ChatSessionDeps): Promise<Asked> {
   const left = new Set<string>();
   for (;;) {
-    const conversationId = deps.conversationId();
+    const conversationId = await deps.conversationId();
     const next = conversationId
-      ? deps.pendingApprovals(conversationId).find((approval) => !left.has(approval.id))
+      ? (await deps.pendingApprovals(conversationId)).find((approval) => !left.has(approval.id))
       : undefined;
     if (!next) return 'decided';
     const asked = await ask(deps, next);
@@ -139,12 +142,15 @@ async function settle(
   result: DecisionResult,
 ): Promise<Asked> {
   switch (result.kind) {
-    case 'decided':
+    case 'decided': {
       deps.write(`${vote === 'approve' ? 'Approved' : 'Rejected'} by ${deps.userId}.\n`);
-      if (result.runClaimed) await deps.conversations.resume(result.approval.runId, result.approval);
+      const { run } = await deps.followUp.after(result);
+      await run;
       return 'decided';
+    }
     case 'counted':
       deps.write(`Your approval is counted (${result.approvers.length} of ${approval.rule.quorum}).\n`);
+      await deps.followUp.after(result);
       return 'left';
     case 'not_allowed':
       deps.write(`${result.message}\nIt stays pending; someone who may decide it can run:\n`);
@@ -163,11 +169,10 @@ async function settle(
   }
 }
 
-function printEarlier(deps: ChatSessionDeps): void {
-  const conversationId = deps.conversationId();
+async function printEarlier(deps: ChatSessionDeps): Promise<void> {
+  const conversationId = await deps.conversationId();
   if (!conversationId) return;
-  const said = deps
-    .history(conversationId)
+  const said = (await deps.history(conversationId))
     .filter((item) => item.kind === 'user_message' || (item.kind === 'assistant_message' && item.data.text))
     .slice(-EARLIER_ITEMS_SHOWN);
   if (said.length === 0) return;
@@ -191,8 +196,4 @@ function indent(text: string): string {
     .split('\n')
     .map((line) => `  ${line}`)
     .join('\n');
-}
-
-function sameThread(a: ThreadRef, b: ThreadRef): boolean {
-  return a.teamId === b.teamId && a.channelId === b.channelId && a.threadTs === b.threadTs;
 }

@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
+import { loadApprovalPolicy } from '../approvals/policy-file.js';
 import { loadConfig, withDotEnv } from '../config.js';
 import { describeError } from '../errors.js';
 import { createLogger } from '../logger.js';
@@ -55,7 +56,12 @@ async function main(): Promise<number> {
   // The terminal is for the conversation: only warnings and errors are logged (to stderr), unless debugging.
   const logger = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn');
   const write = (text: string) => process.stdout.write(text);
-  const services = createChatServices(config, logger, write);
+  const policy = loadApprovalPolicy(config.approvalPolicyFile);
+  if (!policy.ok) {
+    process.stderr.write(`Approval policy error:\n${policy.problems.map((p) => `  - ${p}`).join('\n')}\n`);
+    return 1;
+  }
+  const services = await createChatServices(config, logger, policy.policy, write);
   const thread = terminalThread(options.threadName);
   const reader = createLineReader(process.stdin, process.stdout);
   try {

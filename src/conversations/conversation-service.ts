@@ -1,68 +1,116 @@
-import type { Clock, IdGenerator } from '../agent/ports.js';
+import type { Clock, IdGenerator, RunStore } from '../agent/ports.js';
 import { initialRunState } from '../agent/run-state.js';
 import type { Runner, RunOutcome } from '../agent/runner.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import { auditEvent } from '../audit/audit-event.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { SurfaceKind } from '../surfaces.js';
 import { KeyedQueue } from './keyed-queue.js';
-import type { AnswerTarget, ConversationStore, IncomingMessage, ThreadRef, ThreadSurface } from './ports.js';
+import type {
+  AnswerTarget,
+  ConversationStore,
+  DeliveryOutbox,
+  IncomingMessage,
+  RunRecovery,
+  ThreadRef,
+  ThreadSurface,
+} from './ports.js';
 import { RunPresenter } from './run-presenter.js';
 import { readThreadContext } from './thread-context.js';
 import { ThreadDelivery } from './thread-delivery.js';
 
 export interface ConversationServiceDeps {
   store: ConversationStore;
+  outbox: DeliveryOutbox;
+  recovery: RunRecovery;
+  /** Renews this process's lease on the runs it drives. */
+  runs: Pick<RunStore, 'renewLease'>;
   runner: Runner;
   surface: ThreadSurface;
+  /** Who this process serves: it creates, recovers and posts in these conversations only. */
+  surfaceKind: SurfaceKind;
   clock: Clock;
   newId: IdGenerator;
   logger: Logger;
+  /** How long a run's lease lasts; it is renewed every third of it while the run is driven. */
+  leaseMs: number;
+  /** The delivery retry interval (cards and replies Slack did not accept). */
+  deliveryRetryMs: number;
   /** Earlier thread messages given to the model when the bot joins a thread mid-way; 0 turns it off. */
   threadContextMessages?: number;
 }
 
 export const QUEUED_NOTICE = 'I will answer this once the pending approval in this thread is decided.';
 const BUSY_NOTICE = 'I will answer this as soon as I finish what I am working on in this thread.';
+const NOT_STARTED =
+  'I could not start working on this because of a problem on my side; please send it again.';
 const INTERNAL_FAILURE =
   'Something went wrong on my side while working on this, so I stopped; please try again.';
 
 /**
- * Turns Slack messages into runs and runs into thread messages. Work is serialised per conversation: one
- * active run at a time, later messages queued (in the database) and answered in order after it.
+ * Turns messages into runs and runs into thread messages. Work is serialised per conversation in the
+ * database: one active run at a time, later messages queued and started, in order, by whichever process ends
+ * the run before them. A run is driven only by the process holding its lease, renewed as it goes; runs whose
+ * process stopped are taken over by `recover`.
  */
 export class ConversationService {
   readonly #deps: ConversationServiceDeps;
+  /** In-process order only: correctness comes from the database, this keeps one process from racing itself. */
   readonly #queue = new KeyedQueue();
   readonly #delivery: ThreadDelivery;
 
   constructor(deps: ConversationServiceDeps) {
     this.#deps = deps;
-    this.#delivery = new ThreadDelivery(deps);
+    this.#delivery = new ThreadDelivery({
+      outbox: deps.outbox,
+      surface: deps.surface,
+      surfaceKind: deps.surfaceKind,
+      clock: deps.clock,
+      logger: deps.logger,
+      retryMs: deps.deliveryRetryMs,
+    });
   }
 
   /** Is this thread a conversation the bot is part of? (Thread replies without a mention count only then.) */
-  isKnownThread(thread: ThreadRef): boolean {
-    return this.#deps.store.find(thread) !== undefined;
+  async isKnownThread(thread: ThreadRef): Promise<boolean> {
+    return (await this.#deps.store.find(thread)) !== undefined;
   }
 
-  handleMessage(message: IncomingMessage): Promise<void> {
-    const joining = this.#deps.store.find(message) === undefined;
-    const conversationId = this.#deps.store.findOrCreate(message);
+  /**
+   * Starts a run for the message, or queues it behind the conversation's active run. When the database cannot
+   * take it (down, busy), the thread is told, so the message is not lost without a word.
+   */
+  async handleMessage(message: IncomingMessage): Promise<void> {
+    let joining: boolean;
+    let conversationId: string;
+    try {
+      joining = (await this.#deps.store.find(message)) === undefined;
+      conversationId = await this.#deps.store.findOrCreate(message, this.#deps.surfaceKind);
+    } catch (error) {
+      await this.#notStarted(message, error);
+      return;
+    }
     return this.#queue.run(conversationId, async () => {
       const { surface, logger, threadContextMessages = 0 } = this.#deps;
       const context = joining
         ? await readThreadContext(surface, message, threadContextMessages, logger)
         : undefined;
       const runId = this.#deps.newId('run');
-      const started = this.#deps.store.startRunOrQueue({
-        conversationId,
-        runId,
-        message,
-        state: initialRunState(),
-        audit: [this.#runStarted(message, conversationId, runId, message.userId)],
-        ...(context ? { context } : {}),
-      });
+      let started: Awaited<ReturnType<ConversationStore['startRunOrQueue']>>;
+      try {
+        started = await this.#deps.store.startRunOrQueue({
+          conversationId,
+          runId,
+          message,
+          state: initialRunState(),
+          audit: [this.#runStarted(message, conversationId, runId, message.userId)],
+          ...(context ? { context } : {}),
+        });
+      } catch (error) {
+        await this.#notStarted(message, error);
+        return;
+      }
       if (started !== 'started') {
         await this.#say(message, started === 'queued_behind_approval' ? QUEUED_NOTICE : BUSY_NOTICE);
         return;
@@ -71,7 +119,7 @@ export class ConversationService {
     });
   }
 
-  /** Resumes a run whose last pending approval was just decided (the caller's decision claimed it). */
+  /** Resumes a run whose paused turn was just settled (the caller's decision or expiry claimed it). */
   resume(runId: string, approval: ApprovalRecord): Promise<void> {
     const thread = {
       teamId: approval.teamId,
@@ -85,46 +133,55 @@ export class ConversationService {
   }
 
   /**
-   * At start-up: post what Slack never accepted, tell threads about calls a stopped process left running (they
-   * are never re-run), drive runs left running, and start messages left queued behind a finished run.
-   * Expired and executing approvals are settled by the runner when the run is driven. `only` limits this to
-   * the threads a surface can speak in (the Slack bot leaves terminal conversations to the terminal).
+   * Takes over what stopped processes left behind, in this surface's conversations (or in one conversation,
+   * whatever the leases: the terminal resuming its own thread): tells threads about calls that were running
+   * (never run again), drives the runs, starts messages left queued behind a run that ended, and posts what
+   * Slack has not accepted yet. Runs periodically, so a dead process's work moves on within a lease.
    */
-  async recover(only: (thread: ThreadRef) => boolean = () => true): Promise<void> {
-    const { store, logger } = this.#deps;
+  async recover(only?: { conversationId: string }): Promise<void> {
+    const { recovery, logger, surfaceKind } = this.#deps;
     await this.#delivery.retry(only);
-    for (const approval of store.unreportedExecutions()) {
-      if (!only(approval)) continue;
-      const text = `I stopped while ${approval.toolName} was running, so whether it finished is unknown. I did not run it again.`;
-      await this.#delivery.say(approval, text);
-      store.setUnknownOutcome(approval.id, text);
-    }
-    const interrupted = store.interruptedRuns().filter(({ conversationId }) => {
-      const thread = store.thread(conversationId);
-      return thread !== undefined && only(thread);
-    });
-    if (interrupted.length > 0) logger.info('resuming interrupted runs', { count: interrupted.length });
-    const work = interrupted.map(({ runId, conversationId }) => {
-      const thread = store.thread(conversationId);
-      if (!thread) return Promise.resolve();
-      return this.#queue.run(conversationId, () => this.#drive(runId, thread, conversationId));
-    });
-    for (const conversationId of store.conversationsWithQueue()) {
-      const thread = store.thread(conversationId);
-      if (thread && only(thread))
-        work.push(this.#queue.run(conversationId, () => this.#startQueued(conversationId, thread)));
+    const claimed = await recovery.claimAbandonedRuns(only ?? { surface: surfaceKind });
+    if (claimed.length > 0) logger.info('resuming interrupted runs', { count: claimed.length });
+    const work = claimed.map(({ runId, conversationId, thread }) =>
+      this.#queue.run(conversationId, async () => {
+        await this.#reportUnknownOutcomes(runId);
+        await this.#drive(runId, thread, conversationId);
+      }),
+    );
+    const stalled = only ? [only.conversationId] : await recovery.stalledQueues(surfaceKind);
+    for (const conversationId of stalled) {
+      const thread = await this.#deps.store.thread(conversationId);
+      if (thread) work.push(this.#queue.run(conversationId, () => this.#startQueued(conversationId, thread)));
     }
     await Promise.all(work);
   }
 
-  /** Posts the cards and replies Slack has not accepted yet; called periodically while the bot runs. */
-  retryDeliveries(only: (thread: ThreadRef) => boolean = () => true): Promise<void> {
-    return this.#delivery.retry(only);
+  /** Posts the cards and replies Slack has not accepted yet whose next try is due. */
+  retryDeliveries(): Promise<void> {
+    return this.#delivery.retry();
   }
 
   /** Resolves when all work queued so far has finished (tests, shutdown). */
   idle(): Promise<void> {
     return this.#queue.idle();
+  }
+
+  async #notStarted(message: IncomingMessage, error: unknown): Promise<void> {
+    this.#deps.logger.error('message could not be started', {
+      channelId: message.channelId,
+      error: describeError(error),
+    });
+    await this.#say(message, NOT_STARTED);
+  }
+
+  /** Calls a stopped process left `executing` are reported once and never run again. */
+  async #reportUnknownOutcomes(runId: string): Promise<void> {
+    for (const approval of await this.#deps.recovery.unreportedExecutions(runId)) {
+      const text = `I stopped while ${approval.toolName} was running, so whether it finished is unknown. I did not run it again.`;
+      await this.#delivery.say(approval, text);
+      await this.#deps.recovery.setUnknownOutcome(approval.id, text);
+    }
   }
 
   async #drive(
@@ -133,9 +190,30 @@ export class ConversationService {
     conversationId: string,
   ): Promise<void> {
     const presenter = new RunPresenter(this.#deps.surface, thread, this.#deps.logger);
-    const ended = await this.#present(runId, thread, presenter);
+    const renewal = this.#keepLease(runId);
+    let ended: boolean;
+    try {
+      ended = await this.#present(runId, thread, presenter);
+    } finally {
+      clearInterval(renewal);
+    }
     await presenter.done();
     if (ended) await this.#startQueued(conversationId, thread);
+  }
+
+  /** Renews the run's lease every third of it while this process drives the run. */
+  #keepLease(runId: string): NodeJS.Timeout {
+    const { runs, leaseMs, logger } = this.#deps;
+    const timer = setInterval(() => {
+      runs.renewLease(runId).then(
+        (held) => {
+          if (!held) logger.warn('lease on a run lost; another process drives it now', { runId });
+        },
+        (error: unknown) => logger.warn('lease renewal failed', { runId, error: describeError(error) }),
+      );
+    }, leaseMs / 3);
+    timer.unref();
+    return timer;
   }
 
   /** Drives the run and shows its outcome; true when the run ended (so queued messages may start). */
@@ -158,6 +236,7 @@ export class ConversationService {
         await this.#delivery.postCards(outcome.approvals);
         return false;
       case 'waiting':
+      case 'handed_over':
         return false;
       case 'completed':
         // A streamed answer is finished by the presenter; either way it stays owed until Slack has it.
@@ -179,7 +258,7 @@ export class ConversationService {
 
   async #startQueued(conversationId: string, thread: ThreadRef): Promise<void> {
     const runId = this.#deps.newId('run');
-    const message = this.#deps.store.startNextQueuedRun({
+    const message = await this.#deps.store.startNextQueuedRun({
       conversationId,
       runId,
       state: initialRunState(),

@@ -1,7 +1,10 @@
 import type { HistoryItem } from '../agent/history.js';
 import type { RunState } from '../agent/run-state.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
+import type { GroupDirectory } from '../approvals/ports.js';
 import type { AuditInput } from '../audit/audit-event.js';
+import type { SurfaceKind } from '../surfaces.js';
+import type { ChannelPoster } from '../tools/ports.js';
 
 /** Where a conversation lives in Slack (or the terminal). */
 export interface ThreadRef {
@@ -24,12 +27,14 @@ export interface QueuedMessage {
 }
 
 export interface ConversationStore {
-  find(thread: ThreadRef): string | undefined;
-  findOrCreate(thread: ThreadRef): string;
-  thread(conversationId: string): ThreadRef | undefined;
+  find(thread: ThreadRef): Promise<string | undefined>;
+  /** The conversation of the thread, created (served by `surface`) when it is new. */
+  findOrCreate(thread: ThreadRef, surface: SurfaceKind): Promise<string>;
+  thread(conversationId: string): Promise<ThreadRef | undefined>;
   /**
-   * Starts a run with the user's message as its first item, unless the conversation has an active (running
-   * or paused) run; then the message is queued instead. One transaction.
+   * Starts a run (leased to this process) with the user's message as its first item, unless the conversation
+   * has an active (running or paused) run; then the message is queued instead. One transaction holding the
+   * conversation, so of two processes receiving messages at once, one starts and the other queues.
    */
   startRunOrQueue(input: {
     conversationId: string;
@@ -39,32 +44,88 @@ export interface ConversationStore {
     audit: AuditInput[];
     /** Earlier thread messages; stored before the message only while the conversation has no history. */
     context?: HistoryItem;
-  }): 'started' | 'queued' | 'queued_behind_approval';
+  }): Promise<'started' | 'queued' | 'queued_behind_approval'>;
   /**
-   * When the conversation has no active run, takes its oldest queued message and starts a run with it, in one
-   * transaction, so a queued message is never lost between the two.
+   * When the conversation has no active run, takes its oldest queued message and starts a run (leased to this
+   * process) with it, in one transaction, so a queued message is never lost between the two.
    */
   startNextQueuedRun(input: {
     conversationId: string;
     runId: string;
     state: RunState;
     audit: (message: QueuedMessage) => AuditInput[];
-  }): QueuedMessage | undefined;
-  /** Runs left `running` by a process that stopped: they are driven again at start-up. */
-  interruptedRuns(): { runId: string; conversationId: string }[];
-  /** Pending approvals whose card was never posted (a crash or a Slack error right after pausing). */
-  approvalsWithoutCard(): ApprovalRecord[];
-  setCardMessage(approvalId: string, channelId: string, messageTs: string, audit: AuditInput[]): void;
-  /** Remembers a run's last thread message until Slack accepts it; `null` once posted. */
-  setPendingReply(runId: string, text: string | null): void;
-  /** Thread messages of ended runs that were never posted (a Slack error, or a crash while posting). */
-  pendingReplies(): { runId: string; conversationId: string; text: string }[];
-  /** Approved calls a stopped process left `executing` that no run has reported yet. */
-  unreportedExecutions(): ApprovalRecord[];
+  }): Promise<QueuedMessage | undefined>;
+}
+
+/** An owed delivery a process has taken (with a lease) to post. */
+export type Delivery =
+  | {
+      kind: 'card';
+      approval: ApprovalRecord;
+      /** Failed tries so far. */
+      attempts: number;
+      /** The thread was already told that this card could not be posted. */
+      noticed: boolean;
+    }
+  | { kind: 'reply'; runId: string; thread: ThreadRef; text: string; attempts: number };
+
+/**
+ * What the bot owes threads until Slack accepts it: approval cards (owed from the moment their request is
+ * stored) and the last message of each run (owed in the transaction that ends the run). A process takes a
+ * delivery with a lease before posting it, so however many processes retry, each is posted by one of them.
+ */
+export interface DeliveryOutbox {
+  /** Takes the cards still owed for these requests (pending, and not being posted by another process). */
+  takeCards(approvalIds: readonly string[]): Promise<Extract<Delivery, { kind: 'card' }>[]>;
+  /**
+   * Takes (again) the reply owed since this process ended the run, right before posting it; false when another
+   * process took it meanwhile (this one was slow past the lease) or it is owed no more.
+   */
+  takeReply(runId: string): Promise<boolean>;
+  /** Takes every delivery due by `now` in the conversations `surface` serves (or in one conversation). */
+  takeDue(scope: RecoveryScope, now: number): Promise<Delivery[]>;
+  /** The card is in Slack: its place is stored, with its audit event, and it is owed no more. */
+  cardPosted(
+    approvalId: string,
+    card: { channelId: string; messageTs: string },
+    audit: AuditInput[],
+  ): Promise<void>;
+  /** The reply is in Slack: it is owed no more. */
+  replyPosted(runId: string): Promise<void>;
+  /**
+   * Gives a delivery that failed back, to be tried at `retryAt`; `text` replaces what a reply still owes,
+   * `noticed` records that the thread was told.
+   */
+  failed(delivery: Delivery, outcome: { retryAt: number; text?: string; noticed?: boolean }): Promise<void>;
+}
+
+/**
+ * Whose leftovers a process takes over: every conversation of its surface, or one conversation (the terminal
+ * chat resuming its own thread).
+ */
+export type RecoveryScope = { surface: SurfaceKind } | { conversationId: string };
+
+/** A running run whose process stopped: this process now holds its lease and drives it. */
+export interface ClaimedRun {
+  runId: string;
+  conversationId: string;
+  thread: ThreadRef;
+}
+
+/** What a stopped process left behind, found and taken over by another (or by itself after a restart). */
+export interface RunRecovery {
+  /**
+   * Takes over the running runs whose lease has expired, in the conversations `surface` serves; with
+   * `conversationId`, that conversation's running runs whatever their lease (the terminal chat resuming its
+   * own thread).
+   */
+  claimAbandonedRuns(scope: RecoveryScope): Promise<ClaimedRun[]>;
+  /** Approved calls of the run left `executing` that were never reported. */
+  unreportedExecutions(runId: string): Promise<ApprovalRecord[]>;
   /** Stores `result` on such a call once the thread was told, so it is reported once. */
-  setUnknownOutcome(approvalId: string, result: string): void;
-  /** Conversations with queued messages (a stopped process may have left them waiting with no run). */
-  conversationsWithQueue(): string[];
+  setUnknownOutcome(approvalId: string, result: string): Promise<void>;
+  /** Conversations of `surface` with queued messages but no active run (their run ended in a process that stopped). */
+  stalledQueues(surface: SurfaceKind): Promise<string[]>;
 }
 
 /** A streamed answer is addressed to the person who asked (Slack requires it outside DMs). */
@@ -112,14 +173,46 @@ export interface ThreadSurface {
   /** Up to `limit` messages of the thread older than `before`, oldest first. */
   readThread?(thread: ThreadRef, options: { before: string; limit: number }): Promise<ThreadMessage[]>;
   /** Posts the approval card; resolves with the message ts. */
-  postApprovalCard(approval: ApprovalRecord): Promise<{ channelId: string; messageTs: string }>;
-  updateApprovalCard(approval: ApprovalRecord): Promise<void>;
+  postApprovalCard(approval: ApprovalRecord): Promise<CardLocation>;
+  /** Re-renders every copy of the request's card from the state stored now. */
+  updateApprovalCard(approval: ApprovalRecord, options?: CardUpdate): Promise<void>;
+}
+
+/** Where a card is shown: a channel and its message ts. */
+export interface CardLocation {
+  channelId: string;
+  messageTs: string;
+}
+
+export interface CardUpdate {
+  /** Where a click saw the thread card, when its ts was never stored (a crash right after posting). */
+  fallback?: CardLocation;
+  /** Approvals so far, used only when the store cannot say. */
+  approvers?: readonly string[];
+  /** The decision was "Approve for this thread". */
+  standing?: boolean;
 }
 
 /** Remembers deliveries already handled, so Slack's retries and double deliveries get one answer. */
 export interface DedupeStore {
-  /** Records every key; true only when none was seen before (one transaction, so racing deliveries agree). */
-  claim(keys: readonly string[]): boolean;
+  /**
+   * Records every key; true only when none was seen before (one transaction, so racing deliveries agree,
+   * whichever process they reach).
+   */
+  claim(keys: readonly string[]): Promise<boolean>;
   /** Forgets keys older than `before` (Slack retries within minutes; a day is plenty). */
-  prune(before: number): void;
+  prune(before: number): Promise<void>;
+}
+
+/** What a surface (the Slack bot, the terminal) gives the core to speak through. */
+export interface SurfaceAdapters {
+  /** Where conversations are spoken in. */
+  surface: ThreadSurface & ChannelPoster;
+  /** Whose conversations these are. */
+  surfaceKind: SurfaceKind;
+  /** The surface that updates cards after a decision (Slack: a client that never waits out a rate limit). */
+  decisionSurface?: Pick<ThreadSurface, 'updateApprovalCard'>;
+  /** Slack user groups, for rules that name one. */
+  groups?: GroupDirectory;
+  systemPrompt: string;
 }

@@ -10,9 +10,9 @@ export interface SuggestedPrompt {
 /** Remembers who was greeted, so each person is greeted once (across restarts and racing deliveries). */
 export interface GreetingStore {
   /** Records the greeting; true only for the first caller. */
-  claim(teamId: string, userId: string, at: number): boolean;
+  claim(teamId: string, userId: string, at: number): Promise<boolean>;
   /** Forgets a claim whose greeting could not be posted, so the next visit tries again. */
-  release(teamId: string, userId: string): void;
+  release(teamId: string, userId: string): Promise<void>;
 }
 
 /** What the Messages tab needs from Slack. */
@@ -60,12 +60,12 @@ export class WelcomeService {
         logger.warn('suggested prompts could not be set', { error: describeError(error) });
       }
     }
-    if (!store.claim(visit.teamId, visit.userId, clock.now())) return;
+    if (!(await store.claim(visit.teamId, visit.userId, clock.now()))) return;
     try {
       await surface.post(visit.channelId, greetingText(visit.userId));
     } catch (error) {
       logger.warn('greeting could not be posted', { userId: visit.userId, error: describeError(error) });
-      store.release(visit.teamId, visit.userId);
+      await store.release(visit.teamId, visit.userId);
     }
   }
 }

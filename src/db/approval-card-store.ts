@@ -1,53 +1,45 @@
-import { asc, eq } from 'drizzle-orm';
-import type { Clock } from '../agent/ports.js';
-import type { ApprovalCardStore, ApprovalStore } from '../approvals/ports.js';
+import { sql } from 'drizzle-orm';
+import type { ApprovalCardStore } from '../approvals/ports.js';
 import { auditEvent } from '../audit/audit-event.js';
-import { appendAudit } from './audit-writer.js';
-import type { Db } from './database.js';
-import { approvalCards } from './schema.js';
+import { approvalById } from './approval-rows.js';
+import { approversOf } from './approval-store.js';
+import { readOptionalString, readString } from './sql/columns.js';
+import { audit, count, rows } from './sql/program.js';
+import type { StoreContext } from './store-context.js';
 
 /** Every place an approval's card is shown, with what the card renders from. */
-export function createApprovalCardStore(
-  db: Db,
-  clock: Clock,
-  approvalsStore: Pick<ApprovalStore, 'get' | 'approvers'>,
-): ApprovalCardStore {
+export function createApprovalCardStore(ctx: StoreContext): ApprovalCardStore {
+  const { db, clock } = ctx;
   return {
-    get: (approvalId) => approvalsStore.get(approvalId),
-    approvers: (approvalId) => approvalsStore.approvers(approvalId),
-    extraCards(approvalId) {
-      return db
-        .select({
-          channelId: approvalCards.channelId,
-          messageTs: approvalCards.messageTs,
-          link: approvalCards.link,
-        })
-        .from(approvalCards)
-        .where(eq(approvalCards.approvalId, approvalId))
-        .orderBy(asc(approvalCards.createdAt))
-        .all();
-    },
+    get: (approvalId) => db.read(() => approvalById(approvalId)),
+    approvers: (approvalId) => db.read(() => approversOf(approvalId)),
+    extraCards: (approvalId) =>
+      db.read(function* () {
+        const found = yield* rows(sql`select channel_id, message_ts, link from approval_cards
+          where approval_id = ${approvalId} order by created_at`);
+        return found.map((card) => ({
+          channelId: readString(card, 'channel_id'),
+          messageTs: readString(card, 'message_ts'),
+          link: readOptionalString(card, 'link'),
+        }));
+      }),
     addExtraCard(approval, card) {
       const at = clock.now();
-      db.transaction(
-        (tx) => {
-          tx.insert(approvalCards)
-            .values({ approvalId: approval.id, ...card, createdAt: at })
-            .onConflictDoNothing()
-            .run();
-          appendAudit(tx, [
-            auditEvent('approval.card_posted', {
-              at,
-              teamId: approval.teamId,
-              conversationId: approval.conversationId,
-              runId: approval.runId,
-              approvalId: approval.id,
-              payload: { channelId: card.channelId, messageTs: card.messageTs, copy: true },
-            }),
-          ]);
-        },
-        { behavior: 'immediate' },
-      );
+      return db.write(function* () {
+        yield* count(sql`insert into approval_cards (approval_id, channel_id, message_ts, link, created_at)
+          values (${approval.id}, ${card.channelId}, ${card.messageTs}, ${card.link}, ${at})
+          on conflict do nothing`);
+        yield* audit([
+          auditEvent('approval.card_posted', {
+            at,
+            teamId: approval.teamId,
+            conversationId: approval.conversationId,
+            runId: approval.runId,
+            approvalId: approval.id,
+            payload: { channelId: card.channelId, messageTs: card.messageTs, copy: true },
+          }),
+        ]);
+      });
     },
   };
 }

@@ -1,32 +1,53 @@
-import { type ApprovalRecord, approvalRuleSchema } from '../approvals/approval.js';
-import type { approvals } from './schema.js';
+import { sql } from 'drizzle-orm';
+import { APPROVAL_STATUSES, type ApprovalRecord, approvalRuleSchema } from '../approvals/approval.js';
+import { readEnum, readNumber, readOptionalNumber, readOptionalString, readString } from './sql/columns.js';
+import { type Program, type Row, row, rows } from './sql/program.js';
+import type { Dialect } from './sql/sql-database.js';
 
-export type ApprovalRow = typeof approvals.$inferSelect;
-
-/** Validates the stored rule JSON: data read back from the database passes a schema like any input. */
-export function toApprovalRecord(row: ApprovalRow): ApprovalRecord {
+/** An approvals row as the core sees it; the stored rule JSON passes its schema like any input. */
+export function toApprovalRecord(r: Row): ApprovalRecord {
   return {
-    id: row.id,
-    runId: row.runId,
-    conversationId: row.conversationId,
-    teamId: row.teamId,
-    turn: row.turn,
-    callId: row.callId,
-    toolName: row.toolName,
-    arguments: row.arguments,
-    editedArguments: row.editedArguments,
-    originApprovalId: row.originApprovalId,
-    status: row.status,
-    requesterId: row.requesterId,
-    rule: approvalRuleSchema.parse(JSON.parse(row.rule)),
-    decidedBy: row.decidedBy,
-    decidedAt: row.decidedAt,
-    reason: row.reason,
-    channelId: row.channelId,
-    threadTs: row.threadTs,
-    messageTs: row.messageTs,
-    result: row.result,
-    expiresAt: row.expiresAt,
-    createdAt: row.createdAt,
+    id: readString(r, 'id'),
+    runId: readString(r, 'run_id'),
+    conversationId: readString(r, 'conversation_id'),
+    teamId: readString(r, 'team_id'),
+    turn: readNumber(r, 'turn'),
+    callId: readString(r, 'call_id'),
+    toolName: readString(r, 'tool_name'),
+    arguments: readString(r, 'arguments'),
+    editedArguments: readOptionalString(r, 'edited_arguments'),
+    originApprovalId: readOptionalString(r, 'origin_approval_id'),
+    status: readEnum(r, 'status', APPROVAL_STATUSES),
+    requesterId: readString(r, 'requester_id'),
+    rule: approvalRuleSchema.parse(JSON.parse(readString(r, 'rule'))),
+    decidedBy: readOptionalString(r, 'decided_by'),
+    decidedAt: readOptionalNumber(r, 'decided_at'),
+    reason: readOptionalString(r, 'reason'),
+    channelId: readString(r, 'channel_id'),
+    threadTs: readString(r, 'thread_ts'),
+    messageTs: readOptionalString(r, 'message_ts'),
+    result: readOptionalString(r, 'result'),
+    expiresAt: readOptionalNumber(r, 'expires_at'),
+    createdAt: readNumber(r, 'created_at'),
   };
+}
+
+/** One approval, or undefined. */
+export function* approvalById(approvalId: string): Program<ApprovalRecord | undefined> {
+  const found = yield* row(sql`select * from approvals where id = ${approvalId}`);
+  return found ? toApprovalRecord(found) : undefined;
+}
+
+/** One approval, locked until the transaction ends (after its run: locks are taken run first, then approval). */
+export function* lockApproval(dialect: Dialect, approvalId: string): Program<ApprovalRecord | undefined> {
+  const found = yield* row(sql`select * from approvals where id = ${approvalId} ${dialect.forUpdate}`);
+  return found ? toApprovalRecord(found) : undefined;
+}
+
+/** The approvals of one turn of a run, in call order of creation. */
+export function* approvalsOfTurn(runId: string, turn: number): Program<ApprovalRecord[]> {
+  const found = yield* rows(
+    sql`select * from approvals where run_id = ${runId} and turn = ${turn} order by created_at, call_id`,
+  );
+  return found.map(toApprovalRecord);
 }

@@ -1,113 +1,112 @@
-import { and, asc, eq } from 'drizzle-orm';
-import type { Clock } from '../agent/ports.js';
+import { sql } from 'drizzle-orm';
+import type { ApprovalRecord } from '../approvals/approval.js';
+import {
+  runResumedEvent,
+  standingGrantedEvent,
+  tallyVotes,
+  turnSettled,
+} from '../approvals/decision-rules.js';
 import type { ApprovalStore } from '../approvals/ports.js';
-import { auditEvent } from '../audit/audit-event.js';
-import { type ApprovalRow, toApprovalRecord } from './approval-rows.js';
-import { appendAudit, type Tx } from './audit-writer.js';
-import type { Db } from './database.js';
-import { approvals, approvalVotes, runs } from './schema.js';
-import { grantStanding } from './standing-approvals.js';
+import type { AuditInput } from '../audit/audit-event.js';
+import { approvalById, approvalsOfTurn, lockApproval, toApprovalRecord } from './approval-rows.js';
+import { claimColumns } from './run-rows.js';
+import { readEnum, readString } from './sql/columns.js';
+import { audit, count, type Program, row, rows } from './sql/program.js';
+import type { StoreContext } from './store-context.js';
 
-export function createApprovalStore(db: Db, clock: Clock): ApprovalStore {
-  const approversOf = (tx: Tx, approvalId: string) =>
-    tx
-      .select({ userId: approvalVotes.userId })
-      .from(approvalVotes)
-      .where(and(eq(approvalVotes.approvalId, approvalId), eq(approvalVotes.vote, 'approve')))
-      .orderBy(asc(approvalVotes.createdAt))
-      .all()
-      .map((row) => row.userId);
-
+/** Requests and their votes. */
+export function createApprovalStore(ctx: StoreContext): ApprovalStore {
+  const { db, clock } = ctx;
   return {
-    get(approvalId) {
-      const row = db.select().from(approvals).where(eq(approvals.id, approvalId)).get();
-      return row ? toApprovalRecord(row) : undefined;
-    },
+    get: (approvalId) => db.read(() => approvalById(approvalId)),
 
-    approvers: (approvalId) => approversOf(db, approvalId),
+    approvers: (approvalId) => db.read(() => approversOf(approvalId)),
 
-    vote({ approvalId, userId, vote, reason, standing, editedArguments, audit }) {
+    vote({ approvalId, userId, vote, reason, standing, editedArguments, audit: events }) {
       const at = clock.now();
-      return db.transaction(
-        (tx) => {
-          const row = tx.select().from(approvals).where(eq(approvals.id, approvalId)).get();
-          if (!row) throw new Error(`Approval ${approvalId} not found`);
-          if (row.status !== 'pending')
-            return { kind: 'already_decided' as const, approval: toApprovalRecord(row) };
-          const inserted = tx
-            .insert(approvalVotes)
-            .values({ approvalId, userId, vote, createdAt: at })
-            .onConflictDoNothing()
-            .run();
-          if (inserted.changes === 0)
-            return { kind: 'already_voted' as const, approval: toApprovalRecord(row) };
-          const approvers = approversOf(tx, approvalId);
-          const quorum = toApprovalRecord(row).rule.quorum;
-          if (vote === 'approve' && approvers.length < quorum) {
-            appendAudit(tx, audit);
-            return { kind: 'counted' as const, approval: toApprovalRecord(row), approvers };
-          }
-          const decided = tx
-            .update(approvals)
-            .set({
-              status: vote === 'approve' ? 'approved' : 'rejected',
-              decidedBy: vote === 'approve' ? approvers.join(',') : userId,
-              decidedAt: at,
-              reason,
-              ...(vote === 'approve' && editedArguments ? { editedArguments } : {}),
-              updatedAt: at,
-            })
-            .where(and(eq(approvals.id, approvalId), eq(approvals.status, 'pending')))
-            .returning()
-            .get();
-          if (!decided) throw new Error(`Approval ${approvalId} changed inside its transaction`);
-          const granted = vote === 'approve' && standing ? [grantStanding(tx, decided, userId, at)] : [];
-          appendAudit(tx, [...audit, ...granted]);
-          const runClaimed = claimRunIfSettled(tx, decided, userId, at);
-          return { kind: 'decided' as const, approval: toApprovalRecord(decided), runClaimed };
-        },
-        { behavior: 'immediate' },
-      );
+      return db.write(function* () {
+        const current = yield* lockRunThenApproval(ctx, approvalId);
+        if (current.status !== 'pending') return { kind: 'already_decided' as const, approval: current };
+        const inserted = yield* count(sql`insert into approval_votes (approval_id, user_id, vote, created_at)
+          values (${approvalId}, ${userId}, ${vote}, ${at}) on conflict do nothing`);
+        if (inserted === 0) return { kind: 'already_voted' as const, approval: current };
+        const tally = tallyVotes(current.rule, yield* votesOf(approvalId));
+        if (tally.kind === 'counted') {
+          yield* audit(events);
+          return { kind: 'counted' as const, approval: current, approvers: tally.approvers };
+        }
+        const edited = tally.status === 'approved' && editedArguments ? editedArguments : null;
+        const [updated] = yield* rows(sql`update approvals set status = ${tally.status},
+            decided_by = ${tally.decidedBy}, decided_at = ${at}, reason = ${reason},
+            edited_arguments = coalesce(${edited}, edited_arguments), updated_at = ${at}
+          where id = ${approvalId} and status = 'pending' returning *`);
+        if (!updated) throw new Error(`Approval ${approvalId} changed inside its transaction`);
+        const decided = toApprovalRecord(updated);
+        const granted: AuditInput[] = [];
+        if (tally.status === 'approved' && standing) {
+          yield* count(sql`insert into standing_approvals
+              (conversation_id, tool_name, granted_by, origin_approval_id, granted_at)
+            values (${decided.conversationId}, ${decided.toolName}, ${userId}, ${decided.id}, ${at})`);
+          granted.push(standingGrantedEvent(decided, userId, at));
+        }
+        yield* audit([...events, ...granted]);
+        const runClaimed = yield* claimRunIfSettled(ctx, decided, userId, at);
+        return { kind: 'decided' as const, approval: decided, runClaimed };
+      });
     },
 
-    recordAudit(events) {
-      db.transaction((tx) => appendAudit(tx, events), { behavior: 'immediate' });
-    },
+    pendingIn: (conversationId) =>
+      db.read(function* () {
+        const found = yield* rows(sql`select * from approvals where conversation_id = ${conversationId}
+          and status = 'pending' order by created_at, call_id`);
+        return found.map(toApprovalRecord);
+      }),
+
+    recordAudit: (events) => db.write(() => audit(events)),
   };
 }
 
 /**
- * When no call of the paused turn is still pending, claims the run (paused -> running) with a compare-and-set,
- * so exactly one caller, whether a decision (`actor` the person) or an expiry (`system`), resumes it, and
- * records `run.resumed`. Call inside the settling transaction.
+ * Locks the request's run, then the request (the order every transaction takes them in), and returns the
+ * request as it is now.
  */
-export function claimRunIfSettled(tx: Tx, settled: ApprovalRow, actor: string, at: number): boolean {
-  const { runId, turn } = settled;
-  const stillPending = tx
-    .select({ id: approvals.id })
-    .from(approvals)
-    .where(and(eq(approvals.runId, runId), eq(approvals.turn, turn), eq(approvals.status, 'pending')))
-    .get();
-  if (stillPending) return false;
-  const claimed =
-    tx
-      .update(runs)
-      .set({ status: 'running', updatedAt: at })
-      .where(and(eq(runs.id, runId), eq(runs.status, 'paused')))
-      .run().changes === 1;
-  // The settling decision (or expiry) hands the run back to the runner: recorded with the claim.
-  if (claimed) {
-    appendAudit(tx, [
-      auditEvent('run.resumed', {
-        at,
-        actor,
-        teamId: settled.teamId,
-        conversationId: settled.conversationId,
-        runId,
-        approvalId: settled.id,
-        payload: { turn },
-      }),
-    ]);
-  }
-  return claimed;
+export function* lockRunThenApproval(ctx: StoreContext, approvalId: string): Program<ApprovalRecord> {
+  const found = yield* approvalById(approvalId);
+  if (!found) throw new Error(`Approval ${approvalId} not found`);
+  yield* row(sql`select id from runs where id = ${found.runId} ${ctx.db.dialect.forUpdate}`);
+  const locked = yield* lockApproval(ctx.db.dialect, approvalId);
+  if (!locked) throw new Error(`Approval ${approvalId} not found`);
+  return locked;
+}
+
+/**
+ * When `turnSettled` says the settled request's turn waits for nobody, claims the run (paused -> running,
+ * leased to this process) with a compare-and-set, so exactly one caller, whether a decision (`actor` the
+ * person) or an expiry (`system`), resumes it, and records `run.resumed`. Call holding the run.
+ */
+export function* claimRunIfSettled(
+  ctx: StoreContext,
+  settled: ApprovalRecord,
+  actor: string,
+  at: number,
+): Program<boolean> {
+  if (!turnSettled(yield* approvalsOfTurn(settled.runId, settled.turn))) return false;
+  const claimed = yield* count(sql`update runs set status = 'running', ${claimColumns(ctx, at)},
+    updated_at = ${at} where id = ${settled.runId} and status = 'paused'`);
+  if (claimed === 1) yield* audit([runResumedEvent(settled, actor, at)]);
+  return claimed === 1;
+}
+
+function* votesOf(approvalId: string) {
+  const found = yield* rows(sql`select user_id, vote from approval_votes where approval_id = ${approvalId}
+    order by created_at`);
+  return found.map((v) => ({
+    userId: readString(v, 'user_id'),
+    vote: readEnum(v, 'vote', ['approve', 'reject'] as const),
+  }));
+}
+
+/** Who approved so far, in order. */
+export function* approversOf(approvalId: string): Program<string[]> {
+  return (yield* votesOf(approvalId)).filter((v) => v.vote === 'approve').map((v) => v.userId);
 }

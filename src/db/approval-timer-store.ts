@@ -1,96 +1,70 @@
-import { and, eq, isNotNull, lte, ne, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { ApprovalRecord } from '../approvals/approval.js';
+import { nextReminderAt } from '../approvals/decision-rules.js';
 import type { ApprovalTimerStore } from '../approvals/ports.js';
 import { SYSTEM_ACTOR } from '../audit/audit-event.js';
-import { toApprovalRecord } from './approval-rows.js';
-import { claimRunIfSettled } from './approval-store.js';
-import { appendAudit, type Tx } from './audit-writer.js';
-import type { Db } from './database.js';
-import { approvals } from './schema.js';
+import type { SurfaceKind } from '../surfaces.js';
+import { lockApproval, toApprovalRecord } from './approval-rows.js';
+import { claimRunIfSettled, lockRunThenApproval } from './approval-store.js';
+import { readString } from './sql/columns.js';
+import { audit, count, rows } from './sql/program.js';
+import type { StoreContext } from './store-context.js';
 
-/** Expiry and reminder deadlines on the approvals table; every change is a compare-and-set on `pending`. */
 /**
- * `skipTeamId`: requests of that workspace are left to whoever serves it (the Slack bot leaves terminal
- * conversations, which cannot be told in Slack, to the terminal chat).
+ * Expiry and reminder deadlines on the approvals table. Each deadline is acted on in a transaction of its own
+ * holding the request, with a compare-and-set on `pending`, so it fires once whatever the number of processes.
  */
-export function createApprovalTimerStore(db: Db, skipTeamId?: string): ApprovalTimerStore {
-  const served = skipTeamId === undefined ? undefined : ne(approvals.teamId, skipTeamId);
+export function createApprovalTimerStore(ctx: StoreContext): ApprovalTimerStore {
+  const { db } = ctx;
   return {
-    expireDue(now, audit) {
-      return db.transaction(
-        (tx) => {
-          const due = pendingDue(tx, approvals.expiresAt, now, served);
-          const expired: { approval: ApprovalRecord; runClaimed: boolean }[] = [];
-          for (const row of due) {
-            const updated = tx
-              .update(approvals)
-              .set({ status: 'expired', decidedAt: now, updatedAt: now })
-              .where(and(eq(approvals.id, row.id), eq(approvals.status, 'pending')))
-              .returning()
-              .get();
-            if (!updated) continue;
-            const approval = toApprovalRecord(updated);
-            appendAudit(tx, audit(approval));
-            expired.push({ approval, runClaimed: claimRunIfSettled(tx, updated, SYSTEM_ACTOR, now) });
-          }
-          return expired;
-        },
-        { behavior: 'immediate' },
+    async expireDue(now, surface, events) {
+      const due = await db.read(() =>
+        pendingDue(surface, sql`a.expires_at is not null and a.expires_at <= ${now}`),
       );
+      const expired: { approval: ApprovalRecord; runClaimed: boolean }[] = [];
+      for (const approvalId of due) {
+        const result = await db.write(function* () {
+          const current = yield* lockRunThenApproval(ctx, approvalId);
+          if (current.status !== 'pending') return undefined;
+          const [updated] = yield* rows(sql`update approvals set status = 'expired', decided_at = ${now},
+            updated_at = ${now} where id = ${approvalId} and status = 'pending' returning *`);
+          if (!updated) return undefined;
+          const approval = toApprovalRecord(updated);
+          yield* audit(events(approval));
+          return { approval, runClaimed: yield* claimRunIfSettled(ctx, approval, SYSTEM_ACTOR, now) };
+        });
+        if (result) expired.push(result);
+      }
+      return expired;
     },
 
-    claimReminders(now, audit) {
-      return db.transaction(
-        (tx) => {
-          const due = tx
-            .select()
-            .from(approvals)
-            .where(
-              and(
-                eq(approvals.status, 'pending'),
-                isNotNull(approvals.remindAt),
-                lte(approvals.remindAt, now),
-                served,
-              ),
-            )
-            .all();
-          const claimed: ApprovalRecord[] = [];
-          for (const row of due) {
-            const approval = toApprovalRecord(row);
-            const period = approval.rule.remindAfterMs;
-            const { changes } = tx
-              .update(approvals)
-              .set({ remindAt: period ? now + period : null, updatedAt: now })
-              .where(
-                and(
-                  eq(approvals.id, row.id),
-                  eq(approvals.status, 'pending'),
-                  eq(approvals.remindAt, row.remindAt ?? -1),
-                ),
-              )
-              .run();
-            if (changes !== 1 || !period) continue;
-            appendAudit(tx, audit(approval));
-            claimed.push(approval);
-          }
-          return claimed;
-        },
-        { behavior: 'immediate' },
+    async claimReminders(now, surface, events) {
+      const due = await db.read(() =>
+        pendingDue(surface, sql`a.remind_at is not null and a.remind_at <= ${now}`),
       );
+      const claimed: ApprovalRecord[] = [];
+      for (const approvalId of due) {
+        const approval = await db.write(function* () {
+          const current = yield* lockApproval(db.dialect, approvalId);
+          if (current?.status !== 'pending') return undefined;
+          const next = nextReminderAt(current.rule, now);
+          // Moved on with a compare-and-set: a second process reading the same deadline finds it gone.
+          const moved = yield* count(sql`update approvals set remind_at = ${next},
+            updated_at = ${now} where id = ${approvalId} and status = 'pending' and remind_at <= ${now}`);
+          if (moved !== 1 || next === null) return undefined;
+          yield* audit(events(current));
+          return current;
+        });
+        if (approval) claimed.push(approval);
+      }
+      return claimed;
     },
   };
 }
 
-/** Pending approvals whose `deadline` column is set and not after `now`. */
-function pendingDue(
-  tx: Tx,
-  deadline: typeof approvals.expiresAt | typeof approvals.remindAt,
-  now: number,
-  served: SQL | undefined,
-) {
-  return tx
-    .select()
-    .from(approvals)
-    .where(and(eq(approvals.status, 'pending'), isNotNull(deadline), lte(deadline, now), served))
-    .all();
+/** Pending requests of the surface's conversations whose deadline (`passed`) has come, by run. */
+function* pendingDue(surface: SurfaceKind, passed: ReturnType<typeof sql>) {
+  const found = yield* rows(sql`select a.id from approvals a join conversations c on c.id = a.conversation_id
+    where a.status = 'pending' and c.surface = ${surface} and ${passed} order by a.run_id, a.id`);
+  return found.map((r) => readString(r, 'id'));
 }

@@ -1,169 +1,162 @@
-import { and, asc, desc, eq, exists, gte, isNotNull, lte, ne, or, type SQL, sql } from 'drizzle-orm';
-import { z } from 'zod';
+import { type SQL, sql } from 'drizzle-orm';
 import { APPROVAL_STATUSES } from '../approvals/approval.js';
 import type { StoredAuditEvent } from '../audit/audit-event.js';
 import { type AuditEventRow, type AuditQueries, median } from '../audit/audit-queries.js';
 import { toApprovalRecord } from './approval-rows.js';
-import type { Db } from './database.js';
-import { approvals, approvalVotes, auditEvents } from './schema.js';
-
-type EventRow = typeof auditEvents.$inferSelect;
-
-const statusSchema = z.enum(APPROVAL_STATUSES);
+import { readEnum, readNumber, readOptionalString, readString } from './sql/columns.js';
+import { type Program, type Row, row, rows } from './sql/program.js';
+import type { SqlDatabase } from './sql/sql-database.js';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** The stored payload as an object; anything else (a tampered row) is kept raw so verification flags it. */
-function toStoredEvent(row: EventRow): StoredAuditEvent {
+function toStoredEvent(r: Row): StoredAuditEvent {
+  const raw = readString(r, 'payload');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(row.payload);
+    parsed = JSON.parse(raw);
   } catch {
     parsed = undefined;
   }
   // A plain object check, not a full schema: the payload is opaque JSON and this runs once per event of the log.
-  const payload = isRecord(parsed) ? parsed : { unreadable: row.payload };
-  return { ...row, payload };
+  const payload = isRecord(parsed) ? parsed : { unreadable: raw };
+  return {
+    seq: readNumber(r, 'seq'),
+    at: readNumber(r, 'at'),
+    actor: readString(r, 'actor'),
+    kind: readString(r, 'kind'),
+    teamId: readOptionalString(r, 'team_id'),
+    conversationId: readOptionalString(r, 'conversation_id'),
+    runId: readOptionalString(r, 'run_id'),
+    approvalId: readOptionalString(r, 'approval_id'),
+    payload,
+    prevHash: readString(r, 'prev_hash'),
+    hash: readString(r, 'hash'),
+  };
 }
 
+const where = (conditions: (SQL | undefined)[]): SQL => {
+  const present = conditions.filter((c): c is SQL => c !== undefined);
+  return present.length === 0 ? sql`1 = 1` : sql.join(present, sql` and `);
+};
+
 /** Approvals live here until decided; the latest decision comes first in history. */
-const decisionTime = sql`coalesce(${approvals.decidedAt}, ${approvals.updatedAt})`;
+const DECISION_TIME = sql`coalesce(decided_at, updated_at)`;
 
-export function createAuditQueryStore(db: Db): AuditQueries {
-  const eventTool = sql<
-    string | null
-  >`coalesce(${approvals.toolName}, json_extract(${auditEvents.payload}, '$.tool'))`;
-  const page = <T>(items: T[], total: number) => ({ items, total });
-  const count = (where: SQL | undefined) =>
-    db.select({ n: sql<number>`count(*)` }).from(approvals).where(where).get()?.n ?? 0;
-
+export function createAuditQueryStore(db: SqlDatabase): AuditQueries {
+  const eventTool = sql`coalesce(a.tool_name, ${db.dialect.jsonText(sql`e.payload`, 'tool')})`;
+  function* approvalPage(condition: SQL, order: SQL, limit: number, offset: number) {
+    const found = yield* rows(sql`select * from approvals where ${condition} order by ${order}
+      limit ${limit} offset ${offset}`);
+    const total = yield* row(sql`select count(*) as n from approvals where ${condition}`);
+    return { items: found.map(toApprovalRecord), total: total ? readNumber(total, 'n') : 0 };
+  }
   return {
-    chain() {
-      return db.select().from(auditEvents).orderBy(asc(auditEvents.seq)).all().map(toStoredEvent);
-    },
+    chain: () =>
+      db.read(function* () {
+        return (yield* rows(sql`select * from audit_events order by seq`)).map(toStoredEvent);
+      }),
 
-    events(filter) {
-      const where = and(
-        filter.since === undefined ? undefined : gte(auditEvents.at, filter.since),
-        filter.until === undefined ? undefined : lte(auditEvents.at, filter.until),
-        filter.teamId === undefined ? undefined : eq(auditEvents.teamId, filter.teamId),
-        filter.userId === undefined
-          ? undefined
-          : or(eq(auditEvents.actor, filter.userId), eq(approvals.requesterId, filter.userId)),
-        filter.tool === undefined ? undefined : eq(eventTool, filter.tool),
-        filter.status === undefined ? undefined : eq(approvals.status, filter.status),
-      );
-      return db
-        .select({ event: auditEvents, tool: eventTool, status: approvals.status })
-        .from(auditEvents)
-        .leftJoin(approvals, eq(approvals.id, auditEvents.approvalId))
-        .where(where)
-        .orderBy(asc(auditEvents.seq))
-        .all()
-        .map(
-          (row): AuditEventRow => ({
-            ...toStoredEvent(row.event),
-            tool: typeof row.tool === 'string' ? row.tool : null,
-            approvalStatus: row.status === null ? null : statusSchema.parse(row.status),
+    events: (filter) =>
+      db.read(function* () {
+        const condition = where([
+          filter.since === undefined ? undefined : sql`e.at >= ${filter.since}`,
+          filter.until === undefined ? undefined : sql`e.at <= ${filter.until}`,
+          filter.teamId === undefined ? undefined : sql`e.team_id = ${filter.teamId}`,
+          filter.userId === undefined
+            ? undefined
+            : sql`(e.actor = ${filter.userId} or a.requester_id = ${filter.userId})`,
+          filter.tool === undefined ? undefined : sql`${eventTool} = ${filter.tool}`,
+          filter.status === undefined ? undefined : sql`a.status = ${filter.status}`,
+        ]);
+        const found = yield* rows(sql`select e.*, ${eventTool} as event_tool, a.status as approval_status
+          from audit_events e left join approvals a on a.id = e.approval_id where ${condition} order by e.seq`);
+        return found.map(
+          (r): AuditEventRow => ({
+            ...toStoredEvent(r),
+            tool: readOptionalString(r, 'event_tool'),
+            approvalStatus:
+              r.approval_status === null ? null : readEnum(r, 'approval_status', APPROVAL_STATUSES),
           }),
         );
-    },
+      }),
 
-    pending(teamId, { limit, offset }) {
-      const where = and(eq(approvals.teamId, teamId), eq(approvals.status, 'pending'));
-      const rows = db
-        .select()
-        .from(approvals)
-        .where(where)
-        .orderBy(asc(approvals.createdAt), asc(approvals.id))
-        .limit(limit)
-        .offset(offset)
-        .all();
-      return page(rows.map(toApprovalRecord), count(where));
-    },
+    pending: (teamId, { limit, offset }) =>
+      db.read(() =>
+        approvalPage(sql`team_id = ${teamId} and status = 'pending'`, sql`created_at, id`, limit, offset),
+      ),
 
-    history({ teamId, userId, tool, since, limit, offset }) {
-      const voted = (user: string) =>
-        exists(
-          db
-            .select({ one: sql`1` })
-            .from(approvalVotes)
-            .where(and(eq(approvalVotes.approvalId, approvals.id), eq(approvalVotes.userId, user))),
+    history: ({ teamId, userId, tool, since, limit, offset }) =>
+      db.read(() =>
+        approvalPage(
+          where([
+            sql`team_id = ${teamId}`,
+            sql`status <> 'pending'`,
+            userId === undefined
+              ? undefined
+              : sql`(requester_id = ${userId} or exists (select 1 from approval_votes v
+                  where v.approval_id = approvals.id and v.user_id = ${userId}))`,
+            tool === undefined ? undefined : sql`tool_name = ${tool}`,
+            since === undefined ? undefined : sql`created_at >= ${since}`,
+          ]),
+          sql`${DECISION_TIME} desc, id desc`,
+          limit,
+          offset,
+        ),
+      ),
+
+    detail: (teamId, approvalId) =>
+      db.read(function* () {
+        const found = yield* row(
+          sql`select * from approvals where id = ${approvalId} and team_id = ${teamId}`,
         );
-      const where = and(
-        eq(approvals.teamId, teamId),
-        ne(approvals.status, 'pending'),
-        userId === undefined ? undefined : or(eq(approvals.requesterId, userId), voted(userId)),
-        tool === undefined ? undefined : eq(approvals.toolName, tool),
-        since === undefined ? undefined : gte(approvals.createdAt, since),
-      );
-      const rows = db
-        .select()
-        .from(approvals)
-        .where(where)
-        .orderBy(desc(decisionTime), desc(approvals.id))
-        .limit(limit)
-        .offset(offset)
-        .all();
-      return page(rows.map(toApprovalRecord), count(where));
-    },
+        if (!found) return undefined;
+        const votes = yield* rows(sql`select user_id, vote, created_at from approval_votes
+          where approval_id = ${approvalId} order by created_at`);
+        const events = yield* rows(
+          sql`select * from audit_events where approval_id = ${approvalId} order by seq`,
+        );
+        return {
+          approval: toApprovalRecord(found),
+          votes: votes.map((v) => ({
+            userId: readString(v, 'user_id'),
+            vote: readEnum(v, 'vote', ['approve', 'reject'] as const),
+            at: readNumber(v, 'created_at'),
+          })),
+          events: events.map(toStoredEvent),
+        };
+      }),
 
-    detail(teamId, approvalId) {
-      const row = db
-        .select()
-        .from(approvals)
-        .where(and(eq(approvals.id, approvalId), eq(approvals.teamId, teamId)))
-        .get();
-      if (!row) return undefined;
-      const votes = db
-        .select()
-        .from(approvalVotes)
-        .where(eq(approvalVotes.approvalId, approvalId))
-        .orderBy(asc(approvalVotes.createdAt))
-        .all()
-        .map((vote) => ({ userId: vote.userId, vote: vote.vote, at: vote.createdAt }));
-      const events = db
-        .select()
-        .from(auditEvents)
-        .where(eq(auditEvents.approvalId, approvalId))
-        .orderBy(asc(auditEvents.seq))
-        .all()
-        .map(toStoredEvent);
-      return { approval: toApprovalRecord(row), votes, events };
-    },
+    stats: (teamId, since) =>
+      db.read(function* (): Program<Awaited<ReturnType<AuditQueries['stats']>>> {
+        const scope = where([
+          sql`team_id = ${teamId}`,
+          since === undefined ? undefined : sql`created_at >= ${since}`,
+        ]);
+        const counts = yield* rows(sql`select tool_name, status, count(*) as n from approvals where ${scope}
+          group by tool_name, status order by tool_name, status`);
+        const waits = yield* rows(sql`select decided_at - created_at as wait from approvals
+          where ${scope} and decided_at is not null`);
+        const decided = waits.map((w) => readNumber(w, 'wait'));
+        return {
+          counts: counts.map((c) => ({
+            tool: readString(c, 'tool_name'),
+            status: readEnum(c, 'status', APPROVAL_STATUSES),
+            count: readNumber(c, 'n'),
+          })),
+          medianDecisionMs: median(decided),
+          decided: decided.length,
+        };
+      }),
 
-    stats(teamId, since) {
-      const scope = and(
-        eq(approvals.teamId, teamId),
-        since === undefined ? undefined : gte(approvals.createdAt, since),
-      );
-      const counts = db
-        .select({ tool: approvals.toolName, status: approvals.status, count: sql<number>`count(*)` })
-        .from(approvals)
-        .where(scope)
-        .groupBy(approvals.toolName, approvals.status)
-        .orderBy(asc(approvals.toolName), asc(approvals.status))
-        .all();
-      const waits = db
-        .select({ wait: sql<number>`${approvals.decidedAt} - ${approvals.createdAt}` })
-        .from(approvals)
-        .where(and(scope, isNotNull(approvals.decidedAt)))
-        .all()
-        .map((row) => row.wait);
-      return { counts, medianDecisionMs: median(waits), decided: waits.length };
-    },
-
-    requestsBy(teamId, userId, limit) {
-      return db
-        .select()
-        .from(approvals)
-        .where(and(eq(approvals.teamId, teamId), eq(approvals.requesterId, userId)))
-        .orderBy(desc(approvals.createdAt), desc(approvals.id))
-        .limit(limit)
-        .all()
-        .map(toApprovalRecord);
-    },
+    requestsBy: (teamId, userId, limit) =>
+      db.read(function* () {
+        const found =
+          yield* rows(sql`select * from approvals where team_id = ${teamId} and requester_id = ${userId}
+          order by created_at desc, id desc limit ${limit}`);
+        return found.map(toApprovalRecord);
+      }),
   };
 }

@@ -1,32 +1,55 @@
-import { desc } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { AuditInput } from '../audit/audit-event.js';
 import { GENESIS_HASH, hashEvent } from '../audit/hash-chain.js';
-import type { Db } from './database.js';
-import { auditEvents } from './schema.js';
-
-/** A drizzle transaction or the database itself: both run the same synchronous queries. */
-export type Tx = Pick<Db, 'select' | 'insert' | 'update' | 'delete'>;
+import { readNumber, readString } from './sql/columns.js';
+import { count, type Program, row, type Step } from './sql/program.js';
+import type { Dialect } from './sql/sql-database.js';
 
 /**
- * Appends events to the hash chain. Call it inside the transaction of the state change the events record,
- * so the change and its audit trail commit together.
+ * Chains events onto the audit log: locks the head (across processes, in PostgreSQL), reads it and appends.
+ * The engines run it last in every write transaction, so the log and the change it records commit together
+ * and the head is always the last lock a transaction takes.
  */
-export function appendAudit(tx: Tx, events: readonly AuditInput[]): void {
+export function* appendAudit(dialect: Dialect, events: readonly AuditInput[]): Program<void> {
   if (events.length === 0) return;
-  const last = tx
-    .select({ seq: auditEvents.seq, hash: auditEvents.hash })
-    .from(auditEvents)
-    .orderBy(desc(auditEvents.seq))
-    .limit(1)
-    .get();
-  let seq = last?.seq ?? 0;
-  let prevHash = last?.hash ?? GENESIS_HASH;
+  if (dialect.lockAuditHead) yield* row(dialect.lockAuditHead);
+  const head = yield* row(sql`select seq, hash from audit_events order by seq desc limit 1`);
+  let seq = head ? readNumber(head, 'seq') : 0;
+  let prevHash = head ? readString(head, 'hash') : GENESIS_HASH;
   for (const event of events) {
     seq += 1;
     const hash = hashEvent(prevHash, seq, event);
-    tx.insert(auditEvents)
-      .values({ seq, ...event, payload: JSON.stringify(event.payload), prevHash, hash })
-      .run();
+    yield* count(sql`insert into audit_events
+      (seq, at, actor, kind, team_id, conversation_id, run_id, approval_id, payload, prev_hash, hash)
+      values (${seq}, ${event.at}, ${event.actor}, ${event.kind}, ${event.teamId}, ${event.conversationId},
+        ${event.runId}, ${event.approvalId}, ${JSON.stringify(event.payload)}, ${prevHash}, ${hash})`);
     prevHash = hash;
   }
+}
+
+/**
+ * A write program as the engines run it: the audit events it records along the way are held back and chained
+ * when it has finished its own work.
+ */
+export function* withAuditLast<T>(dialect: Dialect, program: Program<T>): Program<T> {
+  const events: AuditInput[] = [];
+  let next = program.next();
+  while (!next.done) {
+    const step: Step = next.value;
+    if (step.op === 'audit') {
+      events.push(...step.events);
+      next = program.next();
+      continue;
+    }
+    let answer: unknown;
+    try {
+      answer = yield step;
+    } catch (error) {
+      next = program.throw(error);
+      continue;
+    }
+    next = program.next(answer);
+  }
+  yield* appendAudit(dialect, events);
+  return next.value;
 }

@@ -1,194 +1,109 @@
-import { and, asc, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { HistoryItem } from '../agent/history.js';
-import type { Clock, IdGenerator } from '../agent/ports.js';
-import type { RunState } from '../agent/run-state.js';
-import type { ConversationStore } from '../conversations/ports.js';
-import { toApprovalRecord } from './approval-rows.js';
-import { appendAudit, type Tx } from './audit-writer.js';
-import type { Db } from './database.js';
-import { insertItems, runStateColumns } from './run-store.js';
-import { approvals, conversationItems, conversations, queuedMessages, runs } from './schema.js';
+import type { ConversationStore, ThreadRef } from '../conversations/ports.js';
+import { activeRunStatus, insertItems, insertRun } from './run-rows.js';
+import { readNumber, readString } from './sql/columns.js';
+import { audit, count, type Program, row } from './sql/program.js';
+import type { StoreContext } from './store-context.js';
 
-export function createConversationStore(db: Db, clock: Clock, newId: IdGenerator): ConversationStore {
-  const find: ConversationStore['find'] = ({ teamId, channelId, threadTs }) =>
-    db
-      .select({ id: conversations.id })
-      .from(conversations)
-      .where(
-        and(
-          eq(conversations.teamId, teamId),
-          eq(conversations.channelId, channelId),
-          eq(conversations.threadTs, threadTs),
-        ),
-      )
-      .get()?.id;
-
+/** Conversations, and the start of their runs: one active run per conversation, later messages queued. */
+export function createConversationStore(ctx: StoreContext): ConversationStore {
+  const { db, clock } = ctx;
   return {
-    find,
+    find: (thread) => db.read(() => conversationIdOf(thread)),
 
-    findOrCreate(thread) {
-      const existing = find(thread);
+    async findOrCreate(thread, surface) {
+      const existing = await db.read(() => conversationIdOf(thread));
       if (existing) return existing;
-      db.insert(conversations)
-        .values({ id: newId('conv'), ...thread, createdAt: clock.now() })
-        .onConflictDoNothing()
-        .run();
-      const created = find(thread);
-      if (!created) throw new Error('Conversation could not be created');
-      return created;
+      const id = ctx.newId('conv');
+      return db.write(function* () {
+        yield* count(sql`insert into conversations (id, team_id, channel_id, thread_ts, surface, created_at)
+          values (${id}, ${thread.teamId}, ${thread.channelId}, ${thread.threadTs}, ${surface}, ${clock.now()})
+          on conflict (team_id, channel_id, thread_ts) do nothing`);
+        const created = yield* conversationIdOf(thread);
+        if (!created) throw new Error('Conversation could not be created');
+        return created;
+      });
     },
 
-    thread(conversationId) {
-      const row = db.select().from(conversations).where(eq(conversations.id, conversationId)).get();
-      return row ? { teamId: row.teamId, channelId: row.channelId, threadTs: row.threadTs } : undefined;
-    },
+    thread: (conversationId) =>
+      db.read(function* () {
+        const found = yield* row(sql`select team_id, channel_id, thread_ts from conversations
+          where id = ${conversationId}`);
+        if (!found) return undefined;
+        return {
+          teamId: readString(found, 'team_id'),
+          channelId: readString(found, 'channel_id'),
+          threadTs: readString(found, 'thread_ts'),
+        };
+      }),
 
-    startRunOrQueue({ conversationId, runId, message, state, audit, context }) {
+    startRunOrQueue({ conversationId, runId, message, state, audit: events, context }) {
       const at = clock.now();
-      return db.transaction(
-        (tx) => {
-          const active = activeRunStatus(tx, conversationId);
-          if (active) {
-            tx.insert(queuedMessages)
-              .values({
-                conversationId,
-                userId: message.userId,
-                text: message.text,
-                messageTs: message.messageTs,
-                createdAt: at,
-              })
-              .run();
-            return active === 'paused' ? ('queued_behind_approval' as const) : ('queued' as const);
-          }
-          insertRun(tx, { conversationId, runId, requesterId: message.userId, state, at });
-          if (context && !hasHistory(tx, conversationId))
-            insertItems(tx, conversationId, null, null, [context], at);
-          insertItems(tx, conversationId, runId, 0, [userItem(message)], at);
-          appendAudit(tx, audit);
-          return 'started' as const;
-        },
-        { behavior: 'immediate' },
-      );
+      return db.write(function* () {
+        yield* lockConversation(ctx, conversationId);
+        const active = yield* activeRunStatus(conversationId);
+        if (active) {
+          yield* count(sql`insert into queued_messages (conversation_id, user_id, text, message_ts, created_at)
+            values (${conversationId}, ${message.userId}, ${message.text}, ${message.messageTs}, ${at})`);
+          return active === 'paused' ? ('queued_behind_approval' as const) : ('queued' as const);
+        }
+        yield* insertRun(ctx, { conversationId, runId, requesterId: message.userId, state, at });
+        if (context && !(yield* hasHistory(conversationId))) {
+          yield* insertItems(conversationId, null, null, [context], at);
+        }
+        yield* insertItems(conversationId, runId, 0, [userItem(message)], at);
+        yield* audit(events);
+        return 'started' as const;
+      });
     },
 
-    startNextQueuedRun({ conversationId, runId, state, audit }) {
+    startNextQueuedRun({ conversationId, runId, state, audit: events }) {
       const at = clock.now();
-      return db.transaction(
-        (tx) => {
-          if (hasActiveRun(tx, conversationId)) return undefined;
-          const next = tx
-            .select()
-            .from(queuedMessages)
-            .where(eq(queuedMessages.conversationId, conversationId))
-            .orderBy(asc(queuedMessages.id))
-            .limit(1)
-            .get();
-          if (!next) return undefined;
-          tx.delete(queuedMessages).where(eq(queuedMessages.id, next.id)).run();
-          const message = { id: next.id, userId: next.userId, text: next.text, messageTs: next.messageTs };
-          insertRun(tx, { conversationId, runId, requesterId: message.userId, state, at });
-          insertItems(tx, conversationId, runId, 0, [userItem(message)], at);
-          appendAudit(tx, audit(message));
-          return message;
-        },
-        { behavior: 'immediate' },
-      );
-    },
-
-    interruptedRuns() {
-      return db
-        .select({ runId: runs.id, conversationId: runs.conversationId })
-        .from(runs)
-        .where(eq(runs.status, 'running'))
-        .all();
-    },
-
-    approvalsWithoutCard() {
-      return db
-        .select()
-        .from(approvals)
-        .where(and(eq(approvals.status, 'pending'), isNull(approvals.messageTs)))
-        .all()
-        .map(toApprovalRecord);
-    },
-
-    setPendingReply(runId, text) {
-      db.update(runs).set({ pendingReply: text }).where(eq(runs.id, runId)).run();
-    },
-
-    pendingReplies() {
-      return db
-        .select({ runId: runs.id, conversationId: runs.conversationId, text: runs.pendingReply })
-        .from(runs)
-        .where(isNotNull(runs.pendingReply))
-        .all()
-        .flatMap((row) => (row.text === null ? [] : [{ ...row, text: row.text }]));
-    },
-
-    unreportedExecutions() {
-      return db
-        .select()
-        .from(approvals)
-        .where(and(eq(approvals.status, 'executing'), isNull(approvals.result)))
-        .all()
-        .map(toApprovalRecord);
-    },
-
-    setUnknownOutcome(approvalId, result) {
-      db.update(approvals)
-        .set({ result, updatedAt: clock.now() })
-        .where(and(eq(approvals.id, approvalId), eq(approvals.status, 'executing'), isNull(approvals.result)))
-        .run();
-    },
-
-    conversationsWithQueue() {
-      return db
-        .selectDistinct({ id: queuedMessages.conversationId })
-        .from(queuedMessages)
-        .all()
-        .map((row) => row.id);
-    },
-
-    setCardMessage(approvalId, channelId, messageTs, audit) {
-      db.transaction(
-        (tx) => {
-          tx.update(approvals)
-            .set({ channelId, messageTs, updatedAt: clock.now() })
-            .where(eq(approvals.id, approvalId))
-            .run();
-          appendAudit(tx, audit);
-        },
-        { behavior: 'immediate' },
-      );
+      return db.write(function* () {
+        yield* lockConversation(ctx, conversationId);
+        if (yield* activeRunStatus(conversationId)) return undefined;
+        const next = yield* row(sql`select * from queued_messages where conversation_id = ${conversationId}
+          order by id limit 1`);
+        if (!next) return undefined;
+        const message = {
+          id: readNumber(next, 'id'),
+          userId: readString(next, 'user_id'),
+          text: readString(next, 'text'),
+          messageTs: readString(next, 'message_ts'),
+        };
+        yield* count(sql`delete from queued_messages where id = ${message.id}`);
+        yield* insertRun(ctx, { conversationId, runId, requesterId: message.userId, state, at });
+        yield* insertItems(conversationId, runId, 0, [userItem(message)], at);
+        yield* audit(events(message));
+        return message;
+      });
     },
   };
 }
 
-function insertRun(
-  tx: Tx,
-  input: { conversationId: string; runId: string; requesterId: string; state: RunState; at: number },
-): void {
-  const { conversationId, runId, requesterId, state, at } = input;
-  tx.insert(runs)
-    .values({
-      id: runId,
-      conversationId,
-      status: 'running',
-      requesterId,
-      createdAt: at,
-      ...runStateColumns(state, at),
-    })
-    .run();
+function* conversationIdOf(thread: ThreadRef): Program<string | undefined> {
+  const found = yield* row(sql`select id from conversations where team_id = ${thread.teamId}
+    and channel_id = ${thread.channelId} and thread_ts = ${thread.threadTs}`);
+  return found ? readString(found, 'id') : undefined;
 }
 
-function hasHistory(tx: Tx, conversationId: string): boolean {
-  const item = tx
-    .select({ id: conversationItems.id })
-    .from(conversationItems)
-    .where(eq(conversationItems.conversationId, conversationId))
-    .limit(1)
-    .get();
-  return item !== undefined;
+/**
+ * Holds the conversation until the transaction ends, so two processes deciding at once whether it has an
+ * active run take turns (the unique index on active runs backs this up).
+ */
+function* lockConversation(ctx: StoreContext, conversationId: string): Program<void> {
+  const found = yield* row(
+    sql`select id from conversations where id = ${conversationId} ${ctx.db.dialect.forUpdate}`,
+  );
+  if (!found) throw new Error(`Conversation ${conversationId} not found`);
+}
+
+function* hasHistory(conversationId: string): Program<boolean> {
+  return (
+    (yield* row(sql`select id from conversation_items where conversation_id = ${conversationId} limit 1`)) !==
+    undefined
+  );
 }
 
 function userItem(message: { userId: string; text: string; messageTs: string }): HistoryItem {
@@ -196,18 +111,4 @@ function userItem(message: { userId: string; text: string; messageTs: string }):
     kind: 'user_message',
     data: { text: message.text, userId: message.userId, messageTs: message.messageTs },
   };
-}
-
-/** One active (running or paused) run per conversation at a time. */
-function activeRunStatus(tx: Tx, conversationId: string): 'running' | 'paused' | undefined {
-  const active = tx
-    .select({ status: runs.status })
-    .from(runs)
-    .where(and(eq(runs.conversationId, conversationId), inArray(runs.status, ['running', 'paused'])))
-    .get();
-  return active?.status === 'running' || active?.status === 'paused' ? active.status : undefined;
-}
-
-function hasActiveRun(tx: Tx, conversationId: string): boolean {
-  return activeRunStatus(tx, conversationId) !== undefined;
 }

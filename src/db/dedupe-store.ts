@@ -1,30 +1,28 @@
-import { lt } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { DedupeStore } from '../conversations/ports.js';
-import type { Db } from './database.js';
-import { processedEvents } from './schema.js';
+import { count } from './sql/program.js';
+import type { StoreContext } from './store-context.js';
 
-export function createDedupeStore(db: Db, now: () => number): DedupeStore {
+/** Deliveries already handled, as rows: the primary key makes the first insert win, in any process. */
+export function createDedupeStore({ db, clock }: StoreContext): DedupeStore {
   return {
     claim(keys) {
-      return db.transaction(
-        (tx) => {
-          const at = now();
-          let fresh = true;
-          for (const key of keys) {
-            const { changes } = tx
-              .insert(processedEvents)
-              .values({ key, createdAt: at })
-              .onConflictDoNothing()
-              .run();
-            if (changes === 0) fresh = false;
-          }
-          return fresh;
-        },
-        { behavior: 'immediate' },
-      );
+      const at = clock.now();
+      return db.write(function* () {
+        let fresh = true;
+        for (const key of keys) {
+          const inserted =
+            yield* count(sql`insert into processed_events (key, created_at) values (${key}, ${at})
+            on conflict do nothing`);
+          if (inserted === 0) fresh = false;
+        }
+        return fresh;
+      });
     },
     prune(before) {
-      db.delete(processedEvents).where(lt(processedEvents.createdAt, before)).run();
+      return db.write(function* () {
+        yield* count(sql`delete from processed_events where created_at < ${before}`);
+      });
     },
   };
 }

@@ -1,28 +1,32 @@
-import { and, asc, eq } from 'drizzle-orm';
-import type { Clock } from '../agent/ports.js';
-import type { NotesStore } from '../tools/ports.js';
-import type { Db } from './database.js';
-import { notes } from './schema.js';
+import { sql } from 'drizzle-orm';
+import type { Note, NotesStore } from '../tools/ports.js';
+import { readNumber, readString } from './sql/columns.js';
+import { count, type Row, rows } from './sql/program.js';
+import type { StoreContext } from './store-context.js';
 
-export function createNotesStore(db: Db, clock: Clock): NotesStore {
+const toNote = (r: Row): Note => ({ id: readNumber(r, 'id'), text: readString(r, 'text') });
+
+export function createNotesStore({ db, clock }: StoreContext): NotesStore {
   return {
     list: (teamId) =>
-      db
-        .select({ id: notes.id, text: notes.text })
-        .from(notes)
-        .where(eq(notes.teamId, teamId))
-        .orderBy(asc(notes.id))
-        .all(),
-    create: (teamId, text, createdBy) =>
-      db
-        .insert(notes)
-        .values({ teamId, text, createdBy, createdAt: clock.now() })
-        .returning({ id: notes.id, text: notes.text })
-        .get(),
-    delete: (teamId, id) =>
-      db
-        .delete(notes)
-        .where(and(eq(notes.teamId, teamId), eq(notes.id, id)))
-        .run().changes === 1,
+      db.read(function* () {
+        return (yield* rows(sql`select id, text from notes where team_id = ${teamId} order by id`)).map(
+          toNote,
+        );
+      }),
+    create(teamId, text, createdBy) {
+      const at = clock.now();
+      return db.write(function* () {
+        const [created] = yield* rows(sql`insert into notes (team_id, text, created_by, created_at)
+          values (${teamId}, ${text}, ${createdBy}, ${at}) returning id, text`);
+        if (!created) throw new Error('The note was not stored');
+        return toNote(created);
+      });
+    },
+    delete(teamId, id) {
+      return db.write(function* () {
+        return (yield* count(sql`delete from notes where team_id = ${teamId} and id = ${id}`)) === 1;
+      });
+    },
   };
 }

@@ -1,233 +1,155 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
-import { type HistoryItem, historyItemSchema, type StoredItem } from '../agent/history.js';
-import type { Clock, RunRecord, RunStore } from '../agent/ports.js';
-import { CURRENT_RUN_STATE_VERSION, type RunState, serializeRunState } from '../agent/run-state.js';
-import { toApprovalRecord } from './approval-rows.js';
-import { appendAudit, type Tx } from './audit-writer.js';
-import type { Db } from './database.js';
-import { approvals, conversationItems, conversations, runs } from './schema.js';
-import { createStandingApprovalStore } from './standing-approvals.js';
+import { sql } from 'drizzle-orm';
+import type { RunStore } from '../agent/ports.js';
+import type { ApprovalRecord } from '../approvals/approval.js';
+import { cancelledByRunEnd } from '../approvals/decision-rules.js';
+import { approvalsOfTurn, toApprovalRecord } from './approval-rows.js';
+import {
+  conversationOf,
+  historyOf,
+  insertItems,
+  leaseColumns,
+  lockLeasedRun,
+  oweCard,
+  oweReply,
+  RELEASED,
+  runById,
+  stateColumns,
+} from './run-rows.js';
+import { readString } from './sql/columns.js';
+import { audit, count, row, rows } from './sql/program.js';
+import type { StoreContext } from './store-context.js';
 
-/** Appends history items inside a transaction. */
-export function insertItems(
-  tx: Tx,
-  conversationId: string,
-  runId: string | null,
-  turn: number | null,
-  items: readonly HistoryItem[],
-  at: number,
-): void {
-  for (const item of items) {
-    tx.insert(conversationItems)
-      .values({
-        conversationId,
-        runId,
-        turn,
-        kind: item.kind,
-        data: JSON.stringify(item.data),
-        createdAt: at,
-      })
-      .run();
-  }
-}
-
-/** The state columns of a run row for a given state. */
-export function runStateColumns(state: RunState, at: number) {
+/** The runner's store: every write holds the run first and checks the writer's claim on it. */
+export function createRunStore(ctx: StoreContext): RunStore {
+  const { db, clock } = ctx;
   return {
-    state: serializeRunState(state),
-    schemaVersion: CURRENT_RUN_STATE_VERSION,
-    turn: state.turn,
-    updatedAt: at,
-  };
-}
+    getRun: (runId) => db.read(() => runById(ctx, runId)),
 
-export function createRunStore(db: Db, clock: Clock): RunStore {
-  return {
-    ...createStandingApprovalStore(db),
+    loadHistory: (conversationId) => db.read(() => historyOf(conversationId)),
 
-    getRun(runId) {
-      const row = db
-        .select({ run: runs, conversation: conversations })
-        .from(runs)
-        .innerJoin(conversations, eq(conversations.id, runs.conversationId))
-        .where(eq(runs.id, runId))
-        .get();
-      if (!row) return undefined;
-      const record: RunRecord = {
-        id: row.run.id,
-        conversationId: row.run.conversationId,
-        status: row.run.status,
-        state: row.run.state,
-        requesterId: row.run.requesterId,
-        teamId: row.conversation.teamId,
-        channelId: row.conversation.channelId,
-        threadTs: row.conversation.threadTs,
-      };
-      return record;
-    },
-
-    loadHistory(conversationId) {
-      const rows = db
-        .select()
-        .from(conversationItems)
-        .where(eq(conversationItems.conversationId, conversationId))
-        .orderBy(asc(conversationItems.id))
-        .all();
-      return rows.map(
-        (row): StoredItem => ({
-          ...historyItemSchema.parse({ kind: row.kind, data: JSON.parse(row.data) }),
-          runId: row.runId,
-          turn: row.turn,
-        }),
-      );
-    },
-
-    saveTurn({ runId, state, status, items, approvals: created, audit, reply }) {
+    saveTurn(lease, { state, status, items, approvals: created, audit: events, reply }) {
+      const { runId } = lease;
       const at = clock.now();
-      return db.transaction(
-        (tx) => {
-          const run = tx.select().from(runs).where(eq(runs.id, runId)).get();
-          if (!run) throw new Error(`Run ${runId} not found`);
-          const conversation = tx
-            .select()
-            .from(conversations)
-            .where(eq(conversations.id, run.conversationId))
-            .get();
-          if (!conversation) throw new Error(`Conversation ${run.conversationId} not found`);
-          insertItems(tx, run.conversationId, runId, state.turn, items, at);
-          const rows = created.map(({ automatic, ...approval }) =>
-            tx
-              .insert(approvals)
-              .values({
-                ...approval,
-                ...(automatic
-                  ? {
-                      decidedBy: automatic.grantedBy,
-                      decidedAt: at,
-                      originApprovalId: automatic.originApprovalId,
-                    }
-                  : {}),
-                rule: JSON.stringify(approval.rule),
-                runId,
-                conversationId: run.conversationId,
-                teamId: conversation.teamId,
-                turn: state.turn,
-                status: automatic ? 'approved' : 'pending',
-                requesterId: run.requesterId,
-                channelId: conversation.channelId,
-                threadTs: conversation.threadTs,
-                createdAt: at,
-                updatedAt: at,
-              })
-              .returning()
-              .get(),
-          );
-          tx.update(runs)
-            .set({
-              ...runStateColumns(state, at),
-              status,
-              ...(reply === undefined ? {} : { pendingReply: reply }),
-            })
-            .where(eq(runs.id, runId))
-            .run();
-          appendAudit(tx, audit);
-          return rows.map(toApprovalRecord);
-        },
-        { behavior: 'immediate' },
-      );
+      return db.write(function* () {
+        const run = yield* lockLeasedRun(ctx, lease);
+        const conversationId = conversationOf(run);
+        const conversation = yield* row(sql`select * from conversations where id = ${conversationId}`);
+        if (!conversation) throw new Error(`Conversation ${conversationId} not found`);
+        yield* insertItems(conversationId, runId, state.turn, items, at);
+        const stored: ApprovalRecord[] = [];
+        for (const { automatic, ...approval } of created) {
+          const decided = automatic
+            ? sql`'approved', ${automatic.grantedBy}, ${at}, ${automatic.originApprovalId}`
+            : sql`'pending', null, null, null`;
+          const [inserted] =
+            yield* rows(sql`insert into approvals (id, run_id, conversation_id, team_id, turn,
+              call_id, tool_name, arguments, arguments_hash, rule, status, decided_by, decided_at,
+              origin_approval_id, requester_id, channel_id, thread_ts, expires_at, remind_at, created_at, updated_at)
+            values (${approval.id}, ${runId}, ${conversationId}, ${readString(conversation, 'team_id')},
+              ${state.turn}, ${approval.callId}, ${approval.toolName}, ${approval.arguments},
+              ${approval.argumentsHash}, ${JSON.stringify(approval.rule)}, ${decided},
+              ${readString(run, 'requester_id')}, ${readString(conversation, 'channel_id')},
+              ${readString(conversation, 'thread_ts')}, ${approval.expiresAt}, ${approval.remindAt}, ${at}, ${at})
+            returning *`);
+          if (!inserted) throw new Error(`Approval ${approval.id} was not stored`);
+          const record = toApprovalRecord(inserted);
+          if (record.status === 'pending') yield* oweCard(ctx, record, at);
+          stored.push(record);
+        }
+        // A completed run gives its lease up; any other status keeps driving (and keeps the lease).
+        const held = status === 'completed' ? RELEASED : leaseColumns(ctx, at);
+        yield* count(sql`update runs set ${stateColumns(state, at)}, status = ${status}, ${held}
+          where id = ${runId}`);
+        if (reply !== undefined) yield* oweReply(ctx, { id: runId, conversationId }, reply, at);
+        yield* audit(events);
+        return stored;
+      });
     },
 
-    approvalsForTurn(runId, turn) {
-      return db
-        .select()
-        .from(approvals)
-        .where(and(eq(approvals.runId, runId), eq(approvals.turn, turn)))
-        .all()
-        .map(toApprovalRecord);
-    },
+    approvalsForTurn: (runId, turn) => db.read(() => approvalsOfTurn(runId, turn)),
 
-    pauseIfPending(runId, turn, audit) {
-      return db.transaction(
-        (tx) => {
-          const waiting = tx
-            .select({ id: approvals.id })
-            .from(approvals)
-            .where(and(eq(approvals.runId, runId), eq(approvals.turn, turn), eq(approvals.status, 'pending')))
-            .get();
-          if (!waiting) return false;
-          const { changes } = tx
-            .update(runs)
-            .set({ status: 'paused', updatedAt: clock.now() })
-            .where(and(eq(runs.id, runId), eq(runs.status, 'running')))
-            .run();
-          if (changes === 1) appendAudit(tx, audit);
-          return changes === 1;
-        },
-        { behavior: 'immediate' },
-      );
-    },
-
-    markExecuting(approvalId, audit) {
-      return db.transaction(
-        (tx) => {
-          const { changes } = tx
-            .update(approvals)
-            .set({ status: 'executing', updatedAt: clock.now() })
-            .where(and(eq(approvals.id, approvalId), eq(approvals.status, 'approved')))
-            .run();
-          if (changes !== 1) return false;
-          appendAudit(tx, audit);
-          return true;
-        },
-        { behavior: 'immediate' },
-      );
-    },
-
-    saveToolOutput({ runId, state, item, approval, audit }) {
+    pauseIfPending(lease, turn, events) {
+      const { runId } = lease;
       const at = clock.now();
-      db.transaction(
-        (tx) => {
-          const run = tx
-            .select({ conversationId: runs.conversationId })
-            .from(runs)
-            .where(eq(runs.id, runId))
-            .get();
-          if (!run) throw new Error(`Run ${runId} not found`);
-          insertItems(tx, run.conversationId, runId, state.pausedTurn?.turn ?? state.turn, [item], at);
-          if (approval) {
-            tx.update(approvals)
-              .set({ status: approval.status, result: approval.result, updatedAt: at })
-              .where(eq(approvals.id, approval.id))
-              .run();
-          }
-          tx.update(runs).set(runStateColumns(state, at)).where(eq(runs.id, runId)).run();
-          appendAudit(tx, audit);
-        },
-        { behavior: 'immediate' },
-      );
+      return db.write(function* () {
+        yield* lockLeasedRun(ctx, lease);
+        const waiting = yield* row(sql`select id from approvals
+          where run_id = ${runId} and turn = ${turn} and status = 'pending' limit 1`);
+        if (!waiting) return false;
+        yield* count(sql`update runs set status = 'paused', ${RELEASED}, updated_at = ${at}
+          where id = ${runId} and status = 'running'`);
+        yield* audit(events);
+        return true;
+      });
     },
 
-    finishRun({ runId, status, error, audit, cancelAudit, reply }) {
+    markExecuting(lease, approvalId, events) {
+      const { runId } = lease;
       const at = clock.now();
-      return db.transaction(
-        (tx) => {
-          tx.update(runs)
-            .set({ status, error, updatedAt: at, ...(reply === undefined ? {} : { pendingReply: reply }) })
-            .where(eq(runs.id, runId))
-            .run();
-          // Pending, or approved but never executed: nothing of the run may execute any more.
-          const cancelled = tx
-            .update(approvals)
-            .set({ status: 'cancelled', reason: error, updatedAt: at })
-            .where(and(eq(approvals.runId, runId), inArray(approvals.status, ['pending', 'approved'])))
-            .returning()
-            .all()
-            .map(toApprovalRecord);
-          appendAudit(tx, [...audit, ...cancelled.map(cancelAudit)]);
-          return cancelled;
-        },
-        { behavior: 'immediate' },
-      );
+      return db.write(function* () {
+        yield* lockLeasedRun(ctx, lease);
+        const changed = yield* count(sql`update approvals set status = 'executing', updated_at = ${at}
+          where id = ${approvalId} and run_id = ${runId} and status = 'approved'`);
+        if (changed !== 1) return false;
+        yield* count(sql`update runs set ${leaseColumns(ctx, at)} where id = ${runId}`);
+        yield* audit(events);
+        return true;
+      });
+    },
+
+    saveToolOutput(lease, { state, item, approval, audit: events }) {
+      const { runId } = lease;
+      const at = clock.now();
+      return db.write(function* () {
+        const run = yield* lockLeasedRun(ctx, lease);
+        const turn = state.pausedTurn?.turn ?? state.turn;
+        yield* insertItems(conversationOf(run), runId, turn, [item], at);
+        if (approval) {
+          yield* count(sql`update approvals set status = ${approval.status}, result = ${approval.result},
+            updated_at = ${at} where id = ${approval.id}`);
+        }
+        yield* count(
+          sql`update runs set ${stateColumns(state, at)}, ${leaseColumns(ctx, at)} where id = ${runId}`,
+        );
+        yield* audit(events);
+      });
+    },
+
+    finishRun(lease, { status, error, audit: events, cancelAudit, reply }) {
+      const { runId } = lease;
+      const at = clock.now();
+      return db.write(function* () {
+        const run = yield* lockLeasedRun(ctx, lease);
+        yield* count(sql`update runs set status = ${status}, error = ${error}, updated_at = ${at}, ${RELEASED}
+          where id = ${runId}`);
+        const ofRun =
+          yield* rows(sql`select * from approvals where run_id = ${runId} order by created_at, call_id
+          ${db.dialect.forUpdate}`);
+        const cancelled: ApprovalRecord[] = [];
+        for (const approval of ofRun.map(toApprovalRecord)) {
+          if (!cancelledByRunEnd(approval.status)) continue;
+          const [updated] = yield* rows(sql`update approvals set status = 'cancelled', reason = ${error},
+            updated_at = ${at} where id = ${approval.id} returning *`);
+          if (updated) cancelled.push(toApprovalRecord(updated));
+          yield* count(sql`delete from deliveries where id = ${`card:${approval.id}`}`);
+        }
+        if (reply !== undefined)
+          yield* oweReply(ctx, { id: runId, conversationId: conversationOf(run) }, reply, at);
+        yield* audit([...events, ...cancelled.map(cancelAudit)]);
+        return cancelled;
+      });
+    },
+
+    renewLease(runId) {
+      const at = clock.now();
+      return db.write(function* () {
+        const renewed = yield* count(sql`update runs set lease_until = ${at + ctx.leaseMs}
+          where id = ${runId} and status = 'running' and lease_owner = ${ctx.owner}`);
+        if (renewed === 1) return true;
+        // Not lost when the run paused or ended meanwhile: then nobody drives it.
+        const now = yield* row(sql`select status, lease_owner from runs where id = ${runId}`);
+        return now?.status !== 'running';
+      });
     },
   };
 }

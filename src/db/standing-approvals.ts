@@ -1,97 +1,41 @@
-import { and, desc, eq, isNull } from 'drizzle-orm';
-import type { RunStore } from '../agent/ports.js';
-import type { StandingApprovals } from '../approvals/ports.js';
-import { type AuditInput, auditEvent } from '../audit/audit-event.js';
-import { appendAudit, type Tx } from './audit-writer.js';
-import type { Db } from './database.js';
-import { approvals, standingApprovals } from './schema.js';
+import { sql } from 'drizzle-orm';
+import { standingRevokedEvent } from '../approvals/decision-rules.js';
+import type { StandingApprovalStore } from '../approvals/ports.js';
+import { approvalById } from './approval-rows.js';
+import { readString } from './sql/columns.js';
+import { audit, row, rows } from './sql/program.js';
+import type { StoreContext } from './store-context.js';
 
-/**
- * Records "approve for this thread" inside the transaction of the decision that grants it; returns the audit
- * event for the caller to append in that transaction.
- */
-export function grantStanding(
-  tx: Tx,
-  approval: { id: string; conversationId: string; toolName: string; teamId: string },
-  grantedBy: string,
-  at: number,
-): AuditInput {
-  tx.insert(standingApprovals)
-    .values({
-      conversationId: approval.conversationId,
-      toolName: approval.toolName,
-      grantedBy,
-      originApprovalId: approval.id,
-      grantedAt: at,
-    })
-    .run();
-  return auditEvent('standing.granted', {
-    at,
-    actor: grantedBy,
-    teamId: approval.teamId,
-    conversationId: approval.conversationId,
-    approvalId: approval.id,
-    payload: { tool: approval.toolName },
-  });
-}
-
-/** Admins revoke a grant by the id of the request whose decision made it. */
-export function createStandingApprovals(db: Db): StandingApprovals {
+/** "Approve for this thread" grants: found by the runner, revoked by admins. */
+export function createStandingApprovalStore({ db }: StoreContext): StandingApprovalStore {
   return {
-    revoke({ teamId, approvalId, userId, at }) {
-      return db.transaction(
-        (tx) => {
-          const origin = tx.select().from(approvals).where(eq(approvals.id, approvalId)).get();
-          if (!origin || origin.teamId !== teamId) return { ok: false, reason: 'not_found' } as const;
-          const revoked = tx
-            .update(standingApprovals)
-            .set({ revokedAt: at })
-            .where(
-              and(eq(standingApprovals.originApprovalId, approvalId), isNull(standingApprovals.revokedAt)),
-            )
-            .returning()
-            .get();
-          if (!revoked) return { ok: false, reason: 'not_active' } as const;
-          appendAudit(tx, [
-            auditEvent('standing.revoked', {
-              at,
-              actor: userId,
-              teamId,
-              conversationId: revoked.conversationId,
-              approvalId,
-              payload: { tool: revoked.toolName, grantedBy: revoked.grantedBy },
-            }),
-          ]);
-          return {
-            ok: true,
-            toolName: revoked.toolName,
-            grantedBy: revoked.grantedBy,
-            conversationId: revoked.conversationId,
-          } as const;
-        },
-        { behavior: 'immediate' },
-      );
-    },
-  };
-}
+    find: (conversationId, toolName) =>
+      db.read(function* () {
+        const found = yield* row(sql`select granted_by, origin_approval_id from standing_approvals
+          where conversation_id = ${conversationId} and tool_name = ${toolName} and revoked_at is null
+          order by id desc limit 1`);
+        if (!found) return undefined;
+        return {
+          grantedBy: readString(found, 'granted_by'),
+          originApprovalId: readString(found, 'origin_approval_id'),
+        };
+      }),
 
-/** The run-store method behind standing approvals: the conversation's grant for a tool, if any. */
-export function createStandingApprovalStore(db: Db): Pick<RunStore, 'standingApproval'> {
-  return {
-    standingApproval(conversationId, toolName) {
-      const row = db
-        .select()
-        .from(standingApprovals)
-        .where(
-          and(
-            eq(standingApprovals.conversationId, conversationId),
-            eq(standingApprovals.toolName, toolName),
-            isNull(standingApprovals.revokedAt),
-          ),
-        )
-        .orderBy(desc(standingApprovals.id))
-        .get();
-      return row ? { grantedBy: row.grantedBy, originApprovalId: row.originApprovalId } : undefined;
+    revoke(input) {
+      return db.write(function* () {
+        const origin = yield* approvalById(input.approvalId);
+        if (!origin || origin.teamId !== input.teamId) return { ok: false, reason: 'not_found' } as const;
+        const [revoked] = yield* rows(sql`update standing_approvals set revoked_at = ${input.at}
+          where origin_approval_id = ${input.approvalId} and revoked_at is null returning *`);
+        if (!revoked) return { ok: false, reason: 'not_active' } as const;
+        const grant = {
+          toolName: readString(revoked, 'tool_name'),
+          grantedBy: readString(revoked, 'granted_by'),
+          conversationId: readString(revoked, 'conversation_id'),
+        };
+        yield* audit([standingRevokedEvent(grant, input)]);
+        return { ok: true, ...grant } as const;
+      });
     },
   };
 }

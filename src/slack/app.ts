@@ -1,57 +1,40 @@
 import { createServer, type IncomingMessage, Server, type ServerResponse } from 'node:http';
 import { App, LogLevel, webApi } from '@slack/bolt';
-import type { ApprovalService } from '../approvals/approval-service.js';
-import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
-import type { ApprovalCardStore, StandingApprovals } from '../approvals/ports.js';
-import type { AuditQueries } from '../audit/audit-queries.js';
+import type { Clock } from '../agent/ports.js';
+import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { SlackMode } from '../config.js';
-import type { ConversationService } from '../conversations/conversation-service.js';
-import type { DedupeStore } from '../conversations/ports.js';
-import type { WelcomeService } from '../conversations/welcome-service.js';
+import type { SurfaceAdapters } from '../conversations/ports.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
-import { createAuditAccess } from './audit-access.js';
 import { createGuardedReceiver } from './guarded-receiver.js';
-import { createHomePublisher, type HomePublisher } from './home-publisher.js';
-import { registerActionListeners } from './listeners/actions.js';
-import { registerCommandListeners } from './listeners/commands.js';
-import { registerHomeListeners } from './listeners/home.js';
-import { registerMessageListeners } from './listeners/messages.js';
-import { registerMessagesTabListener } from './listeners/messages-tab.js';
 import { createSlackSurface, type SlackSurface } from './slack-surface.js';
+import { createUserGroupDirectory } from './user-groups.js';
 
-export interface SlackAppOptions {
+export interface SlackRuntimeOptions {
   botToken: string;
   mode: SlackMode;
   apiUrl: string;
   port: number;
   logLevel: OurLevel;
   logger: Logger;
+  /** The time, for caches (user groups). */
+  clock: Clock;
   /** Health of what the bot depends on; /healthz answers 503 while it is false. */
   health: () => { ok: boolean; detail: Record<string, unknown> };
   /** Web API retry policy; tests use none. */
   retryConfig?: webApi.RetryOptions;
-  /** Where approval cards are shown and what they render from (approval-channel copies, fresh updates). */
-  cards?: ApprovalCardStore;
-  /** Workspace admins and owners may audit too (users.info). */
-  auditIncludesWorkspaceAdmins?: boolean;
 }
 
-export interface SlackServices {
-  conversations: ConversationService;
-  approvals: ApprovalService;
-  edits: ArgumentEditService;
-  dedupe: DedupeStore;
-  auditQueries: AuditQueries;
-  standing: StandingApprovals;
-  /** The Messages tab (greeting, suggested prompts). */
-  welcome?: WelcomeService;
-}
-
-export interface SlackApp {
-  app: App;
+/** What the core speaks through in Slack. */
+export interface SlackAdapters extends SurfaceAdapters {
   surface: SlackSurface;
-  /** App Home views, refreshed by whatever changes a request (decisions here, expiries in the scheduler). */
-  home: HomePublisher;
+  /** For what a click does: its own client, which never waits out a rate limit. */
+  interactive: SlackSurface;
+}
+
+export interface SlackRuntime {
+  app: App;
+  /** The Slack side of the core, rendering cards from `cards`. */
+  adapters(cards: ApprovalCardStore, systemPrompt: string): SlackAdapters;
   /** Starts listening; resolves with the HTTP port actually bound. */
   start(): Promise<{ port: number }>;
   /** Stops intake: no new requests are accepted. */
@@ -63,6 +46,13 @@ export interface SlackApp {
 /** Clicks must not wait behind a rate-limited queue: their Web API calls fail fast instead. */
 const INTERACTIVE_TIMEOUT_MS = 10_000;
 
+/**
+ * What a run posts (answers, cards, notices) is bounded well inside a lease: a call Slack does not answer is
+ * given up and left to the delivery outbox, instead of holding the run (or a card owed) past its lease while
+ * another process takes it over and posts it too.
+ */
+const WORK_CALL = { timeout: 8_000, retryConfig: { retries: 1, minTimeout: 1_000, maxTimeout: 2_000 } };
+
 const BOLT_LEVELS: Record<OurLevel, LogLevel> = {
   debug: LogLevel.DEBUG,
   info: LogLevel.INFO,
@@ -72,12 +62,10 @@ const BOLT_LEVELS: Record<OurLevel, LogLevel> = {
 
 /**
  * The Bolt app in Socket Mode (when an app-level token is configured) or HTTP mode (`POST /slack/events` for
- * events, interactivity and commands). `/healthz` is served on `port` in both modes.
+ * events, interactivity and commands), and its Web API clients. `/healthz` is served on `port` in both modes.
+ * Listeners are registered separately (register-listeners.ts), once the core exists.
  */
-export function createSlackApp(
-  options: SlackAppOptions,
-  services: (surface: SlackSurface, client: App['client']) => SlackServices,
-): SlackApp {
+export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
   const healthz = (_req: IncomingMessage, res: ServerResponse) => {
     const { ok, detail } = options.health();
     res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
@@ -108,9 +96,6 @@ export function createSlackApp(
             logger: options.logger,
           }),
         });
-  const { logger } = options;
-  const surfaceOptions = { logger, ...(options.cards ? { cards: options.cards } : {}) };
-  const surface = createSlackSurface(app.client, surfaceOptions);
   // A separate client for what a click does, so a rate-limited queue never holds a decision back.
   const clickClient = new webApi.WebClient(options.botToken, {
     slackApiUrl: options.apiUrl,
@@ -119,19 +104,14 @@ export function createSlackApp(
     retryConfig: { retries: 0 },
     timeout: INTERACTIVE_TIMEOUT_MS,
   });
-  const interactive = createSlackSurface(clickClient, surfaceOptions);
-  // Decisions look user groups up before a modal is answered: that lookup must fail fast, never wait.
-  const { conversations, approvals, edits, dedupe, welcome, auditQueries, standing } = services(
-    surface,
-    clickClient,
-  );
-  const access = createAuditAccess(app.client, {
-    isAdmin: (userId) => approvals.isAdmin(userId),
-    includeWorkspaceAdmins: options.auditIncludesWorkspaceAdmins ?? false,
-    now: Date.now,
-    logger,
+  // Runs speak through their own client: bounded calls, and a rate limit is an error the outbox retries later.
+  const workClient = new webApi.WebClient(options.botToken, {
+    slackApiUrl: options.apiUrl,
+    logLevel: common.logLevel,
+    rejectRateLimitedCalls: true,
+    timeout: WORK_CALL.timeout,
+    retryConfig: options.retryConfig ?? WORK_CALL.retryConfig,
   });
-  const home = createHomePublisher(app.client, { queries: auditQueries, access, logger });
   const running = new Set<Promise<void>>();
   app.use(async ({ next }) => {
     const listener = next();
@@ -142,27 +122,21 @@ export function createSlackApp(
       running.delete(listener);
     }
   });
-  registerMessageListeners(app, { conversations, dedupe, logger });
-  registerActionListeners(app, {
-    approvals,
-    edits,
-    conversations,
-    surface: interactive,
-    logger,
-    afterDecision: home.afterDecision,
-    directMessage: (userId, text) =>
-      app.client.chat.postMessage({ channel: userId, text }).then(() => undefined),
-  });
-  registerCommandListeners(app, { queries: auditQueries, access, standing, now: Date.now, logger });
-  registerHomeListeners(app, { home, logger });
-  if (welcome) registerMessagesTabListener(app, { welcome, logger });
-  app.error(async (error) => {
-    options.logger.error('slack listener error', { error: error.message, code: error.code });
-  });
+  const { logger } = options;
   return {
     app,
-    surface,
-    home,
+    adapters(cards, systemPrompt) {
+      const interactive = createSlackSurface(clickClient, { logger, cards });
+      return {
+        surface: createSlackSurface(workClient, { logger, cards }),
+        surfaceKind: 'slack',
+        interactive,
+        decisionSurface: interactive,
+        // Decisions look user groups up before a modal is answered: that lookup must fail fast, never wait.
+        groups: createUserGroupDirectory(clickClient, options.clock, logger),
+        systemPrompt,
+      };
+    },
     async start() {
       // In Socket Mode Bolt serves /healthz from a side server that ignores listen errors: check the port first,
       // so a port in use stops start-up as it does in HTTP mode.

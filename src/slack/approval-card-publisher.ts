@@ -1,36 +1,38 @@
 import type { webApi } from '@slack/bolt';
 import { z } from 'zod';
 import type { ApprovalRecord } from '../approvals/approval.js';
-import type { ApprovalCardStore } from '../approvals/ports.js';
+import type { ApprovalCardStore, ExtraCard } from '../approvals/ports.js';
 import { KeyedQueue } from '../conversations/keyed-queue.js';
+import type { CardLocation, CardUpdate } from '../conversations/ports.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { buildApprovalCard } from './blocks/approval-card.js';
+import { buildApprovalCard, type SlackMessage } from './blocks/approval-card.js';
 import { buildApprovalCopyCard } from './blocks/approval-copy-card.js';
-import type { CardLocation } from './slack-surface.js';
-
-export interface RefreshOptions {
-  /** Where a click saw the thread card, when that may differ from the stored one. */
-  fallback?: CardLocation;
-  /** Approvals so far, used only when the store cannot say. */
-  approvers?: readonly string[];
-  /** The decision was "Approve for this thread". */
-  standing?: boolean;
-}
 
 /** A permalink safe to put inside `<url|label>`. */
 const permalinkSchema = z.object({ permalink: z.url().regex(/^https:\/\/[^|<>\s]+$/) });
 
+/** Renders after which a card is left as it is even if the state moved again (the next change renders it). */
+const MAX_RENDERS = 3;
+
 /**
  * Keeps every copy of an approval card (the thread card and the copies in the rule's approval channel) in
- * step with the stored state. Updates of one approval are serialised and each renders the state read at that
- * moment, so racing clicks can never leave an older picture (buttons of a decided request) on top.
+ * step with the stored state. Updates of one approval are serialised within a process, and each update reads
+ * the state again once sent: when another process changed the request meanwhile (its update may have landed
+ * first), this one renders once more, so the last picture Slack shows is always the latest state.
  */
 export interface CardPublisher {
   /** Posts the copy in the rule's approval channel, if it names one, and records where it went. */
   postCopies(approval: ApprovalRecord): Promise<void>;
   /** Re-renders every copy of the card from the state stored now. */
-  refresh(approval: ApprovalRecord, options?: RefreshOptions): Promise<void>;
+  refresh(approval: ApprovalRecord, update?: CardUpdate): Promise<void>;
+}
+
+interface Rendered {
+  location: CardLocation;
+  card: SlackMessage;
+  /** The thread card, whose failure the caller hears of; copies are only logged. */
+  primary: boolean;
 }
 
 export function createCardPublisher(
@@ -39,10 +41,6 @@ export function createCardPublisher(
   logger: Logger,
 ): CardPublisher {
   const queue = new KeyedQueue();
-  const update = async (location: CardLocation, card: { text: string; blocks: unknown[] }) => {
-    // Always send the full blocks: an update with text only leaves the old buttons in place.
-    await client.chat.update({ channel: location.channelId, ts: location.messageTs, ...card });
-  };
   const permalink = async (approval: ApprovalRecord): Promise<string | null> => {
     try {
       const reply = await client.chat.getPermalink({
@@ -58,6 +56,42 @@ export function createCardPublisher(
       return null;
     }
   };
+  const render = async (given: ApprovalRecord, update: CardUpdate): Promise<Rendered[]> => {
+    const approval = (await cards?.get(given.id)) ?? given;
+    const approvers = (await cards?.approvers(given.id)) ?? update.approvers ?? [];
+    const copies: ExtraCard[] = (await cards?.extraCards(approval.id)) ?? [];
+    const standing = update.standing ?? false;
+    return [
+      ...threadCards(approval, update.fallback, copies).map((location) => ({
+        location,
+        card: buildApprovalCard(approval, approvers, { standing }),
+        primary: true,
+      })),
+      ...copies.map((copy) => ({
+        location: copy,
+        card: buildApprovalCopyCard(approval, approvers, copy.link),
+        primary: false,
+      })),
+    ];
+  };
+  const send = async (approvalId: string, rendered: readonly Rendered[]) => {
+    let failure: unknown;
+    for (const { location, card, primary } of rendered) {
+      try {
+        // Always send the full blocks: an update with text only leaves the old buttons in place.
+        await client.chat.update({ channel: location.channelId, ts: location.messageTs, ...card });
+      } catch (error) {
+        if (primary) failure = error;
+        else
+          logger.warn('approval card copy update failed', {
+            approvalId,
+            channelId: location.channelId,
+            error: describeError(error),
+          });
+      }
+    }
+    if (failure) throw failure;
+  };
   return {
     async postCopies(approval) {
       const channel = approval.rule.approvalChannel;
@@ -66,31 +100,22 @@ export function createCardPublisher(
       const card = buildApprovalCopyCard(approval, [], link);
       const posted = await client.chat.postMessage({ channel, text: card.text, blocks: card.blocks });
       if (!posted.ts) throw new Error('chat.postMessage returned no ts');
-      cards.addExtraCard(approval, { channelId: posted.channel ?? channel, messageTs: posted.ts, link });
+      await cards.addExtraCard(approval, {
+        channelId: posted.channel ?? channel,
+        messageTs: posted.ts,
+        link,
+      });
     },
-    refresh(given, { fallback, approvers: givenApprovers = [], standing = false } = {}) {
+    refresh(given, update = {}) {
       return queue.run(given.id, async () => {
-        const approval = cards?.get(given.id) ?? given;
-        const approvers = cards?.approvers(given.id) ?? givenApprovers;
-        const copies = cards?.extraCards(approval.id) ?? [];
-        let failure: unknown;
-        for (const location of threadCards(approval, fallback, copies)) {
-          await update(location, buildApprovalCard(approval, approvers, { standing })).catch((e: unknown) => {
-            failure = e;
-          });
+        let sent = '';
+        for (let round = 0; round < MAX_RENDERS; round += 1) {
+          const rendered = await render(given, update);
+          const picture = JSON.stringify(rendered);
+          if (picture === sent) return;
+          await send(given.id, rendered);
+          sent = picture;
         }
-        for (const copy of copies) {
-          try {
-            await update(copy, buildApprovalCopyCard(approval, approvers, copy.link));
-          } catch (error) {
-            logger.warn('approval card copy update failed', {
-              approvalId: approval.id,
-              channelId: copy.channelId,
-              error: describeError(error),
-            });
-          }
-        }
-        if (failure) throw failure;
       });
     },
   };

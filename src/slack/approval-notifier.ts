@@ -1,36 +1,22 @@
 import type { webApi } from '@slack/bolt';
 import type { ApprovalRecord, ApprovalRule } from '../approvals/approval.js';
 import type { ApprovalTimerEvents } from '../approvals/approval-scheduler.js';
-import type { ConversationService } from '../conversations/conversation-service.js';
-import { describeError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { DecisionFollowUp } from '../conversations/decision-follow-up.js';
 import { escapeMrkdwn } from './mrkdwn.js';
-import type { SlackSurface } from './slack-surface.js';
 
 export interface ApprovalNotifierDeps {
   client: webApi.WebClient;
-  surface: SlackSurface;
-  conversations: ConversationService;
+  /** What follows an expiry: the same as after a decision (cards, the run, App Home). */
+  followUp: Pick<DecisionFollowUp, 'after'>;
   adminUserIds: readonly string[];
-  logger: Logger;
-  /** Called after a request expired (e.g. to refresh App Home views). Must not throw. */
-  afterExpiry?: (approval: ApprovalRecord) => Promise<void>;
 }
 
-/** Acts on passed deadlines in Slack: expired cards are updated and their runs resumed; reminders are posted. */
+/** Acts on passed deadlines in Slack: expiries go to the follow-up; reminders are posted in the thread. */
 export function createApprovalNotifier(deps: ApprovalNotifierDeps): ApprovalTimerEvents {
-  const { logger } = deps;
   return {
     async expired(approval, runClaimed) {
-      await deps.surface.updateCard(approval).catch((error: unknown) => {
-        logger.warn('expired card update failed', { approvalId: approval.id, error: describeError(error) });
-      });
-      await deps.afterExpiry?.(approval);
-      if (!runClaimed) return;
       // Like after a click: the run continues in the background, serialised with the conversation's work.
-      deps.conversations.resume(approval.runId, approval).catch((error: unknown) => {
-        logger.error('resume after expiry failed', { runId: approval.runId, error: describeError(error) });
-      });
+      await deps.followUp.after({ kind: 'expired', approval, runClaimed });
     },
     async remind(approval) {
       await deps.client.chat.postMessage({

@@ -1,4 +1,4 @@
-import type { StandingApprovals } from '../approvals/ports.js';
+import type { StandingApprovalStore } from '../approvals/ports.js';
 import type { AuditQueries } from '../audit/audit-queries.js';
 import type { AuditAccess } from './audit-access.js';
 import type { SlackMessage } from './blocks/approval-card.js';
@@ -17,7 +17,7 @@ import { parseApprovalsCommand } from './parse-approvals-command.js';
 export interface ApprovalsCommandDeps {
   queries: AuditQueries;
   access: AuditAccess;
-  standing: StandingApprovals;
+  standing: Pick<StandingApprovalStore, 'revoke'>;
   now(): number;
 }
 
@@ -46,29 +46,29 @@ export async function answerApprovalsCommand(
   switch (command.kind) {
     case 'overview':
       return buildOverview(
-        deps.queries.pending(teamId, { limit: OVERVIEW_SIZE, offset: 0 }),
-        deps.queries.history({ teamId, limit: OVERVIEW_SIZE, offset: 0 }),
+        await deps.queries.pending(teamId, { limit: OVERVIEW_SIZE, offset: 0 }),
+        await deps.queries.history({ teamId, limit: OVERVIEW_SIZE, offset: 0 }),
       );
     case 'pending':
       return buildApprovalList(
         'Pending approvals',
-        deps.queries.pending(teamId, slice(command.page)),
+        await deps.queries.pending(teamId, slice(command.page)),
         pager(command.page),
       );
     case 'history': {
       const { kind: _, page, ...filter } = command;
-      const found = deps.queries.history({ teamId, ...filter, ...slice(page) });
+      const found = await deps.queries.history({ teamId, ...filter, ...slice(page) });
       return buildApprovalList('Decided requests', found, pager(page));
     }
     case 'show': {
-      const detail = deps.queries.detail(teamId, command.approvalId);
+      const detail = await deps.queries.detail(teamId, command.approvalId);
       return detail
         ? buildApprovalDetail(detail)
         : buildApprovalsHelp(`There is no request \`${command.approvalId}\` in this workspace.`);
     }
     case 'stats':
       return buildStatsReport(
-        deps.queries.stats(teamId, command.since),
+        await deps.queries.stats(teamId, command.since),
         command.since === undefined ? undefined : slackDate(command.since),
       );
     case 'revoke':
@@ -78,13 +78,13 @@ export async function answerApprovalsCommand(
   }
 }
 
-function revoke(
+async function revoke(
   deps: ApprovalsCommandDeps,
   teamId: string,
   userId: string,
   approvalId: string,
-): SlackMessage {
-  const result = deps.standing.revoke({ teamId, approvalId, userId, at: deps.now() });
+): Promise<SlackMessage> {
+  const result = await deps.standing.revoke({ teamId, approvalId, userId, at: deps.now() });
   const text = result.ok
     ? `Revoked: \`${result.toolName}\` is no longer approved for that thread (granted by <@${result.grantedBy}> on \`${approvalId}\`). Its next calls ask again.`
     : result.reason === 'not_found'

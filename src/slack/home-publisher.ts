@@ -1,22 +1,28 @@
 import type { webApi } from '@slack/bolt';
+import type { Clock } from '../agent/ports.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import { mayDecide } from '../approvals/policy.js';
 import type { AuditQueries } from '../audit/audit-queries.js';
+import { concernedViewers, type HomeViewerStore } from '../audit/home-viewers.js';
+import type { DecisionWatchers } from '../conversations/decision-follow-up.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { AuditAccess } from './audit-access.js';
 import { buildHomeView, HOME_DECISIONS, type HomeContent } from './blocks/home-view.js';
 
-export interface HomePublisher {
+export interface HomePublisher extends DecisionWatchers {
   /** Builds and publishes this person's Home tab. */
   publish(userId: string, teamId: string): Promise<void>;
-  /** Refreshes the Home tab of everyone who opened it and whom this decision concerns. Never throws. */
+  /** Refreshes the Home tab of everyone who opened it and whom this change concerns. Never throws. */
   afterDecision(approval: ApprovalRecord, deciders: readonly string[]): Promise<void>;
 }
 
 export interface HomePublisherDeps {
   queries: AuditQueries;
+  /** People who opened the tab, in the database: a decision taken in any process refreshes their views. */
+  viewers: HomeViewerStore;
   access: AuditAccess;
+  clock: Clock;
   logger: Logger;
 }
 
@@ -24,45 +30,42 @@ export interface HomePublisherDeps {
 const PENDING_SCAN = 500;
 
 export function createHomePublisher(client: webApi.WebClient, deps: HomePublisherDeps): HomePublisher {
-  /** People who opened the tab since start-up, so refreshes go only to views someone has seen. */
-  const viewers = new Map<string, { teamId: string; auditor: boolean }>();
-
-  const content = (userId: string, teamId: string, auditor: boolean): HomeContent => {
+  const content = async (userId: string, teamId: string, auditor: boolean): Promise<HomeContent> => {
     if (auditor) {
-      const pending = deps.queries.pending(teamId, { limit: 30, offset: 0 });
-      const decisions = deps.queries.history({ teamId, limit: HOME_DECISIONS, offset: 0 }).items;
+      const pending = await deps.queries.pending(teamId, { limit: 30, offset: 0 });
+      const decisions = (await deps.queries.history({ teamId, limit: HOME_DECISIONS, offset: 0 })).items;
       return { kind: 'admin', pending: pending.items, pendingTotal: pending.total, decisions };
     }
     // From Home a click has no conversation, so only rules that name this person (or the requester) count.
-    const waiting = deps.queries
-      .pending(teamId, { limit: PENDING_SCAN, offset: 0 })
-      .items.filter(
-        (a) => mayDecide(a.rule, a.requesterId, { userId, isAdmin: false, inConversation: false }).ok,
-      );
-    return { kind: 'user', waiting, requests: deps.queries.requestsBy(teamId, userId, 20) };
+    const waiting = (await deps.queries.pending(teamId, { limit: PENDING_SCAN, offset: 0 })).items.filter(
+      (a) => mayDecide(a.rule, a.requesterId, { userId, isAdmin: false, inConversation: false }).ok,
+    );
+    return { kind: 'user', waiting, requests: await deps.queries.requestsBy(teamId, userId, 20) };
   };
 
-  const publish = async (userId: string, teamId: string) => {
-    const auditor = await deps.access.isAuditor(userId);
-    viewers.set(userId, { teamId, auditor });
-    await client.views.publish({ user_id: userId, view: buildHomeView(content(userId, teamId, auditor)) });
+  const show = async (userId: string, teamId: string, auditor: boolean) => {
+    await client.views.publish({
+      user_id: userId,
+      view: buildHomeView(await content(userId, teamId, auditor)),
+    });
   };
 
   return {
-    publish,
+    async publish(userId, teamId) {
+      const auditor = await deps.access.isAuditor(userId);
+      await deps.viewers.remember({ teamId, userId, auditor }, deps.clock.now());
+      await show(userId, teamId, auditor);
+    },
     async afterDecision(approval, deciders) {
-      const concerned = [...viewers].filter(
-        ([userId, viewer]) =>
-          viewer.teamId === approval.teamId &&
-          (viewer.auditor ||
-            deciders.includes(userId) ||
-            userId === approval.requesterId ||
-            approval.rule.approvers.includes(userId)),
-      );
-      for (const [userId] of concerned) {
-        await publish(userId, approval.teamId).catch((error: unknown) => {
-          deps.logger.warn('home refresh failed', { userId, error: describeError(error) });
-        });
+      try {
+        const concerned = concernedViewers(await deps.viewers.viewers(approval.teamId), approval, deciders);
+        for (const viewer of concerned) {
+          await show(viewer.userId, viewer.teamId, viewer.auditor).catch((error: unknown) => {
+            deps.logger.warn('home refresh failed', { userId: viewer.userId, error: describeError(error) });
+          });
+        }
+      } catch (error) {
+        deps.logger.warn('home views could not be refreshed', { error: describeError(error) });
       }
     },
   };

@@ -1,5 +1,4 @@
 import type { webApi } from '@slack/bolt';
-import type { ApprovalRecord } from '../approvals/approval.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { ThreadRef, ThreadSurface } from '../conversations/ports.js';
 import { describeError } from '../errors.js';
@@ -12,17 +11,7 @@ import { safeMrkdwn } from './mrkdwn.js';
 import { createProgressIndicator } from './progress-indicator.js';
 import { readThreadMessages } from './thread-reader.js';
 
-export interface CardLocation {
-  channelId: string;
-  messageTs: string;
-}
-
 export interface SlackSurface extends ThreadSurface, ChannelPoster {
-  /** Updates a card in place; `fallback` is where a click saw it when its ts was never stored. */
-  updateCard(
-    approval: ApprovalRecord,
-    options?: { fallback?: CardLocation; approvers?: readonly string[]; standing?: boolean },
-  ): Promise<void>;
   postEphemeral(channelId: string, userId: string, text: string, threadTs?: string): Promise<void>;
   /** Messages tab: the prompts offered above the message box (agent apps: without a thread). */
   setSuggestedPrompts(
@@ -39,7 +28,6 @@ export function createSlackSurface(
 ): SlackSurface {
   const logger = options.logger ?? silentLogger;
   const publisher = createCardPublisher(client, options.cards, logger);
-  const updateCard: SlackSurface['updateCard'] = (approval, o = {}) => publisher.refresh(approval, o);
   return {
     async postText(thread: ThreadRef, text: string) {
       await client.chat.postMessage({
@@ -78,8 +66,7 @@ export function createSlackSurface(
         ...(title ? { title } : {}),
       });
     },
-    updateApprovalCard: (approval) => updateCard(approval),
-    updateCard,
+    updateApprovalCard: (approval, update) => publisher.refresh(approval, update),
     async post(channel, text) {
       await client.chat.postMessage({ channel, text: safeMrkdwn(text) });
     },

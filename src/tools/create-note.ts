@@ -8,8 +8,8 @@ export function createCreateNoteTool(notes: NotesStore) {
     description: 'Adds a note to the workspace notes.',
     parameters: z.object({ text: z.string().min(1).max(4000).describe('The note text') }),
     needsApproval: true,
-    execute: ({ text }, context) => {
-      const note = notes.create(context.teamId, text, context.requesterId);
+    execute: async ({ text }, context) => {
+      const note = await notes.create(context.teamId, text, context.requesterId);
       return `Created note #${note.id}.`;
     },
   });

@@ -8,7 +8,7 @@ export function createDeleteNoteTool(notes: NotesStore) {
     description: 'Deletes a workspace note by its id (the number after # in list_notes).',
     parameters: z.object({ id: z.number().int().positive().describe('The note id') }),
     needsApproval: true,
-    execute: ({ id }, context) =>
-      notes.delete(context.teamId, id) ? `Deleted note #${id}.` : `There is no note #${id}.`,
+    execute: async ({ id }, context) =>
+      (await notes.delete(context.teamId, id)) ? `Deleted note #${id}.` : `There is no note #${id}.`,
   });
 }

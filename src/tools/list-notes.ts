@@ -8,8 +8,8 @@ export function createListNotesTool(notes: NotesStore) {
     description: "Lists the workspace's notes, one per line as #<id> <text>.",
     parameters: z.object({}),
     needsApproval: false,
-    execute: (_args, context) => {
-      const all = notes.list(context.teamId);
+    execute: async (_args, context) => {
+      const all = await notes.list(context.teamId);
       if (all.length === 0) return 'There are no notes.';
       return all.map((note) => `#${note.id} ${note.text}`).join('\n');
     },

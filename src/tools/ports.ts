@@ -5,10 +5,10 @@ export interface Note {
 
 /** Storage of the note tools, per workspace. */
 export interface NotesStore {
-  list(teamId: string): Note[];
-  create(teamId: string, text: string, createdBy: string): Note;
+  list(teamId: string): Promise<Note[]>;
+  create(teamId: string, text: string, createdBy: string): Promise<Note>;
   /** False when no note of that id exists in the workspace. */
-  delete(teamId: string, id: number): boolean;
+  delete(teamId: string, id: number): Promise<boolean>;
 }
 
 /** Posting as the bot, for post_message. */

@@ -1,10 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { formatTable } from '../../bench/report.js';
 import { runSuite, SMOKE_SIZES } from '../../bench/suite.js';
 
 describe('npm run bench', () => {
   it('runs every benchmark at a tiny size and reports plausible figures', async () => {
-    const results = await runSuite(SMOKE_SIZES);
+    // The PostgreSQL rows use the test run's server (test/support/postgres-server.ts): no second server.
+    const results = await runSuite(SMOKE_SIZES, { postgresUrl: inject('postgresUrl') });
     expect(results.map((r) => r.id)).toEqual([
       'click-ack',
       'turn-overhead',
@@ -26,11 +27,24 @@ describe('npm run bench', () => {
       expect(formatTable(result)).toContain(result.title);
     }
     const byId = Object.fromEntries(results.map((r) => [r.id, r]));
-    expect(byId['click-ack']?.rows.map((r) => r.metrics.clicks)).toEqual([3, 3]);
+    // SQLite, then PostgreSQL with 1 process and with 3; targets only for SQLite.
+    expect(byId['click-ack']?.rows.map((r) => [r.case, r.metrics.clicks])).toEqual([
+      ['1 concurrent', 3],
+      ['3 concurrent', 3],
+      ['1 concurrent (PostgreSQL, 1 process)', 3],
+      ['3 concurrent (PostgreSQL, 1 process)', 3],
+      ['1 concurrent (PostgreSQL, 3 processes)', 3],
+      ['3 concurrent (PostgreSQL, 3 processes)', 3],
+    ]);
+    expect(byId['click-ack']?.targets).toHaveLength(2);
     expect(byId['turn-overhead']?.rows.map((r) => r.metrics.turns)).toEqual([3, 3]);
     // Exactly one decision committed per approval, however many writers raced for it.
-    expect(byId.decisions?.rows.map((r) => r.metrics.decisions)).toEqual([6, 6]);
-    expect(byId.decisions?.rows[1]?.metrics['lost races']).toBe(12);
+    expect(byId.decisions?.rows.map((r) => [r.case, r.metrics.decisions, r.metrics['lost races']])).toEqual([
+      ['1 writer', 6, 0],
+      ['3 writers', 6, 12],
+      ['1 writer (PostgreSQL)', 6, 0],
+      ['3 writers (PostgreSQL)', 6, 12],
+    ]);
     // The SDK's state grows with the conversation; ours does not copy history.
     const sdk = byId['sdk-compare']?.rows.map((r) => r.metrics) ?? [];
     expect(sdk[1]?.['sdk bytes']).toBeGreaterThan(sdk[0]?.['sdk bytes'] ?? 0);

@@ -1,12 +1,10 @@
-import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/database.js';
-import { approvals } from '../../src/db/schema.js';
 import { ACTION_IDS } from '../../src/slack/ids.js';
-import { type SeedApproval, seedApproval } from '../support/audit-seed.js';
+import { type SeedApproval, seedApprovals } from '../support/audit-seed.js';
 import { reply } from '../support/fake-openai.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
 import { eventEnvelope, postEvent, postInteraction } from '../support/slack-requests.js';
+import { execute } from './db-rows.js';
 import { rejectWithModal, submitModal } from './decision-modals.js';
 import { approvalIdOf, cardTs, type Harness, SECRET, startHarness } from './harness.js';
 
@@ -15,12 +13,7 @@ const ADMIN = 'UADMIN';
 describe('App Home', () => {
   let h: Harness;
 
-  const seed = (...seeds: SeedApproval[]) => {
-    const database = openDatabase(h.dbPath);
-    const ids = seeds.map((s) => seedApproval(database.db, s));
-    database.close();
-    return ids;
-  };
+  const seed = (...seeds: SeedApproval[]) => seedApprovals(h.database, ...seeds);
   const openHome = async (user: string, tab: 'home' | 'messages' = 'home') => {
     const response = await postEvent(
       h.url,
@@ -66,8 +59,8 @@ describe('App Home', () => {
   });
 
   it('an admin with 500 pending approvals gets a view within 100 blocks, with the card buttons', async () => {
-    seed(...Array.from({ length: 500 }, (_, i) => ({ createdAt: Date.now() - (500 - i) * 1000 })));
-    seed(...Array.from({ length: 25 }, () => ({ status: 'rejected' as const, decidedBy: 'U22' })));
+    await seed(...Array.from({ length: 500 }, (_, i) => ({ createdAt: Date.now() - (500 - i) * 1000 })));
+    await seed(...Array.from({ length: 25 }, () => ({ status: 'rejected' as const, decidedBy: 'U22' })));
     await openHome(ADMIN);
     const blocks = await homeView(ADMIN);
     expect(blocks.length).toBeLessThanOrEqual(100);
@@ -89,7 +82,7 @@ describe('App Home', () => {
   });
 
   it('others see the requests waiting for them, with buttons, and their own requests', async () => {
-    const [forU7, mine] = seed(
+    const [forU7, mine] = await seed(
       { toolName: 'delete_note', approvers: ['U77'], requesterId: 'U1' },
       { toolName: 'create_note', requesterId: 'U77', status: 'rejected', decidedBy: 'U22' },
       { toolName: 'post_message', approvers: ['admins'], requesterId: 'U1' },
@@ -165,16 +158,12 @@ describe('App Home', () => {
   });
 
   it('an expiry refreshes the Home of an admin who opened it', async () => {
-    const [id] = seed({ toolName: 'delete_note', approvers: ['admins'] });
+    const [id] = await seed({ toolName: 'delete_note', approvers: ['admins'] });
     await openHome(ADMIN);
     expect(JSON.stringify(await homeView(ADMIN))).toContain('Pending approvals (1)');
-    const database = openDatabase(h.dbPath);
-    database.db
-      .update(approvals)
-      .set({ expiresAt: Date.now() - 1000 })
-      .where(eq(approvals.id, String(id)))
-      .run();
-    database.close();
+    expect(
+      await execute(h.database, 'UPDATE approvals SET expires_at = ? WHERE id = ?', Date.now() - 1000, id),
+    ).toBe(1);
     await h.bot.checkDeadlines();
     const refreshed = JSON.stringify(await homeView(ADMIN, 2));
     expect(refreshed).toContain('Pending approvals (0)');
@@ -182,7 +171,7 @@ describe('App Home', () => {
   });
 
   it('a refused click in Home is explained in a direct message', async () => {
-    const [id] = seed({ toolName: 'delete_note', approvers: ['admins'] });
+    const [id] = await seed({ toolName: 'delete_note', approvers: ['admins'] });
     await clickInHome('U2', String(id), 'approve');
     const dm = await h.slack.waitForCall('chat.postMessage', (c) => c.params.channel === 'U2');
     expect(String(dm.params.text)).toContain('You cannot decide this request');

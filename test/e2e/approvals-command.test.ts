@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/database.js';
 import { ADMINS_ONLY_TEXT } from '../../src/slack/blocks/approvals-report.js';
-import { seedApproval } from '../support/audit-seed.js';
+import { type SeedApproval, seedApprovals } from '../support/audit-seed.js';
 import { type SlackCall, slackReply } from '../support/fake-slack.js';
 import { postSlashCommand, slashCommandBody } from '../support/slack-requests.js';
 import { type Harness, SECRET, startHarness } from './harness.js';
@@ -13,12 +12,7 @@ const MINUTE = 60_000;
 describe('/approvals', () => {
   let h: Harness;
 
-  const seed = (...seeds: Parameters<typeof seedApproval>[1][]) => {
-    const database = openDatabase(h.dbPath);
-    const ids = seeds.map((s) => seedApproval(database.db, s));
-    database.close();
-    return ids;
-  };
+  const seed = (...seeds: SeedApproval[]) => seedApprovals(h.database, ...seeds);
 
   /** Runs the command as `user` and resolves with what the bot sent to the command's response_url. */
   const command = async (text: string, user = ADMIN): Promise<SlackCall> => {
@@ -37,7 +31,7 @@ describe('/approvals', () => {
   });
 
   it('refuses anyone who is not an admin, whatever they ask, revealing nothing', async () => {
-    const [id] = seed({ toolName: 'delete_note', arguments: { id: 7 } });
+    const [id] = await seed({ toolName: 'delete_note', arguments: { id: 7 } });
     for (const text of ['', 'pending', `show ${id}`, 'stats', 'history', 'help', 'nonsense']) {
       const answer = await command(text, 'U2');
       expect(answer.params.text).toBe(ADMINS_ONLY_TEXT);
@@ -46,7 +40,7 @@ describe('/approvals', () => {
   });
 
   it('without arguments: the pending approvals and the latest decisions', async () => {
-    const [waiting, , decided] = seed(
+    const [waiting, , decided] = await seed(
       { toolName: 'delete_note', arguments: { id: 3 } },
       { toolName: 'post_message', arguments: { channel: 'C2', text: 'hi' } },
       { status: 'rejected', decidedBy: 'U22' },
@@ -60,7 +54,7 @@ describe('/approvals', () => {
   });
 
   it('pending: paginated within the block limit, with the command for the next page', async () => {
-    seed(...Array.from({ length: 20 }, (_, i) => ({ createdAt: Date.now() - (20 - i) * MINUTE })));
+    await seed(...Array.from({ length: 20 }, (_, i) => ({ createdAt: Date.now() - (20 - i) * MINUTE })));
     const first = await command('pending');
     expect(blockCount(first)).toBeLessThanOrEqual(50);
     expect(shown(first).match(/:lock:/g)).toHaveLength(15);
@@ -72,7 +66,7 @@ describe('/approvals', () => {
 
   it('history: by user (who asked or voted), tool and time', async () => {
     const now = Date.now();
-    const [old, byBob, bobAsked] = seed(
+    const [old, byBob, bobAsked] = await seed(
       { toolName: 'delete_note', status: 'rejected', decidedBy: 'UBOB', createdAt: now - 10 * 86_400_000 },
       { toolName: 'delete_note', status: 'rejected', decidedBy: 'UBOB', createdAt: now - 86_400_000 },
       { toolName: 'create_note', status: 'executed', decidedBy: 'U22', requesterId: 'UBOB' },
@@ -88,7 +82,7 @@ describe('/approvals', () => {
   });
 
   it('show: full arguments with secrets redacted, every vote and who cast it, the result and the trail', async () => {
-    const [id] = seed({
+    const [id] = await seed({
       toolName: 'post_message',
       arguments: { channel: 'C9', text: 'deploy with xoxb-123456789012-abcdefabcdef', password: 'hunter2' },
       status: 'executed',
@@ -110,14 +104,14 @@ describe('/approvals', () => {
   });
 
   it('show: an unknown id or another workspace’s request is simply not found', async () => {
-    const [elsewhere] = seed({ teamId: 'T99' });
+    const [elsewhere] = await seed({ teamId: 'T99' });
     const answer = await command(`show ${elsewhere}`);
     expect(shown(answer)).toContain('There is no request');
   });
 
   it('stats: counts by tool and outcome, median time to decision', async () => {
     const now = Date.now();
-    seed(
+    await seed(
       {
         toolName: 'create_note',
         status: 'executed',

@@ -2,18 +2,18 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredAuditEvent } from '../../src/audit/audit-event.js';
 import { verifyChain } from '../../src/audit/verify-chain.js';
 import { createAuditQueryStore } from '../../src/db/audit-query-store.js';
-import { openDatabase } from '../../src/db/database.js';
+import { openDatabaseReadOnly } from '../../src/db/open-database.js';
 import { reply } from '../support/fake-openai.js';
 import { type Harness, startHarness } from './harness.js';
 
 describe('audit log of a conversation', () => {
   let h: Harness;
-  const chain = (): StoredAuditEvent[] => {
-    const database = openDatabase(h.dbPath);
+  const chain = async (): Promise<StoredAuditEvent[]> => {
+    const database = await openDatabaseReadOnly(h.database);
     try {
-      return createAuditQueryStore(database.db).chain();
+      return await createAuditQueryStore(database).chain();
     } finally {
-      database.close();
+      await database.close();
     }
   };
 
@@ -37,7 +37,7 @@ describe('audit log of a conversation', () => {
     await h.click(card, 'approve', 'U2');
     await h.waitForText((text) => text === 'Saved.');
 
-    const events = chain();
+    const events = await chain();
     expect(events.map((e) => e.kind)).toEqual([
       'policy.loaded',
       'run.started',

@@ -32,7 +32,7 @@ describe('the approval card: reject with a reason, approve for this thread, edit
       response_action: 'errors',
       errors: { reason: 'Keep the reason under 500 characters.' },
     });
-    expect(rows(h.dbPath, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
+    expect(await rows(h.database, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
 
     const done = await submitModal(h, modal, 'U2', {
       reason: { reason_input: { type: 'plain_text_input', value: 'Drafts go in the wiki.' } },
@@ -45,7 +45,7 @@ describe('the approval card: reject with a reason, approve for this thread, edit
     const update = await h.slack.waitForCall('chat.update');
     expect(JSON.stringify(update.params.blocks)).toContain('Rejected by <@U2>');
     expect(JSON.stringify(update.params.blocks)).toContain('Drafts go in the wiki.');
-    expect(rows(h.dbPath, 'SELECT COUNT(*) AS n FROM notes')).toEqual([{ n: 0 }]);
+    expect(await rows(h.database, 'SELECT COUNT(*) AS n FROM notes')).toEqual([{ n: 0 }]);
   });
 
   it('Reject without a reason gives the model exactly the default sentence', async () => {
@@ -87,18 +87,21 @@ describe('the approval card: reject with a reason, approve for this thread, edit
     await h.waitForText((text) => text === 'Three added.');
     expect(h.texts()).toContain('`create_note` auto-approved (approved for this thread by <@U0TRUSTED>)');
     expect(h.cards()).toHaveLength(2);
-    expect(rows(h.dbPath, 'SELECT text FROM notes ORDER BY id')).toEqual([
+    expect(await rows(h.database, 'SELECT text FROM notes ORDER BY id')).toEqual([
       { text: 'one' },
       { text: 'three' },
     ]);
-    const auto = rows(
-      h.dbPath,
+    const auto = await rows(
+      h.database,
       "SELECT status, decided_by, origin_approval_id FROM approvals WHERE arguments LIKE '%three%'",
     );
     expect(auto).toEqual([
       { status: 'executed', decided_by: 'U0TRUSTED', origin_approval_id: approvalIdOf(first) },
     ]);
-    const audit = rows(h.dbPath, "SELECT actor, payload FROM audit_events WHERE kind = 'approval.approved'");
+    const audit = await rows(
+      h.database,
+      "SELECT actor, payload FROM audit_events WHERE kind = 'approval.approved'",
+    );
     expect(audit.map((e) => [e.actor, JSON.parse(String(e.payload)).automatic ?? false])).toEqual([
       ['U0TRUSTED', false],
       ['U0TRUSTED', true],
@@ -127,8 +130,8 @@ describe('the approval card: reject with a reason, approve for this thread, edit
     expect(refusal.params.text).toBe(
       'delete_note cannot be approved for the whole thread; approve this call on its own.',
     );
-    expect(rows(h.dbPath, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
-    expect(rows(h.dbPath, 'SELECT COUNT(*) AS n FROM standing_approvals')).toEqual([{ n: 0 }]);
+    expect(await rows(h.database, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
+    expect(await rows(h.database, 'SELECT COUNT(*) AS n FROM standing_approvals')).toEqual([{ n: 0 }]);
   });
 
   it('Edit: the JSON is checked against the tool schema in the modal; the edited arguments run and the model is told', async () => {
@@ -154,7 +157,7 @@ describe('the approval card: reject with a reason, approve for this thread, edit
       response_action: 'errors',
       errors: { arguments: expect.stringContaining('The arguments are invalid: text:') },
     });
-    expect(rows(h.dbPath, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
+    expect(await rows(h.database, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
 
     const accepted = await submitModal(h, notJson.modal, 'U2', {
       arguments: { arguments_input: { type: 'plain_text_input', value: '{ "text": "hello world" }' } },
@@ -164,8 +167,10 @@ describe('the approval card: reject with a reason, approve for this thread, edit
     expect(toolOutputs(h, 1)).toEqual([
       '<@U2> edited the arguments before approving. The tool ran with {"text":"hello world"} instead of {"text":"helo wrld"}. Output: Created note #1.',
     ]);
-    expect(rows(h.dbPath, 'SELECT text FROM notes')).toEqual([{ text: 'hello world' }]);
-    expect(rows(h.dbPath, 'SELECT arguments, edited_arguments, status, decided_by FROM approvals')).toEqual([
+    expect(await rows(h.database, 'SELECT text FROM notes')).toEqual([{ text: 'hello world' }]);
+    expect(
+      await rows(h.database, 'SELECT arguments, edited_arguments, status, decided_by FROM approvals'),
+    ).toEqual([
       {
         arguments: '{"text":"helo wrld"}',
         edited_arguments: '{"text":"hello world"}',
@@ -188,7 +193,7 @@ describe('the approval card: reject with a reason, approve for this thread, edit
       response_action: 'errors',
       errors: { arguments: 'You cannot decide this request. It can be decided by admins.' },
     });
-    expect(rows(h.dbPath, 'SELECT status, edited_arguments FROM approvals')).toEqual([
+    expect(await rows(h.database, 'SELECT status, edited_arguments FROM approvals')).toEqual([
       { status: 'pending', edited_arguments: null },
     ]);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
+import { DATABASE_KINDS } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 import {
   approveSlowPost,
@@ -14,16 +15,22 @@ import {
  * executed twice, and the thread learns the outcome. The stages are reached by making one fake slow, so the
  * product needs no test hooks.
  */
-describe('crash at each stage (SIGKILL, then restart)', () => {
+describe.each(DATABASE_KINDS)('crash at each stage (SIGKILL, then restart), on %s', (kind) => {
   let f: ProcessFixture;
   let held: Latch;
-  useProcessFixture((fixture, latch) => {
-    f = fixture;
-    held = latch;
-  });
+  useProcessFixture(
+    (fixture, latch) => {
+      f = fixture;
+      held = latch;
+    },
+    { kind },
+  );
 
-  const notes = () => f.query((db) => db.prepare('select text from notes').all());
-  const approvalStatus = () => f.query((db) => db.prepare('select status from approvals').pluck().all());
+  const notes = () => f.query('select text from notes');
+  const approvalStatus = async () => (await f.query('select status from approvals')).map((row) => row.status);
+  /** Replies the database says are still owed to threads: what a restart must post. */
+  const owedReplies = () => f.query("select id, text from deliveries where kind = 'reply'");
+  const runIds = async () => (await f.query('select id from runs')).map((row) => String(row.id));
   const toolMessages = (request: number) =>
     f.model.requests[request]?.messages.filter((m) => m.role === 'tool').map((m) => m.content);
 
@@ -51,8 +58,8 @@ describe('crash at each stage (SIGKILL, then restart)', () => {
     if (!card) throw new Error('no card');
     expect((await f.click(bot, card, 'approve', 'U2')).status).toBe(200);
     await f.waitForText((text) => text === 'Saved.');
-    expect(notes()).toEqual([{ text: 'kept' }]);
-    expect(approvalStatus()).toEqual(['executed']);
+    expect(await notes()).toEqual([{ text: 'kept' }]);
+    expect(await approvalStatus()).toEqual(['executed']);
   });
 
   it('after the decision is committed, before the tool starts: the restart runs the call once', async () => {
@@ -71,21 +78,21 @@ describe('crash at each stage (SIGKILL, then restart)', () => {
     expect((await f.click(bot, card, 'approve', 'U2')).status).toBe(200);
     // The card is updated only after the decision is committed; the tool runs after the update.
     await f.slack.waitForCall('chat.update');
-    expect(approvalStatus()).toEqual(['approved']);
+    expect(await approvalStatus()).toEqual(['approved']);
     await bot.kill();
 
     f.slack.clearResponse('chat.update');
     bot = await f.start();
     await f.waitForText((text) => text === 'Noted after the restart.');
-    expect(notes()).toEqual([{ text: 'decided' }]);
+    expect(await notes()).toEqual([{ text: 'decided' }]);
     expect(toolMessages(1)).toEqual(['Created note #1.']);
-    expect(approvalStatus()).toEqual(['executed']);
+    expect(await approvalStatus()).toEqual(['executed']);
   });
 
   it('during a slow tool: after the restart the outcome is reported unknown, in the thread and the audit log, and the call is not re-run', async () => {
     let bot = await f.start();
     await approveSlowPost(f, bot, held, 'I could not confirm the post.');
-    expect(approvalStatus()).toEqual(['executing']);
+    expect(await approvalStatus()).toEqual(['executing']);
     await bot.kill();
 
     bot = await f.start();
@@ -95,7 +102,7 @@ describe('crash at each stage (SIGKILL, then restart)', () => {
     expect(
       f.slack.callsTo('chat.postMessage').filter((call) => call.params.channel === SLOW_CHANNEL),
     ).toHaveLength(1);
-    const kinds = f.query((db) => db.prepare('select kind from audit_events order by seq').pluck().all());
+    const kinds = (await f.query('select kind from audit_events order by seq')).map((row) => row.kind);
     expect(kinds).toContain('tool.outcome_unknown');
   });
 
@@ -112,7 +119,7 @@ describe('crash at each stage (SIGKILL, then restart)', () => {
     f.model.enqueue(reply.text('Noted, once.'));
     bot = await f.start();
     await f.waitForText((text) => text === 'Noted, once.');
-    expect(notes()).toEqual([{ text: 'between' }]);
+    expect(await notes()).toEqual([{ text: 'between' }]);
     expect(toolMessages(2)).toEqual(['Created note #1.']);
     expect(f.model.requests).toHaveLength(3);
   });
@@ -131,10 +138,14 @@ describe('crash at each stage (SIGKILL, then restart)', () => {
     await f.mention(bot, 'a question');
     await f.slack.waitForCall('chat.postMessage', (call) => call.params.text === 'The final answer.');
     await bot.kill();
+    const [runId] = await runIds();
+    expect(await owedReplies()).toEqual([{ id: `reply:${runId}`, text: 'The final answer.' }]);
 
     bot = await f.start();
-    const pending = () => f.query((db) => db.prepare('select pending_reply from runs').pluck().get());
-    await waitUntil(() => pending() === null, { timeoutMs: 15_000, message: 'the answer was never posted' });
+    await waitUntil(async () => (await owedReplies()).length === 0, {
+      timeoutMs: 15_000,
+      message: 'the answer was never posted',
+    });
     expect(f.texts().filter((text) => text === 'The final answer.')).toHaveLength(2);
     expect(f.model.requests).toHaveLength(1);
   });
@@ -149,12 +160,13 @@ describe('crash at each stage (SIGKILL, then restart)', () => {
     await f.mention(bot, 'a question');
     await f.slack.waitForCall('chat.stopStream', () => true, 15_000);
     await bot.kill();
+    const [runId] = await runIds();
+    expect(await owedReplies()).toEqual([{ id: `reply:${runId}`, text: 'A streamed answer.' }]);
 
     f.slack.clearResponse('chat.stopStream');
     bot = await f.start({ OPENAI_STREAM: 'true' });
     await f.waitForText((text) => text === 'A streamed answer.');
-    const pending = () => f.query((db) => db.prepare('select pending_reply from runs').pluck().get());
-    await waitUntil(() => pending() === null, { message: 'the answer stayed owed' });
+    await waitUntil(async () => (await owedReplies()).length === 0, { message: 'the answer stayed owed' });
     expect(f.model.requests).toHaveLength(1);
   });
 });

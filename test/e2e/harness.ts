@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOpenAIModel } from '../../src/agent/openai-client.js';
+import { loadApprovalPolicy } from '../../src/approvals/policy-file.js';
 import { type Bot, type BotOverrides, createBot, SYSTEM_PROMPT } from '../../src/bot.js';
-import { loadConfig } from '../../src/config.js';
+import { type DatabaseConfig, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../support/fake-slack.js';
@@ -20,6 +21,7 @@ import {
   postSlashCommand,
   slashCommandBody,
 } from '../support/slack-requests.js';
+import { type DatabaseKind, type FreshDatabase, freshDatabase } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 
 export const SECRET = 'test-signing-secret';
@@ -29,6 +31,9 @@ export interface Harness {
   model: FakeOpenAI;
   bot: Bot;
   url: string;
+  /** The bot's database (SQLite unless the harness was started with `database: 'postgres'`). */
+  database: DatabaseConfig;
+  /** The SQLite file, when the database is SQLite. */
   dbPath: string;
   logs: string[];
   /** Mentions the bot in a channel (a new thread unless `threadTs`); resolves with the message ts. */
@@ -85,13 +90,24 @@ export function isApprovalCard(call: SlackCall): boolean {
   }
 }
 
-export async function startHarness(
-  options: { env?: Record<string, string>; overrides?: BotOverrides; dbPath?: string } = {},
-): Promise<Harness> {
+export interface HarnessOptions {
+  env?: Record<string, string>;
+  overrides?: BotOverrides;
+  /** A SQLite file to use (to start a second bot on the first one's database). */
+  dbPath?: string;
+  /** A database to use, e.g. one a previous harness used; by default a fresh one of `kind`. */
+  database?: FreshDatabase;
+  /** The engine of the fresh database; default SQLite. */
+  kind?: DatabaseKind;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const slack = await startFakeSlack();
   const model = await startFakeOpenAI();
   const dir = mkdtempSync(join(tmpdir(), 'bot-e2e-'));
   const dbPath = options.dbPath ?? join(dir, 'bot.db');
+  const fresh =
+    options.database ?? (options.kind === 'postgres' ? await freshDatabase('postgres') : undefined);
   const loaded = loadConfig({
     SLACK_BOT_TOKEN: 'xoxb-test-token',
     SLACK_SIGNING_SECRET: SECRET,
@@ -99,6 +115,7 @@ export async function startHarness(
     OPENAI_API_KEY: 'sk-test',
     OPENAI_BASE_URL: model.baseURL,
     DATABASE_PATH: dbPath,
+    ...fresh?.env,
     PORT: '0',
     LOG_LEVEL: 'warn',
     ...options.env,
@@ -106,7 +123,9 @@ export async function startHarness(
   if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
   const logs: string[] = [];
   const logger = createLogger('debug', (line) => logs.push(line));
-  const bot = createBot(loaded.config, logger, {
+  const policy = loadApprovalPolicy(loaded.config.approvalPolicyFile);
+  if (!policy.ok) throw new Error(policy.problems.join('\n'));
+  const bot = await createBot(loaded.config, logger, policy.policy, {
     model: createOpenAIModel({
       ...loaded.config.openai,
       systemPrompt: SYSTEM_PROMPT,
@@ -132,6 +151,7 @@ export async function startHarness(
     model,
     bot,
     url,
+    database: loaded.config.database,
     dbPath,
     logs,
     sendEvent: send,
@@ -199,6 +219,8 @@ export async function startHarness(
       await bot.stop(2000);
       await slack.close();
       await model.close();
+      // A database handed in belongs to the caller, who may start another harness on it.
+      if (fresh && !options.database) await fresh.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
 import type { SlackCall } from '../support/fake-slack.js';
@@ -11,6 +10,7 @@ import {
   signedPost,
   slackSignature,
 } from '../support/slack-requests.js';
+import { rows } from './db-rows.js';
 import { approvalIdOf, cardTs, type Harness, SECRET, startHarness } from './harness.js';
 import { type ProcessFixture, startProcessFixture } from './process-fixture.js';
 
@@ -269,27 +269,23 @@ describe('malformed and hostile input', () => {
     await h.close();
   });
 
-  const snapshot = () => {
-    const db = new Database(h.dbPath, { readonly: true });
-    try {
-      const count = (table: string) => db.prepare(`select count(*) from ${table}`).pluck().get();
-      return {
-        approvals: db.prepare('select id, status, decided_by from approvals').all(),
-        runs: db.prepare('select id, status, turn from runs').all(),
-        items: count('conversation_items'),
-        conversations: count('conversations'),
-        queued: count('queued_messages'),
-        notes: count('notes'),
-        votes: count('approval_votes'),
-        audit: db.prepare("select count(*) from audit_events where kind != 'approval.refused'").pluck().get(),
-      };
-    } finally {
-      db.close();
-    }
+  const snapshot = async () => {
+    const count = async (from: string) => (await rows(h.database, `select count(*) as n from ${from}`))[0]?.n;
+    return {
+      approvals: await rows(h.database, 'select id, status, decided_by from approvals order by id'),
+      runs: await rows(h.database, 'select id, status, turn from runs order by id'),
+      items: await count('conversation_items'),
+      conversations: await count('conversations'),
+      queued: await count('queued_messages'),
+      deliveries: await count('deliveries'),
+      notes: await count('notes'),
+      votes: await count('approval_votes'),
+      audit: await count("audit_events where kind != 'approval.refused'"),
+    };
   };
 
   it('answers 1,000+ generated requests with the right status, changes nothing, and stays healthy', async () => {
-    const before = snapshot();
+    const before = await snapshot();
     // Requests no listener acknowledges wait out Bolt's 3 s before their 404: send those in the first batch.
     const slow = (probe: Probe) => (probe.expect.includes(404) ? 0 : 1);
     const list = probes(card).sort((a, b) => slow(a) - slow(b));
@@ -306,7 +302,7 @@ describe('malformed and hostile input', () => {
     }
     expect(wrong).toEqual([]);
     await h.bot.conversations.idle();
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
     expect(h.model.requests).toHaveLength(1);
     const health = await fetch(h.url.replace('/slack/events', '/healthz'));
     expect(health.status).toBe(200);

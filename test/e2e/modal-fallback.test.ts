@@ -1,6 +1,6 @@
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
+import { execute } from './db-rows.js';
 import { rejectWithModal } from './decision-modals.js';
 import { cardTs, type Harness, startHarness } from './harness.js';
 
@@ -23,9 +23,7 @@ describe('a decision taken in a modal on a card whose ts was never stored', () =
     if (!card) throw new Error('no card');
     await h.bot.conversations.idle();
     // As after a crash right after posting: the card is in Slack, its ts is not in the database.
-    const db = new Database(h.dbPath);
-    db.prepare('UPDATE approvals SET message_ts = NULL').run();
-    db.close();
+    expect(await execute(h.database, 'UPDATE approvals SET message_ts = NULL')).toBe(1);
     const submitted = await rejectWithModal(h, card, 'U2');
     expect(submitted.status).toBe(200);
     await h.waitForText((text) => text === 'Not noted.');

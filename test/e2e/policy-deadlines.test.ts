@@ -30,19 +30,19 @@ describe('approval policy: expiry and reminders', () => {
     await h.mention('add a note late');
     const [card] = await h.waitForCards(1);
     if (!card) throw new Error('no card');
-    const [row] = query(h.dbPath, 'SELECT expires_at FROM approvals');
+    const [row] = await query(h.database, 'SELECT expires_at FROM approvals');
     expect(row?.expires_at).toBe(clock.t + 24 * HOUR);
 
     clock.advance(24 * HOUR - 1);
     await h.bot.checkDeadlines();
-    expect(query(h.dbPath, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
+    expect(await query(h.database, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
 
     clock.advance(1);
     // Past the deadline a click decides nothing, even before the scheduler has looked.
     await h.click(card, 'approve', 'U2');
     const early = await h.slack.waitForCall('chat.postEphemeral');
     expect(early.params.text).toBe('This request expired before anyone decided it.');
-    expect(query(h.dbPath, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
+    expect(await query(h.database, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
     await h.bot.checkDeadlines();
     await h.waitForText((t) => t === 'Nobody decided in time.');
     const update = await h.slack.waitForCall('chat.update');
@@ -52,8 +52,8 @@ describe('approval policy: expiry and reminders', () => {
     const tool = h.model.requests[1]?.messages.find((m) => m.role === 'tool');
     expect(tool?.content).toBe(EXPIRY_OUTPUT);
     expect(tool?.content).not.toBe('Tool execution was not approved.');
-    expect(query(h.dbPath, 'SELECT COUNT(*) AS n FROM notes')).toEqual([{ n: 0 }]);
-    const audit = query(h.dbPath, "SELECT payload FROM audit_events WHERE kind = 'approval.expired'");
+    expect(await query(h.database, 'SELECT COUNT(*) AS n FROM notes')).toEqual([{ n: 0 }]);
+    const audit = await query(h.database, "SELECT payload FROM audit_events WHERE kind = 'approval.expired'");
     expect(audit.map((e) => JSON.parse(String(e.payload)).rule.expiresAfterMs)).toEqual([24 * HOUR]);
 
     // A late click changes nothing and is told why.
@@ -86,7 +86,7 @@ describe('approval policy: expiry and reminders', () => {
     expect(blocksText(update)).toContain('Expired after 24h, no decision');
     const tool = after.model.requests[0]?.messages.find((m) => m.role === 'tool');
     expect(tool?.content).toBe(EXPIRY_OUTPUT);
-    expect(query(dbPath, 'SELECT status FROM approvals')).toEqual([{ status: 'expired' }]);
+    expect(await query(dbPath, 'SELECT status FROM approvals')).toEqual([{ status: 'expired' }]);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -130,10 +130,10 @@ describe('approval policy: expiry and reminders', () => {
     await h.bot.checkDeadlines();
     expect(reminders()).toHaveLength(2);
     expect(
-      query(h.dbPath, "SELECT COUNT(*) AS n FROM audit_events WHERE kind = 'approval.reminded'"),
+      await query(h.database, "SELECT COUNT(*) AS n FROM audit_events WHERE kind = 'approval.reminded'"),
     ).toEqual([{ n: 2 }]);
     // The policy in force was recorded when the bot started.
-    const [loaded] = query(h.dbPath, "SELECT payload FROM audit_events WHERE kind = 'policy.loaded'");
+    const [loaded] = await query(h.database, "SELECT payload FROM audit_events WHERE kind = 'policy.loaded'");
     expect(JSON.parse(String(loaded?.payload)).summary).toMatch(
       /^Approval policy \(.+policy\.json\): .*delete_note: admins or S0OPS or U0BOSS, no self-approval, no standing approval, reminder every 1h;/,
     );

@@ -35,9 +35,9 @@ describe('approval policy: who may decide', () => {
       text: 'You cannot decide this request. It can be decided by admins or <@U0BOSS>.',
     });
     expect(h.slack.callsTo('chat.update')).toHaveLength(0);
-    expect(query(h.dbPath, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
-    const refused = query(
-      h.dbPath,
+    expect(await query(h.database, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
+    const refused = await query(
+      h.database,
       "SELECT actor, payload FROM audit_events WHERE kind = 'approval.refused'",
     );
     expect(refused).toHaveLength(1);
@@ -58,7 +58,7 @@ describe('approval policy: who may decide', () => {
     expect(notice.text).toBe(
       'You asked for this, and create_note cannot be approved by the person who asked. It can be decided by anyone in the conversation or admins.',
     );
-    expect(query(h.dbPath, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
+    expect(await query(h.database, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
     await h.click(card, 'approve', 'U2');
     await h.waitForText((t) => t === 'Finished.');
   });
@@ -93,7 +93,7 @@ describe('approval policy: who may decide', () => {
     await h.click(card, 'approve', 'U2');
     const again = await waitUntil(() => ephemerals(h)[0]);
     expect(again.text).toContain('You have already voted');
-    expect(query(h.dbPath, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
+    expect(await query(h.database, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
     expect(h.model.requests).toHaveLength(1);
     await h.click(card, 'approve', 'U3');
     await h.waitForText((t) => t === 'Finished.');
@@ -101,7 +101,10 @@ describe('approval policy: who may decide', () => {
     if (!final) throw new Error('no final update');
     expect(blocksText(final)).toContain('Approved by <@U2>, <@U3>');
     expect(blocksText(final)).not.toContain('approval:approve');
-    const approved = query(h.dbPath, "SELECT payload FROM audit_events WHERE kind = 'approval.approved'");
+    const approved = await query(
+      h.database,
+      "SELECT payload FROM audit_events WHERE kind = 'approval.approved'",
+    );
     expect(approved.map((e) => JSON.parse(String(e.payload)).rule)).toEqual([
       expect.objectContaining({ quorum: 2, expiresAfterMs: 86_400_000 }),
       expect.objectContaining({ quorum: 2, expiresAfterMs: 86_400_000 }),
@@ -119,13 +122,13 @@ describe('approval policy: who may decide', () => {
     expect(responses.every((r) => r.status === 200)).toBe(true);
     await h.waitForText((t) => t === 'Finished.');
     await h.bot.conversations.idle();
-    const [row] = query(h.dbPath, 'SELECT status, decided_by FROM approvals');
+    const [row] = await query(h.database, 'SELECT status, decided_by FROM approvals');
     expect(row?.status).toBe('executed');
     expect(String(row?.decided_by).split(',')).toHaveLength(3);
-    expect(query(h.dbPath, "SELECT COUNT(*) AS n FROM approval_votes WHERE vote = 'approve'")).toEqual([
-      { n: 3 },
-    ]);
-    expect(query(h.dbPath, 'SELECT COUNT(*) AS n FROM notes')).toEqual([{ n: 1 }]);
+    expect(
+      await query(h.database, "SELECT COUNT(*) AS n FROM approval_votes WHERE vote = 'approve'"),
+    ).toEqual([{ n: 3 }]);
+    expect(await query(h.database, 'SELECT COUNT(*) AS n FROM notes')).toEqual([{ n: 1 }]);
     expect(h.model.requests).toHaveLength(2);
     // The last picture of the card is the decision, whatever order the updates went out in.
     const last = await waitUntil(() => {
@@ -144,9 +147,9 @@ describe('approval policy: who may decide', () => {
     await h.waitForText((t) => t === 'Finished.');
     const tool = h.model.requests[1]?.messages.find((m) => m.role === 'tool');
     expect(tool?.content).toBe('Tool execution was not approved.');
-    expect(query(h.dbPath, 'SELECT status, decided_by FROM approvals')).toEqual([
+    expect(await query(h.database, 'SELECT status, decided_by FROM approvals')).toEqual([
       { status: 'rejected', decided_by: 'U3' },
     ]);
-    expect(query(h.dbPath, 'SELECT COUNT(*) AS n FROM notes')).toEqual([{ n: 0 }]);
+    expect(await query(h.database, 'SELECT COUNT(*) AS n FROM notes')).toEqual([{ n: 0 }]);
   });
 });

@@ -1,9 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { BotOverrides } from '../../src/bot.js';
 import type { SlackCall } from '../support/fake-slack.js';
+import { type DatabaseTarget, rows } from './db-rows.js';
 import { type Harness, startHarness } from './harness.js';
 
 /** A clock tests move by hand; the bot's deadlines and card times follow it. */
@@ -36,17 +36,9 @@ export function startPolicyHarness(
   });
 }
 
-/** Rows of a read-only query on the bot's database file. */
-export function query(dbPath: string, sql: string): Record<string, unknown>[] {
-  const db = new Database(dbPath, { readonly: true });
-  try {
-    return db
-      .prepare(sql)
-      .all()
-      .map((row) => (row && typeof row === 'object' ? Object.fromEntries(Object.entries(row)) : {}));
-  } finally {
-    db.close();
-  }
+/** Rows of a query on the bot's database (SQL valid on both engines). */
+export function query(target: DatabaseTarget, sql: string): Promise<Record<string, unknown>[]> {
+  return rows(target, sql);
 }
 
 export const blocksText = (call: SlackCall): string => JSON.stringify(call.params.blocks ?? call.params.text);

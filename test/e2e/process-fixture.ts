@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach } from 'vitest';
+import type { DatabaseConfig } from '../../src/config.js';
 import { type BotProcess, startBotProcess } from '../support/bot-process.js';
 import { type FakeOpenAI, reply, startFakeOpenAI } from '../support/fake-openai.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../support/fake-slack.js';
@@ -14,7 +14,9 @@ import {
   postEvent,
   postInteraction,
 } from '../support/slack-requests.js';
+import { type DatabaseKind, freshDatabase } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
+import { rows } from './db-rows.js';
 import { cardClick, isApprovalCard, SECRET } from './harness.js';
 
 export const ADMIN = 'UADMIN';
@@ -26,6 +28,9 @@ export const ADMIN = 'UADMIN';
 export interface ProcessFixture {
   slack: FakeSlack;
   model: FakeOpenAI;
+  /** The bot's database, shared by every process the fixture starts. */
+  database: DatabaseConfig;
+  /** The SQLite file (for checks on the file itself), when the database is SQLite. */
   dbPath: string;
   env: Record<string, string>;
   start(extraEnv?: Record<string, string>): Promise<BotProcess>;
@@ -34,23 +39,30 @@ export interface ProcessFixture {
   waitForCards(count: number): Promise<SlackCall[]>;
   waitForText(predicate: (text: string) => boolean): Promise<string>;
   texts(): string[];
-  /** Runs `query` on a read-only connection to the bot's database. */
-  query<T>(query: (db: Database.Database) => T): T;
+  /** Rows of `sql` (with `?` placeholders, valid on both engines) read from the bot's database. */
+  query(sql: string, ...params: unknown[]): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
 
-export async function startProcessFixture(): Promise<ProcessFixture> {
+export interface ProcessFixtureOptions {
+  /** The engine of the database the processes share; default SQLite (a file in the fixture's folder). */
+  kind?: DatabaseKind;
+}
+
+export async function startProcessFixture(options: ProcessFixtureOptions = {}): Promise<ProcessFixture> {
   const slack = await startFakeSlack();
   const model = await startFakeOpenAI();
   const dir = mkdtempSync(join(tmpdir(), 'bot-process-'));
   const dbPath = join(dir, 'bot.db');
+  const postgres = options.kind === 'postgres' ? await freshDatabase('postgres') : undefined;
+  const database: DatabaseConfig = postgres?.config ?? { kind: 'sqlite', path: dbPath };
   const env: Record<string, string> = {
     SLACK_BOT_TOKEN: 'xoxb-test-token',
     SLACK_SIGNING_SECRET: SECRET,
     SLACK_API_URL: slack.url,
     OPENAI_API_KEY: 'sk-test',
     OPENAI_BASE_URL: model.baseURL,
-    DATABASE_PATH: dbPath,
+    ...(postgres?.env ?? { DATABASE_PATH: dbPath }),
     ADMIN_USER_IDS: ADMIN,
     LOG_LEVEL: 'info',
     // Answers are read from chat.postMessage, so they are posted, not streamed.
@@ -65,6 +77,7 @@ export async function startProcessFixture(): Promise<ProcessFixture> {
   return {
     slack,
     model,
+    database,
     dbPath,
     env,
     async start(extraEnv = {}) {
@@ -96,18 +109,12 @@ export async function startProcessFixture(): Promise<ProcessFixture> {
       });
     },
     texts,
-    query(run) {
-      const db = new Database(dbPath, { readonly: true, fileMustExist: true });
-      try {
-        return run(db);
-      } finally {
-        db.close();
-      }
-    },
+    query: (sql, ...params) => rows(database, sql, ...params),
     async close() {
       await Promise.all(bots.map((bot) => bot.kill()));
       await slack.close();
       await model.close();
+      await postgres?.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -156,10 +163,13 @@ export async function approveSlowPost(
 }
 
 /** A fresh fixture and latch for every test of the calling suite; the latch is opened before the fixture closes. */
-export function useProcessFixture(use: (fixture: ProcessFixture, held: Latch) => void): void {
+export function useProcessFixture(
+  use: (fixture: ProcessFixture, held: Latch) => void,
+  options: ProcessFixtureOptions = {},
+): void {
   let current: { fixture: ProcessFixture; held: Latch } | undefined;
   beforeEach(async () => {
-    current = { fixture: await startProcessFixture(), held: latch() };
+    current = { fixture: await startProcessFixture(options), held: latch() };
     use(current.fixture, current.held);
   });
   afterEach(async () => {

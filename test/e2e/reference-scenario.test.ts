@@ -68,8 +68,8 @@ describe('reference scenario: approve, restart, approve, reject in one thread', 
       SECRET,
       eventEnvelope(messageEvent({ user: 'U1', channel: 'C1', text, ts: nextTs(), threadTs })),
     );
-  const history = (): Item[] =>
-    rows(dbPath(), 'SELECT kind, data FROM conversation_items ORDER BY id').map((row) => ({
+  const history = async (): Promise<Item[]> =>
+    (await rows(dbPath(), 'SELECT kind, data FROM conversation_items ORDER BY id')).map((row) => ({
       kind: String(row.kind),
       data: JSON.parse(String(row.data)),
     }));
@@ -98,8 +98,8 @@ describe('reference scenario: approve, restart, approve, reject in one thread', 
     );
 
   /** After each turn: the user's messages once each, the last call's tool, and its output right after it. */
-  const expectHistory = (userMessages: string[], toolName: string): Item[] => {
-    const items = history();
+  const expectHistory = async (userMessages: string[], toolName: string): Promise<Item[]> => {
+    const items = await history();
     expect(items.filter((i) => i.kind === 'user_message').map((i) => i.data.text)).toEqual(userMessages);
     const lastCall = items.filter((i) => i.kind === 'tool_call').at(-1);
     const lastOutput = items.filter((i) => i.kind === 'tool_output').at(-1);
@@ -132,7 +132,7 @@ describe('reference scenario: approve, restart, approve, reject in one thread', 
     const first = await nthCard(1);
     await click(first, 'approval:approve', 'U2', threadTs);
     await answer('Customer 104 profile is saved as note #1.');
-    expectHistory(turns.slice(0, 1), 'create_note');
+    await expectHistory(turns.slice(0, 1), 'create_note');
 
     // Restart the process between the turns, as a deploy would.
     expect(await bot.kill('SIGTERM')).toBe(0);
@@ -147,7 +147,7 @@ describe('reference scenario: approve, restart, approve, reject in one thread', 
     const second = await nthCard(2);
     await click(second, 'approval:approve', 'U2', threadTs);
     await answer('The note for customer 104 is updated.');
-    expectHistory(turns.slice(0, 2), 'create_note');
+    await expectHistory(turns.slice(0, 2), 'create_note');
 
     // Turn 3: a gated call, rejected (without a reason) through the Reject modal.
     model.enqueue(
@@ -171,17 +171,17 @@ describe('reference scenario: approve, restart, approve, reject in one thread', 
     );
     expect(submitted.status).toBe(200);
     await answer('I did not delete the note: the request was not approved.');
-    const items = expectHistory(turns, 'delete_note');
+    const items = await expectHistory(turns, 'delete_note');
     expect(items.filter((i) => i.kind === 'tool_output').at(-1)?.data.output).toBe(
       'Tool execution was not approved.',
     );
 
     // The rejected tool did not run; the approved ones ran once each.
-    expect(rows(dbPath(), 'SELECT id, text FROM notes ORDER BY id')).toEqual([
+    expect(await rows(dbPath(), 'SELECT id, text FROM notes ORDER BY id')).toEqual([
       { id: 1, text: 'Customer 104: profile fetched' },
       { id: 2, text: 'Customer 104: note updated' },
     ]);
-    expect(rows(dbPath(), 'SELECT tool_name, status FROM approvals ORDER BY rowid')).toEqual([
+    expect(await rows(dbPath(), 'SELECT tool_name, status FROM approvals ORDER BY rowid')).toEqual([
       { tool_name: 'create_note', status: 'executed' },
       { tool_name: 'create_note', status: 'executed' },
       { tool_name: 'delete_note', status: 'rejected' },

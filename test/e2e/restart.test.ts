@@ -1,26 +1,24 @@
-import { statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runBotProcessToExit } from '../support/bot-process.js';
 import { reply } from '../support/fake-openai.js';
+import { DATABASE_KINDS } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 import { cardTs } from './harness.js';
 import { type ProcessFixture, startProcessFixture } from './process-fixture.js';
 
-describe('the real entry point as a child process', () => {
+describe.each(DATABASE_KINDS)('the real entry point as a child process, on %s', (kind) => {
   let f: ProcessFixture;
   beforeEach(async () => {
-    f = await startProcessFixture();
+    f = await startProcessFixture({ kind });
   });
   afterEach(async () => {
     await f.close();
   });
 
-  const storedCardTs = () =>
-    f.query((db) => {
-      const row = db.prepare('SELECT message_ts AS ts FROM approvals').get();
-      return row && typeof row === 'object' && 'ts' in row ? row.ts : undefined;
-    });
+  const storedCardTs = async () => (await f.query('SELECT message_ts AS ts FROM approvals'))[0]?.ts;
 
   it('a card survives SIGKILL: after a restart the click completes the run, and the tool ran once', async () => {
     let bot = await f.start();
@@ -29,9 +27,9 @@ describe('the real entry point as a child process', () => {
     const [card] = await f.waitForCards(1);
     if (!card) throw new Error('no card');
     // The card's ts is stored right after Slack answers; kill once it is, as a crash while the card waits.
-    await waitUntil(() => storedCardTs() === cardTs(card), { timeoutMs: 10_000 });
+    await waitUntil(async () => (await storedCardTs()) === cardTs(card), { timeoutMs: 10_000 });
     expect(await bot.kill('SIGKILL')).toBeNull();
-    expect(statSync(f.dbPath).mode & 0o777).toBe(0o600);
+    if (kind === 'sqlite') expect(statSync(f.dbPath).mode & 0o777).toBe(0o600);
 
     bot = await f.start();
     f.model.enqueue(reply.text('The note survived the restart.'));
@@ -45,18 +43,20 @@ describe('the real entry point as a child process', () => {
     expect(update.params.ts).toBe(cardTs(card));
 
     await bot.kill('SIGTERM');
-    expect(f.query((db) => db.prepare('SELECT text FROM notes').all())).toEqual([{ text: 'survives' }]);
-    expect(f.query((db) => db.prepare('SELECT status FROM approvals').all())).toEqual([
-      { status: 'executed' },
-    ]);
+    expect(await f.query('SELECT text FROM notes')).toEqual([{ text: 'survives' }]);
+    expect(await f.query('SELECT status FROM approvals')).toEqual([{ status: 'executed' }]);
     expect(bot.output()).not.toContain(f.env.SLACK_BOT_TOKEN);
     expect(bot.output()).not.toContain(f.env.OPENAI_API_KEY);
   });
+});
 
-  it('start-up with missing settings lists every problem and exits 1 without a stack trace', async () => {
+describe('the real entry point with missing settings', () => {
+  it('lists every problem and exits 1 without a stack trace', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bot-settings-'));
     const result = await runBotProcessToExit({
-      env: { DATABASE_PATH: join(f.dbPath, '..', 'x.db'), ADMIN_USER_IDS: 'not-an-id' },
+      env: { DATABASE_PATH: join(dir, 'x.db'), ADMIN_USER_IDS: 'not-an-id' },
     });
+    rmSync(dir, { recursive: true, force: true });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('SLACK_BOT_TOKEN');
     expect(result.stderr).toContain('ADMIN_USER_IDS');

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
-import { execute, rows } from './db-rows.js';
+import { type DatabaseTarget, execute, rows } from './db-rows.js';
 import { type Harness, startHarness } from './harness.js';
 
-const cancelledAudit = (dbPath: string) =>
-  rows(dbPath, "SELECT payload FROM audit_events WHERE kind = 'approval.cancelled'").map(
+const cancelledAudit = async (target: DatabaseTarget) =>
+  (await rows(target, "SELECT payload FROM audit_events WHERE kind = 'approval.cancelled'")).map(
     (e) => JSON.parse(String(e.payload)).reason,
   );
 
@@ -27,7 +27,10 @@ describe('a run the current code cannot resume fails closed', () => {
     const [card] = await h.waitForCards(1);
     if (!card) throw new Error('no card');
     // A newer release wrote this run's state, then the deploy was rolled back.
-    execute(h.dbPath, "UPDATE runs SET state = json_set(state, '$.schemaVersion', 99), schema_version = 99");
+    await execute(
+      h.database,
+      "UPDATE runs SET state = json_set(state, '$.schemaVersion', 99), schema_version = 99",
+    );
 
     await h.click(card, 'approve', 'U2');
     const told = await h.waitForText((text) => text.startsWith('I cannot resume this run'));
@@ -38,12 +41,12 @@ describe('a run the current code cannot resume fails closed', () => {
     expect(JSON.stringify(update.params.blocks)).toContain(
       'Cancelled: Run state schema version 99 is not supported.',
     );
-    expect(rows(h.dbPath, 'SELECT status, reason FROM approvals')).toEqual([
+    expect(await rows(h.database, 'SELECT status, reason FROM approvals')).toEqual([
       { status: 'cancelled', reason: 'Run state schema version 99 is not supported.' },
     ]);
-    expect(rows(h.dbPath, 'SELECT status FROM runs')).toEqual([{ status: 'cancelled' }]);
-    expect(rows(h.dbPath, 'SELECT COUNT(*) AS n FROM notes')).toEqual([{ n: 0 }]);
-    expect(cancelledAudit(h.dbPath)).toEqual(['Run state schema version 99 is not supported.']);
+    expect(await rows(h.database, 'SELECT status FROM runs')).toEqual([{ status: 'cancelled' }]);
+    expect(await rows(h.database, 'SELECT COUNT(*) AS n FROM notes')).toEqual([{ n: 0 }]);
+    expect(await cancelledAudit(h.database)).toEqual(['Run state schema version 99 is not supported.']);
     expect(h.model.requests).toHaveLength(1);
   });
 
@@ -69,9 +72,11 @@ describe('a run the current code cannot resume fails closed', () => {
       JSON.stringify(c.params.blocks).includes('Cancelled'),
     );
     expect(JSON.stringify(update.params.blocks)).toContain(`Cancelled: ${reason}`);
-    expect(rows(dbPath, 'SELECT status, reason FROM approvals')).toEqual([{ status: 'cancelled', reason }]);
-    expect(rows(dbPath, 'SELECT COUNT(*) AS n FROM notes')).toEqual([{ n: 0 }]);
-    expect(cancelledAudit(dbPath)).toEqual([reason]);
+    expect(await rows(dbPath, 'SELECT status, reason FROM approvals')).toEqual([
+      { status: 'cancelled', reason },
+    ]);
+    expect(await rows(dbPath, 'SELECT COUNT(*) AS n FROM notes')).toEqual([{ n: 0 }]);
+    expect(await cancelledAudit(dbPath)).toEqual([reason]);
     expect(after.model.requests).toHaveLength(0);
   });
 });

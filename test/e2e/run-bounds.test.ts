@@ -35,7 +35,7 @@ describe('run bounds hold across pauses and resumes (default limits)', () => {
     await h.waitForText((text) => text === stop);
     expect(h.model.requests).toHaveLength(DEFAULT_LIMITS.maxTurns);
     expect(h.texts()).toEqual([stop]);
-    expect(rows(h.dbPath, 'SELECT status, turn, error FROM runs')).toEqual([
+    expect(await rows(h.database, 'SELECT status, turn, error FROM runs')).toEqual([
       { status: 'failed', turn: 10, error: 'the run reached its limit of 10 model calls' },
     ]);
   });
@@ -53,7 +53,7 @@ describe('run bounds hold across pauses and resumes (default limits)', () => {
     expect(h.cards()).toHaveLength(limit);
     expect(h.model.requests).toHaveLength(limit + 1);
     expect(h.texts()).toEqual([stop]);
-    expect(rows(h.dbPath, 'SELECT COUNT(*) AS n FROM notes')).toEqual([{ n: limit }]);
-    expect(rows(h.dbPath, 'SELECT status FROM runs')).toEqual([{ status: 'failed' }]);
+    expect(await rows(h.database, 'SELECT COUNT(*) AS n FROM notes')).toEqual([{ n: limit }]);
+    expect(await rows(h.database, 'SELECT status FROM runs')).toEqual([{ status: 'failed' }]);
   });
 });

@@ -59,10 +59,10 @@ describe('runner semantics through Slack', () => {
       ['call_schema', expect.stringMatching(/^The arguments are invalid: text: /)],
       ['call_predicate', expect.stringMatching(/^The arguments are invalid: amount: /)],
     ]);
-    expect(rows(h.dbPath, 'SELECT COUNT(*) AS n FROM notes')).toEqual([{ n: 0 }]);
-    expect(rows(h.dbPath, "SELECT COUNT(*) AS n FROM audit_events WHERE kind = 'tool.started'")).toEqual([
-      { n: 0 },
-    ]);
+    expect(await rows(h.database, 'SELECT COUNT(*) AS n FROM notes')).toEqual([{ n: 0 }]);
+    expect(
+      await rows(h.database, "SELECT COUNT(*) AS n FROM audit_events WHERE kind = 'tool.started'"),
+    ).toEqual([{ n: 0 }]);
   });
 
   it('an unknown tool gets an error output naming the available tools, and the run goes on', async () => {
@@ -119,12 +119,15 @@ describe('runner semantics through Slack', () => {
     await h.click(second, 'approve', 'U2');
     await h.waitForText((text) => text === 'Both rounds done.');
     expect(h.model.requests).toHaveLength(3);
-    expect(rows(h.dbPath, 'SELECT text FROM notes ORDER BY id')).toEqual([
+    expect(await rows(h.database, 'SELECT text FROM notes ORDER BY id')).toEqual([
       { text: 'round one' },
       { text: 'round two' },
     ]);
     expect(
-      rows(h.dbPath, "SELECT status, schema_version, json_extract(state, '$.schemaVersion') AS v FROM runs"),
+      await rows(
+        h.database,
+        "SELECT status, schema_version, json_extract(state, '$.schemaVersion') AS v FROM runs",
+      ),
     ).toEqual([{ status: 'completed', schema_version: 1, v: 1 }]);
   });
 
@@ -144,7 +147,7 @@ describe('runner semantics through Slack', () => {
     await h.slack.waitForCall('chat.update');
     await h.bot.conversations.idle();
     expect(h.model.requests).toHaveLength(1);
-    expect(rows(h.dbPath, 'SELECT status FROM runs')).toEqual([{ status: 'paused' }]);
+    expect(await rows(h.database, 'SELECT status FROM runs')).toEqual([{ status: 'paused' }]);
 
     await h.click(keep, 'approve', 'U3');
     await h.waitForText((text) => text === 'Kept one, dropped one.');

@@ -33,8 +33,7 @@ describe('shutdown (SIGTERM, SIGINT)', () => {
     // A cleanly closed SQLite database in WAL mode leaves no write-ahead log behind.
     expect(existsSync(`${f.dbPath}-wal`)).toBe(false);
     expect(f.texts()).toContain('Posted before stopping.');
-    const status = f.query((db) => db.prepare('select status from approvals').pluck().get());
-    expect(status).toBe('executed');
+    expect(await f.query('select status from approvals')).toEqual([{ status: 'executed' }]);
     expect(bot.output()).toContain('stopped; database closed');
   });
 
@@ -45,8 +44,7 @@ describe('shutdown (SIGTERM, SIGINT)', () => {
     await f.model.waitForRequests(1, 15_000);
     expect(await bot.kill('SIGINT')).toBe(0);
     expect(existsSync(`${f.dbPath}-wal`)).toBe(false);
-    const run = f.query((db) => db.prepare('select status from runs').pluck().get());
-    expect(run).toBe('running');
+    expect(await f.query('select status from runs')).toEqual([{ status: 'running' }]);
 
     f.model.enqueue(reply.text('Answered after the restart.'));
     bot = await f.start();

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { reply } from '../support/fake-openai.js';
@@ -7,6 +6,7 @@ import { type FakeReply, slackReply } from '../support/fake-slack.js';
 import { isRecord } from '../support/json-value.js';
 import { postSlashCommand, slashCommandBody } from '../support/slack-requests.js';
 import { waitUntil } from '../support/wait.js';
+import { rows } from './db-rows.js';
 import { type Harness, SECRET, startHarness } from './harness.js';
 
 /** Web API faults: nothing is lost, what Slack did not accept is posted again, and clicks never wait. */
@@ -23,15 +23,13 @@ describe('Slack API faults', () => {
     await h.close();
   });
 
-  const approvals = () => {
-    const db = new Database(h.dbPath, { readonly: true });
-    try {
-      const rows = db.prepare('select status, message_ts as messageTs from approvals').all();
-      return z.array(z.object({ status: z.string(), messageTs: z.string().nullable() })).parse(rows);
-    } finally {
-      db.close();
-    }
-  };
+  const approvals = async () =>
+    z
+      .array(z.object({ status: z.string(), messageTs: z.string().nullable() }))
+      .parse(await rows(h.database, 'select status, message_ts as "messageTs" from approvals'));
+  /** Cards the database says are still owed to threads (Slack has not accepted them yet). */
+  const owedCards = async () =>
+    (await rows(h.database, "select id from deliveries where kind = 'card'")).map((row) => row.id);
 
   const pendingForAdmin = async (): Promise<string> => {
     const id = randomUUID();
@@ -65,7 +63,9 @@ describe('Slack API faults', () => {
       await h.waitForText((text) => text.includes('could not post the approval card'));
       // Several attempts fail; the request stays pending (listed for admins) and the thread was told once.
       await waitUntil(() => h.slack.callsTo('chat.postMessage').filter((c) => c.params.blocks).length >= 3);
-      expect(approvals()).toEqual([{ status: 'pending', messageTs: null }]);
+      expect(await approvals()).toEqual([{ status: 'pending', messageTs: null }]);
+      const [requested] = await rows(h.database, 'select id from approvals');
+      expect(await owedCards()).toEqual([`card:${requested?.id}`]);
       expect(h.logs.some((line) => line.includes('approval card could not be posted'))).toBe(true);
       expect(h.texts().filter((text) => text.includes('could not post the approval card'))).toHaveLength(1);
       // Admins see it among the pending requests.
@@ -75,7 +75,8 @@ describe('Slack API faults', () => {
       slackDown = false;
       const posted = () => h.cards().filter((c) => isRecord(c.reply) && c.reply.ok === true);
       const card = await waitUntil(() => posted()[0]);
-      await waitUntil(() => approvals()[0]?.messageTs !== null);
+      await waitUntil(async () => (await approvals())[0]?.messageTs !== null);
+      expect(await owedCards()).toEqual([]);
       await h.click(card, 'approve', 'U2');
       await h.waitForText((text) => text === 'Saved it.');
       expect(posted()).toHaveLength(1);
@@ -93,7 +94,7 @@ describe('Slack API faults', () => {
     if (!card) throw new Error('no card');
     await h.click(card, 'approve', 'U2');
     await h.waitForText((text) => text === 'Done it.');
-    expect(approvals()).toEqual([{ status: 'executed', messageTs: expect.any(String) }]);
+    expect(await approvals()).toEqual([{ status: 'executed', messageTs: expect.any(String) }]);
     await h.click(card, 'approve', 'U3');
     const told = await h.slack.waitForCall('chat.postEphemeral');
     expect(told.params.text).toMatch(/already approved by <@U2>/);

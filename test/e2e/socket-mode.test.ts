@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAIModel } from '../../src/agent/openai-client.js';
+import { loadApprovalPolicy } from '../../src/approvals/policy-file.js';
 import { type Bot, createBot, SYSTEM_PROMPT } from '../../src/bot.js';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
@@ -43,7 +44,9 @@ describe('Socket Mode', () => {
       LOG_LEVEL: 'error',
     });
     if (!loaded.ok) throw new Error(loaded.problems.join());
-    return loaded;
+    const policy = loadApprovalPolicy(loaded.config.approvalPolicyFile);
+    if (!policy.ok) throw new Error(policy.problems.join());
+    return { config: loaded.config, policy: policy.policy };
   };
 
   afterEach(async () => {
@@ -57,7 +60,7 @@ describe('Socket Mode', () => {
   it('with an app token the bot connects over Socket Mode, acks envelopes, and serves /healthz on PORT', async () => {
     const port = await freePort();
     const loaded = socketConfig(port);
-    bot = createBot(loaded.config, silentLogger, {
+    bot = await createBot(loaded.config, silentLogger, loaded.policy, {
       model: createOpenAIModel({ ...loaded.config.openai, systemPrompt: SYSTEM_PROMPT, maxRetries: 0 }),
       retryConfig: { retries: 0 },
     });
@@ -102,7 +105,7 @@ describe('Socket Mode', () => {
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(port, resolve));
     const loaded = socketConfig(port);
-    bot = createBot(loaded.config, silentLogger, { retryConfig: { retries: 0 } });
+    bot = await createBot(loaded.config, silentLogger, loaded.policy, { retryConfig: { retries: 0 } });
     await expect(bot.start()).rejects.toThrow(`PORT ${port}`);
     // Bolt checks the token as soon as the app is built; let that answer arrive before the fakes close.
     const check = await slack.waitForCall('auth.test');

@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
 import {
@@ -9,24 +8,22 @@ import {
   postEvent,
   signedPost,
 } from '../support/slack-requests.js';
+import { DATABASE_KINDS } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
+import { type DatabaseTarget, rows } from './db-rows.js';
 import { openModal, submitModal } from './decision-modals.js';
 import { type Harness, SECRET, startHarness } from './harness.js';
 
-function count(dbPath: string, sql: string): number {
-  const db = new Database(dbPath, { readonly: true });
-  try {
-    const row = db.prepare(sql).get();
-    return row && typeof row === 'object' && 'n' in row ? Number(row.n) : Number.NaN;
-  } finally {
-    db.close();
-  }
+/** The `n` of a `SELECT COUNT(*) AS n` on the bot's database. */
+async function count(target: DatabaseTarget, sql: string): Promise<number> {
+  const [row] = await rows(target, sql);
+  return row && 'n' in row ? Number(row.n) : Number.NaN;
 }
 
-describe('exactly once under duplicates and races', () => {
+describe.each(DATABASE_KINDS)('exactly once under duplicates and races, on %s', (kind) => {
   let h: Harness;
   beforeEach(async () => {
-    h = await startHarness();
+    h = await startHarness({ kind });
   });
   afterEach(async () => {
     await h.close();
@@ -48,7 +45,7 @@ describe('exactly once under duplicates and races', () => {
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200]);
     await h.waitForText((text) => text === 'Done once.');
     await h.bot.conversations.idle();
-    expect(count(h.dbPath, 'SELECT COUNT(*) AS n FROM notes')).toBe(1);
+    expect(await count(h.database, 'SELECT COUNT(*) AS n FROM notes')).toBe(1);
     expect(h.model.requests).toHaveLength(2);
     const notices = await waitUntil(() => {
       const found = h.slack.callsTo('chat.postEphemeral');
@@ -73,13 +70,13 @@ describe('exactly once under duplicates and races', () => {
     await Promise.all([h.click(card, 'approve', 'U2'), submitModal(h, modal, 'U3', rejection)]);
     await h.waitForText((text) => text === 'Settled.');
     await h.bot.conversations.idle();
-    const status = count(
-      h.dbPath,
+    const status = await count(
+      h.database,
       "SELECT COUNT(*) AS n FROM approvals WHERE status IN ('executed','rejected')",
     );
     expect(status).toBe(1);
-    const notes = count(h.dbPath, 'SELECT COUNT(*) AS n FROM notes');
-    const executed = count(h.dbPath, "SELECT COUNT(*) AS n FROM approvals WHERE status = 'executed'");
+    const notes = await count(h.database, 'SELECT COUNT(*) AS n FROM notes');
+    const executed = await count(h.database, "SELECT COUNT(*) AS n FROM approvals WHERE status = 'executed'");
     expect(notes).toBe(executed);
     expect(h.slack.callsTo('chat.update').length).toBeGreaterThanOrEqual(1);
     const last = h.slack.callsTo('chat.update').at(-1);
@@ -130,7 +127,7 @@ describe('exactly once under duplicates and races', () => {
     await h.bot.conversations.idle();
     expect(h.model.requests).toHaveLength(0);
     expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);
-    expect(count(h.dbPath, 'SELECT COUNT(*) AS n FROM conversations')).toBe(0);
+    expect(await count(h.database, 'SELECT COUNT(*) AS n FROM conversations')).toBe(0);
   });
 
   it('an unknown or forged button value gets a polite ephemeral message and changes nothing', async () => {
@@ -156,6 +153,6 @@ describe('exactly once under duplicates and races', () => {
       return found.length === 2 ? found : undefined;
     });
     expect(notices.every((n) => String(n.params.text).includes('nothing happened'))).toBe(true);
-    expect(count(h.dbPath, "SELECT COUNT(*) AS n FROM approvals WHERE status = 'pending'")).toBe(1);
+    expect(await count(h.database, "SELECT COUNT(*) AS n FROM approvals WHERE status = 'pending'")).toBe(1);
   });
 });

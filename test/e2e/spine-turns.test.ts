@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
+import { DATABASE_KINDS } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 import { approvalIdOf, type Harness, startHarness } from './harness.js';
 
-describe('conversations: turns, threads and DMs', () => {
+describe.each(DATABASE_KINDS)('conversations: turns, threads and DMs, on %s', (kind) => {
   let h: Harness;
   beforeEach(async () => {
-    h = await startHarness();
+    h = await startHarness({ kind });
   });
   afterEach(async () => {
     await h.close();

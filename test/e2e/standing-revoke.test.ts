@@ -1,6 +1,6 @@
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
+import { rows } from './db-rows.js';
 import { approvalIdOf, type Harness, startHarness } from './harness.js';
 
 const ADMIN = 'UADMIN';
@@ -15,16 +15,8 @@ describe('revoking "Approve for this thread"', () => {
   });
 
   const revoke = async (text: string, user = ADMIN) => String((await h.approvals(text, user)).params.text);
-  const auditKinds = () => {
-    const db = new Database(h.dbPath, { readonly: true });
-    try {
-      return db
-        .prepare("SELECT kind, actor FROM audit_events WHERE kind LIKE 'standing.%' ORDER BY seq")
-        .all();
-    } finally {
-      db.close();
-    }
-  };
+  const auditKinds = () =>
+    rows(h.database, "SELECT kind, actor FROM audit_events WHERE kind LIKE 'standing.%' ORDER BY seq");
 
   it('an admin revokes it with /approvals revoke ID: the next call of the tool asks again, and both ends are audited', async () => {
     h.model.enqueue(
@@ -55,7 +47,7 @@ describe('revoking "Approve for this thread"', () => {
     h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'three' } }]));
     await h.message('note three', { threadTs: ts });
     await h.waitForCards(2);
-    expect(auditKinds()).toEqual([
+    expect(await auditKinds()).toEqual([
       { kind: 'standing.granted', actor: 'U2' },
       { kind: 'standing.revoked', actor: ADMIN },
     ]);

@@ -1,13 +1,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/database.js';
-import { approvals, auditEvents, notes } from '../../src/db/schema.js';
 import { REPO_ROOT, TSX_LOADER } from '../support/bot-process.js';
 import { type ChatProcess, startChatProcess } from '../support/chat-process.js';
 import { type FakeOpenAI, reply, startFakeOpenAI } from '../support/fake-openai.js';
+import { rows } from './db-rows.js';
 import { startHarness } from './harness.js';
 
 const QUESTION = 'Approve? [y]es / [n]o / [r]eason / [e]dit';
@@ -43,14 +41,10 @@ describe('npm run chat: a terminal conversation with y/n approvals', () => {
   };
   const toolOutputs = (request: number) =>
     model.requests[request]?.messages.filter((m) => m.role === 'tool').map((m) => m.content);
-  const withDb = <T>(read: (db: ReturnType<typeof openDatabase>['db']) => T): T => {
-    const database = openDatabase(dbPath);
-    try {
-      return read(database.db);
-    } finally {
-      database.close();
-    }
-  };
+  const actorsOf = async (kind: string) =>
+    (await rows(dbPath, 'SELECT actor FROM audit_events WHERE kind = ? ORDER BY seq', kind)).map(
+      (e) => e.actor,
+    );
 
   it('without a configured model it says what to set and exits 1', async () => {
     const started = startChatProcess(['--thread', 't'], { DATABASE_PATH: dbPath }, dir);
@@ -77,12 +71,10 @@ describe('npm run chat: a terminal conversation with y/n approvals', () => {
     expect(toolOutputs(1)).toEqual(['Created note #1.']);
     c.end();
     expect((await c.exited).code).toBe(0);
-    const stored = withDb((db) => ({
-      notes: db.select().from(notes).all(),
-      approved: db.select().from(auditEvents).where(eq(auditEvents.kind, 'approval.approved')).all(),
-    }));
-    expect(stored.notes.map((n) => [n.teamId, n.text, n.createdBy])).toEqual([['local', 'hello', 'alice']]);
-    expect(stored.approved.map((e) => e.actor)).toEqual(['alice']);
+    expect(await rows(dbPath, 'SELECT team_id, text, created_by FROM notes')).toEqual([
+      { team_id: 'local', text: 'hello', created_by: 'alice' },
+    ]);
+    expect(await actorsOf('approval.approved')).toEqual(['alice']);
   });
 
   it('r asks for a reason: the tool does not run and the model reads the reason', async () => {
@@ -101,7 +93,7 @@ describe('npm run chat: a terminal conversation with y/n approvals', () => {
     expect(toolOutputs(1)).toEqual([
       'Tool execution was not approved. Rejected by <@alice>, who said: "not in notes, please"',
     ]);
-    expect(withDb((db) => db.select().from(notes).all())).toEqual([]);
+    expect(await rows(dbPath, 'SELECT id FROM notes')).toEqual([]);
   });
 
   it('e edits the arguments: invalid ones are refused by the schema, valid ones run', async () => {
@@ -122,15 +114,11 @@ describe('npm run chat: a terminal conversation with y/n approvals', () => {
     await c.waitFor('New arguments (JSON): ', 2);
     c.send('{"text": "hello"}');
     await c.waitFor('agent> Saved.');
-    const stored = withDb((db) => ({
-      notes: db.select().from(notes).all(),
-      approval: db.select().from(approvals).get(),
-      edited: db.select().from(auditEvents).where(eq(auditEvents.kind, 'approval.edited')).all(),
-    }));
-    expect(stored.notes.map((n) => n.text)).toEqual(['hello']);
-    expect(stored.approval?.arguments).toBe('{"text":"helo"}');
-    expect(stored.approval?.editedArguments).toBe('{"text":"hello"}');
-    expect(stored.edited.map((e) => e.actor)).toEqual(['alice']);
+    expect(await rows(dbPath, 'SELECT text FROM notes')).toEqual([{ text: 'hello' }]);
+    expect(await rows(dbPath, 'SELECT arguments, edited_arguments FROM approvals')).toEqual([
+      { arguments: '{"text":"helo"}', edited_arguments: '{"text":"hello"}' },
+    ]);
+    expect(await actorsOf('approval.edited')).toEqual(['alice']);
   });
 
   it('--thread resumes the history and asks again for the approval left pending', async () => {
@@ -218,6 +206,8 @@ describe('npm run chat: a terminal conversation with y/n approvals', () => {
       await slackBot.slack.waitForCall('auth.test');
       expect(slackBot.model.requests).toHaveLength(0);
       expect(slackBot.slack.callsTo('chat.postMessage')).toHaveLength(0);
+      // The thread belongs to the terminal: the Slack bot's recovery does not take its run over.
+      expect(await rows(dbPath, 'SELECT surface FROM conversations')).toEqual([{ surface: 'terminal' }]);
     } finally {
       await slackBot.close();
     }

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAuditCli } from '../../src/cli/audit-cli.js';
-import { openDatabase } from '../../src/db/database.js';
+import { openSqliteDatabase } from '../../src/db/sqlite/sqlite-database.js';
 import { seedApproval } from '../support/audit-seed.js';
 import { REPO_ROOT } from '../support/bot-process.js';
 
@@ -23,9 +23,9 @@ describe('npm run audit: verify, list, export', () => {
   let dir: string;
   let dbPath: string;
 
-  const cli = (...argv: string[]): CliRun => {
+  const cli = async (...argv: string[]): Promise<CliRun> => {
     const run: CliRun = { code: 0, out: [], err: [] };
-    run.code = runAuditCli(
+    run.code = await runAuditCli(
       argv,
       { DATABASE_PATH: dbPath },
       {
@@ -45,19 +45,19 @@ describe('npm run audit: verify, list, export', () => {
     raw.close();
   };
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'audit-cli-'));
     dbPath = join(dir, 'bot.db');
-    const database = openDatabase(dbPath);
+    const database = openSqliteDatabase(dbPath);
     // seq 1, 2: an approved create_note ten days ago
-    seedApproval(database.db, {
+    await seedApproval(database, {
       status: 'executed',
       decidedBy: 'U2',
       createdAt: NOW - 10 * DAY,
       arguments: { text: 'old' },
     });
     // seq 3, 4: a rejected delete_note yesterday
-    seedApproval(database.db, {
+    await seedApproval(database, {
       toolName: 'delete_note',
       arguments: { id: 4 },
       status: 'rejected',
@@ -65,115 +65,115 @@ describe('npm run audit: verify, list, export', () => {
       createdAt: NOW - DAY,
     });
     // seq 5: a pending post_message in another workspace
-    seedApproval(database.db, {
+    await seedApproval(database, {
       teamId: 'T22',
       toolName: 'post_message',
       arguments: { channel: 'C9', text: 'hi' },
       requesterId: 'U33',
       createdAt: NOW - 3_600_000,
     });
-    database.close();
+    await database.close();
   });
 
   afterEach(() => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('verify: an untouched log is intact, and reading it changes nothing in the file', () => {
+  it('verify: an untouched log is intact, and reading it changes nothing in the file', async () => {
     const before = readFileSync(dbPath);
-    const run = cli('verify');
+    const run = await cli('verify');
     expect(run.code).toBe(0);
     expect(run.out[0]).toMatch(/^5 events, chain intact \(head [0-9a-f]{64}\)$/);
     expect(readFileSync(dbPath).equals(before)).toBe(true);
   });
 
-  it('verify: an edited event is named', () => {
+  it('verify: an edited event is named', async () => {
     tamper([`UPDATE audit_events SET payload = '{"id":5,"tool":"delete_note"}' WHERE seq = 3`]);
-    const run = cli('verify');
+    const run = await cli('verify');
     expect(run.code).toBe(1);
     expect(run.err.join('\n')).toContain('event 3 was edited');
   });
 
-  it('verify: an edited event whose hash was recomputed is still named', () => {
+  it('verify: an edited event whose hash was recomputed is still named', async () => {
     tamper([`UPDATE audit_events SET actor = 'U7', hash = '${'a'.repeat(64)}' WHERE seq = 2`]);
-    const run = cli('verify');
+    const run = await cli('verify');
     expect(run.code).toBe(1);
     expect(run.err.join('\n')).toContain('event 2 was edited');
   });
 
-  it('verify: a deleted event is named', () => {
+  it('verify: a deleted event is named', async () => {
     tamper(['DELETE FROM audit_events WHERE seq = 3']);
-    const run = cli('verify');
+    const run = await cli('verify');
     expect(run.code).toBe(1);
     expect(run.err.join('\n')).toContain('event 3 was deleted');
   });
 
-  it('verify: a deletion hidden by renumbering the later events is named', () => {
+  it('verify: a deletion hidden by renumbering the later events is named', async () => {
     tamper(['DELETE FROM audit_events WHERE seq = 3', 'UPDATE audit_events SET seq = seq - 1 WHERE seq > 3']);
-    const run = cli('verify');
+    const run = await cli('verify');
     expect(run.code).toBe(1);
     expect(run.err.join('\n')).toMatch(/an event before event 3 was deleted/);
   });
 
-  it('verify: reordered events are named', () => {
+  it('verify: reordered events are named', async () => {
     tamper([
       'UPDATE audit_events SET seq = -1 WHERE seq = 3',
       'UPDATE audit_events SET seq = 3 WHERE seq = 4',
       'UPDATE audit_events SET seq = 4 WHERE seq = -1',
     ]);
-    const run = cli('verify');
+    const run = await cli('verify');
     expect(run.code).toBe(1);
     expect(run.err.join('\n')).toContain('event 3 was reordered');
   });
 
-  it('the database itself refuses to update or delete audit events', () => {
+  it('the database itself refuses to update or delete audit events', async () => {
     const raw = new Database(dbPath);
     expect(() => raw.exec(`UPDATE audit_events SET actor = 'U7' WHERE seq = 1`)).toThrow(/append-only/);
     expect(() => raw.exec('DELETE FROM audit_events WHERE seq = 1')).toThrow(/append-only/);
     raw.close();
-    expect(cli('verify').code).toBe(0);
+    expect((await cli('verify')).code).toBe(0);
   });
 
-  it('list: filters by tool, status, user, team and time', () => {
-    const seqs = (...filters: string[]) =>
-      cli('list', '--format', 'jsonl', ...filters).out.map((line) => JSON.parse(line).seq);
-    expect(seqs()).toEqual(['1', '2', '3', '4', '5']);
-    expect(seqs('--tool', 'delete_note')).toEqual(['3', '4']);
-    expect(seqs('--status', 'pending')).toEqual(['5']);
-    expect(seqs('--status', 'executed')).toEqual(['1', '2']);
-    expect(seqs('--user', 'U99')).toEqual(['4']);
-    expect(seqs('--user', 'U33')).toEqual(['5']);
-    expect(seqs('--team', 'T22')).toEqual(['5']);
-    expect(seqs('--since', '7d')).toEqual(['3', '4', '5']);
-    expect(seqs('--since', '2d', '--until', '2h')).toEqual(['3', '4']);
-    expect(seqs('--until', '2026-05-25')).toEqual(['1', '2']);
+  it('list: filters by tool, status, user, team and time', async () => {
+    const seqs = async (...filters: string[]) =>
+      (await cli('list', '--format', 'jsonl', ...filters)).out.map((line) => JSON.parse(line).seq);
+    expect(await seqs()).toEqual(['1', '2', '3', '4', '5']);
+    expect(await seqs('--tool', 'delete_note')).toEqual(['3', '4']);
+    expect(await seqs('--status', 'pending')).toEqual(['5']);
+    expect(await seqs('--status', 'executed')).toEqual(['1', '2']);
+    expect(await seqs('--user', 'U99')).toEqual(['4']);
+    expect(await seqs('--user', 'U33')).toEqual(['5']);
+    expect(await seqs('--team', 'T22')).toEqual(['5']);
+    expect(await seqs('--since', '7d')).toEqual(['3', '4', '5']);
+    expect(await seqs('--since', '2d', '--until', '2h')).toEqual(['3', '4']);
+    expect(await seqs('--until', '2026-05-25')).toEqual(['1', '2']);
   });
 
-  it('list: table and csv formats', () => {
-    const table = cli('list', '--tool', 'delete_note');
+  it('list: table and csv formats', async () => {
+    const table = await cli('list', '--tool', 'delete_note');
     expect(table.code).toBe(0);
     expect(table.out[0]).toMatch(/^seq\s+time\s+actor\s+kind\s+tool\s+status/);
     expect(table.out[2]).toMatch(
       /^4\s+2026-05-31T12:01:00.000Z\s+U99\s+approval.rejected\s+delete_note\s+rejected/,
     );
     expect(table.out.at(-1)).toBe('2 events');
-    const csv = cli('list', '--format', 'csv', '--status', 'pending').out;
+    const csv = (await cli('list', '--format', 'csv', '--status', 'pending')).out;
     expect(csv[0]).toBe(
       'seq,time,actor,kind,team,conversation,run,approval,tool,status,payload,prev_hash,hash',
     );
     expect(csv[1]).toMatch(/^5,2026-06-01T11:00:00.000Z,U33,approval.requested,T22,/);
   });
 
-  it('export: writes the filtered events to a file, CSV cells that start a formula neutralised', () => {
-    const database = openDatabase(dbPath);
-    seedApproval(database.db, {
+  it('export: writes the filtered events to a file, CSV cells that start a formula neutralised', async () => {
+    const database = openSqliteDatabase(dbPath);
+    await seedApproval(database, {
       toolName: '=HYPERLINK("http://x.test")',
       requesterId: 'U55',
       createdAt: NOW,
     });
-    database.close();
+    await database.close();
     const out = join(dir, 'audit.csv');
-    const run = cli('export', '--out', out, '--user', 'U55');
+    const run = await cli('export', '--out', out, '--user', 'U55');
     expect(run.code).toBe(0);
     expect(run.out[0]).toBe(`Wrote 1 events to ${out} (csv)`);
     const lines = readFileSync(out, 'utf8').trim().split('\n');
@@ -182,7 +182,7 @@ describe('npm run audit: verify, list, export', () => {
     expect(lines[1]).not.toMatch(/,=HYPERLINK/);
 
     const jsonl = join(dir, 'audit.jsonl');
-    expect(cli('export', '--out', jsonl, '--tool', 'delete_note').code).toBe(0);
+    expect((await cli('export', '--out', jsonl, '--tool', 'delete_note')).code).toBe(0);
     const events = readFileSync(jsonl, 'utf8')
       .trim()
       .split('\n')
@@ -191,7 +191,7 @@ describe('npm run audit: verify, list, export', () => {
     expect(events[0].payload).toEqual({ tool: 'delete_note', arguments: { id: 4 } });
   });
 
-  it('usage problems exit 2 with the reason and the usage', () => {
+  it('usage problems exit 2 with the reason and the usage', async () => {
     for (const argv of [
       [],
       ['frobnicate'],
@@ -199,11 +199,11 @@ describe('npm run audit: verify, list, export', () => {
       ['list', '--status', 'maybe'],
       ['export'],
     ]) {
-      const run = cli(...argv);
+      const run = await cli(...argv);
       expect(run.code).toBe(2);
       expect(run.err.join('\n')).toContain('Usage: npm run audit');
     }
-    const missing = runAuditCli(
+    const missing = await runAuditCli(
       ['verify'],
       { DATABASE_PATH: join(dir, 'none.db') },
       {
@@ -216,7 +216,7 @@ describe('npm run audit: verify, list, export', () => {
     const empty = join(dir, 'empty.db');
     new Database(empty).close();
     const errors: string[] = [];
-    const notOurs = runAuditCli(
+    const notOurs = await runAuditCli(
       ['verify'],
       { DATABASE_PATH: empty },
       {

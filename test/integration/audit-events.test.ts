@@ -1,33 +1,30 @@
-import { describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyChain } from '../../src/audit/verify-chain.js';
-import { createApprovalTimerStore } from '../../src/db/approval-timer-store.js';
-import { createAuditQueryStore } from '../../src/db/audit-query-store.js';
-import { openDatabase } from '../../src/db/database.js';
-import { approvals, runs } from '../../src/db/schema.js';
+import { count } from '../../src/db/sql/program.js';
 import { seedApproval } from '../support/audit-seed.js';
+import { openTestStores, type TestStores } from '../support/test-database.js';
 
 describe('audit events written with the state change', () => {
-  it('an expiry that settles the paused turn records run.resumed by the system with the claim', () => {
-    const database = openDatabase(':memory:');
-    const id = seedApproval(database.db, { toolName: 'delete_note', createdAt: 1000 });
-    database.db.update(approvals).set({ expiresAt: 2000 }).run();
-    database.db
-      .insert(runs)
-      .values({
-        id: `run_${id}`,
-        conversationId: `conv_${id}`,
-        status: 'paused',
-        state: '{}',
-        schemaVersion: 1,
-        turn: 1,
-        requesterId: 'U1',
-        createdAt: 1000,
-        updatedAt: 1000,
-      })
-      .run();
-    const expired = createApprovalTimerStore(database.db).expireDue(3000, () => []);
+  let t: TestStores;
+  beforeEach(async () => {
+    t = await openTestStores('sqlite');
+  });
+  afterEach(() => t.close());
+
+  it('an expiry that settles the paused turn records run.resumed by the system with the claim', async () => {
+    const { db, stores } = t;
+    const id = await seedApproval(db, { toolName: 'delete_note', createdAt: 1000 });
+    await db.write(function* () {
+      yield* count(sql`update approvals set expires_at = 2000 where id = ${id}`);
+      yield* count(sql`insert into runs (id, conversation_id, status, state, schema_version, turn, requester_id,
+          created_at, updated_at)
+        values (${`run_${id}`}, ${`conv_${id}`}, 'paused', '{}', 1, 1, 'U1', 1000, 1000)`);
+    });
+    const expired = await stores.timers.expireDue(3000, 'slack', () => []);
     expect(expired).toHaveLength(1);
-    const events = createAuditQueryStore(database.db).chain();
+    expect(expired[0]?.runClaimed).toBe(true);
+    const events = await stores.auditQueries.chain();
     expect(verifyChain(events).ok).toBe(true);
     expect(events.find((e) => e.kind === 'run.resumed')).toMatchObject({
       actor: 'system',
@@ -35,6 +32,5 @@ describe('audit events written with the state change', () => {
       approvalId: id,
       at: 3000,
     });
-    database.close();
   });
 });

@@ -6,13 +6,12 @@ import type { AgentTool } from '../../src/agent/tool.js';
 import { ToolRegistry } from '../../src/agent/tool-registry.js';
 import { type ApprovalPolicy, builtInPolicy } from '../../src/approvals/policy.js';
 import type { ConversationStore } from '../../src/conversations/ports.js';
-import type { Db } from '../../src/db/database.js';
-import { createRunStore } from '../../src/db/run-store.js';
+import type { StoreContext } from '../../src/db/store-context.js';
+import type { Stores } from '../../src/db/stores.js';
 import { randomId } from '../../src/ids.js';
 import { silentLogger } from '../../src/logger.js';
 
-/** What the runner tests on a real SQLite database share: a clock, a thread, a scripted model, a runner. */
-export const clock = { now: () => Date.now() };
+/** What the runner tests on a real SQLite database share: a thread, a scripted model, a runner. */
 export const thread = { teamId: 'T1', channelId: 'C1', threadTs: '1.0' };
 export const usage = { promptTokens: 1, completionTokens: 1, totalTokens: 2 };
 
@@ -39,9 +38,18 @@ export const calls = (...list: [string, string, string][]): ModelResponse => ({
 
 export const answer = (text: string): ModelResponse => ({ text, toolCalls: [], usage });
 
-/** The real runner on `db`, as `src/bot.ts` wires it, with the given model, tools and policy. */
+/** One process's view of the database: its stores and the context (clock, lease owner) they were built from. */
+export interface ProcessStores {
+  stores: Stores;
+  ctx: StoreContext;
+}
+
+/**
+ * The real runner of the process `on` (its run store, standing approvals and clock), as `src/core.ts` wires
+ * it, with the given model, tools and policy.
+ */
 export function createTestRunner(
-  db: Db,
+  on: ProcessStores,
   options: {
     model: ChatModel;
     tools: ToolRegistry | AgentTool[];
@@ -54,23 +62,27 @@ export function createTestRunner(
     model: options.model,
     tools: options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools),
     policy: options.policy ?? builtInPolicy(),
-    store: options.store ?? createRunStore(db, clock),
-    clock,
-    newId: randomId,
+    store: options.store ?? on.stores.runs,
+    standing: on.stores.standing,
+    clock: on.ctx.clock,
+    newId: on.ctx.newId,
     logger: silentLogger,
     ...(options.limits ? { limits: options.limits } : {}),
   });
 }
 
-/** Starts a run in the conversation with `text` from `userId`, as a Slack message would. */
-export function startRun(
+/**
+ * Starts a run in the conversation with `text` from `userId`, as a Slack message would; a started run is
+ * leased to the process whose store `conversations` is.
+ */
+export async function startRun(
   conversations: ConversationStore,
   conversationId: string,
   text: string,
   userId = 'U1',
 ) {
   const runId = randomId('run');
-  const started = conversations.startRunOrQueue({
+  const started = await conversations.startRunOrQueue({
     conversationId,
     runId,
     message: { ...thread, userId, text, messageTs: String(Math.random()) },

@@ -1,61 +1,66 @@
+import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ChatModel } from '../../src/agent/model.js';
 import { UNEXPECTED_FAILURE } from '../../src/agent/runner.js';
 import { type AgentTool, defineTool } from '../../src/agent/tool.js';
 import { ToolRegistry } from '../../src/agent/tool-registry.js';
+import type { ToolPolicy } from '../../src/approvals/approval.js';
 import { ApprovalService } from '../../src/approvals/approval-service.js';
 import {
   type ApprovalPolicy,
   BASE_TOOL_POLICY,
   BUILT_IN_TOOL_POLICIES,
   createPolicy,
-  type ToolPolicy,
 } from '../../src/approvals/policy.js';
-import { TERMINAL_TEAM_ID } from '../../src/cli/terminal-thread.js';
+import { TERMINAL_TEAM_ID, terminalThread } from '../../src/cli/terminal-thread.js';
 import { ThreadDelivery } from '../../src/conversations/thread-delivery.js';
-import { createApprovalStore } from '../../src/db/approval-store.js';
-import { createApprovalTimerStore } from '../../src/db/approval-timer-store.js';
-import { createConversationStore } from '../../src/db/conversation-store.js';
-import { type OpenDatabase, openDatabase } from '../../src/db/database.js';
-import { createNotesStore } from '../../src/db/notes-store.js';
-import { createRunStore } from '../../src/db/run-store.js';
-import { approvals, standingApprovals } from '../../src/db/schema.js';
-import { randomId } from '../../src/ids.js';
+import { count, rows } from '../../src/db/sql/program.js';
 import { silentLogger } from '../../src/logger.js';
 import { createBuiltInTools } from '../../src/tools/built-in-tools.js';
 import { seedApproval } from '../support/audit-seed.js';
+import { openTestStores, type TestStores } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
-import { answer, calls, clock, createTestRunner, scripted, startRun, thread } from './runner-rig.js';
+import {
+  answer,
+  calls,
+  createTestRunner,
+  type ProcessStores,
+  scripted,
+  startRun,
+  thread,
+} from './runner-rig.js';
+
+const testPolicy = () => createPolicy(BASE_TOOL_POLICY, BUILT_IN_TOOL_POLICIES, 'test');
+
+/** The approval service of the process `on`: a decision that settles a turn leases the run to that process. */
+const approvalsOf = (on: ProcessStores) =>
+  new ApprovalService({ store: on.stores.approvals, clock: on.ctx.clock, adminUserIds: [] });
 
 describe('runner robustness on a real SQLite database', () => {
-  let database: OpenDatabase;
-  beforeEach(() => {
-    database = openDatabase(':memory:');
+  let t: TestStores;
+  beforeEach(async () => {
+    t = await openTestStores('sqlite');
   });
-  afterEach(() => database.close());
+  afterEach(() => t.close());
 
-  function setup(model: ChatModel, options: { extraTools?: AgentTool[]; policy?: ApprovalPolicy } = {}) {
-    const { db } = database;
-    const notes = createNotesStore(db, clock);
+  async function setup(
+    model: ChatModel,
+    options: { extraTools?: AgentTool[]; policy?: ApprovalPolicy } = {},
+  ) {
+    const { stores, ctx } = t;
     const tools = new ToolRegistry([
-      ...createBuiltInTools({ clock, notes, poster: { post: async () => {} } }),
+      ...createBuiltInTools({ clock: ctx.clock, notes: stores.notes, poster: { post: async () => {} } }),
       ...(options.extraTools ?? []),
     ]);
-    const runStore = createRunStore(db, clock);
-    const runner = createTestRunner(db, {
-      model,
-      tools,
-      policy: options.policy ?? createPolicy(BASE_TOOL_POLICY, BUILT_IN_TOOL_POLICIES, 'test'),
-      store: runStore,
-    });
-    const conversations = createConversationStore(db, clock, randomId);
-    const approvals = new ApprovalService({ store: createApprovalStore(db, clock), clock, adminUserIds: [] });
-    const conversationId = conversations.findOrCreate(thread);
-    const start = (text: string, userId = 'U1') => startRun(conversations, conversationId, text, userId);
+    const runner = createTestRunner(t, { model, tools, policy: options.policy ?? testPolicy() });
+    const approvals = approvalsOf(t);
+    const conversationId = await stores.conversations.findOrCreate(thread, 'slack');
+    const start = (text: string, userId = 'U1') =>
+      startRun(stores.conversations, conversationId, text, userId);
     const approve = (approvalId: string, userId = 'U2') =>
       approvals.decide({ approvalId, userId, teamId: 'T1', channelId: 'C1', vote: 'approve', reason: null });
-    return { runner, runStore, approvals, approve, start, notes, conversationId };
+    return { runner, runStore: stores.runs, approvals, approve, start, notes: stores.notes, conversationId };
   }
 
   it('an unexpected error ends the run and cancels what it would still run, so the thread is not blocked', async () => {
@@ -68,38 +73,38 @@ describe('runner robustness on a real SQLite database', () => {
       },
       execute: () => 'never',
     });
-    const t = setup(scripted([calls(['c1', 'flaky', '{}'])]), { extraTools: [flaky] });
-    const { runId } = t.start('go');
+    const s = await setup(scripted([calls(['c1', 'flaky', '{}'])]), { extraTools: [flaky] });
+    const { runId } = await s.start('go');
     // While a run works (and waits for nobody), a new message is queued, but not "behind an approval".
-    expect(t.start('meanwhile').started).toBe('queued');
-    expect(await t.runner.advance(runId)).toMatchObject({ kind: 'failed', message: UNEXPECTED_FAILURE });
-    expect(t.runStore.getRun(runId)?.status).toBe('failed');
-    expect(t.start('next message').started).toBe('started');
+    expect((await s.start('meanwhile')).started).toBe('queued');
+    expect(await s.runner.advance(runId)).toMatchObject({ kind: 'failed', message: UNEXPECTED_FAILURE });
+    expect((await s.runStore.getRun(runId))?.status).toBe('failed');
+    expect((await s.start('next message')).started).toBe('started');
   });
 
   it('a server that reuses call ids across turns: every call keeps a key of its own and the run completes', async () => {
-    const t = setup(
+    const s = await setup(
       scripted([
         calls(['call_0', 'create_note', '{"text":"a"}']),
         calls(['call_0', 'create_note', '{"text":"b"}'], ['', 'get_current_time', '{"timeZone":"UTC"}']),
         answer('Two notes.'),
       ]),
     );
-    const { runId } = t.start('two notes');
+    const { runId } = await s.start('two notes');
     for (let round = 0; round < 2; round += 1) {
-      const outcome = await t.runner.advance(runId);
+      const outcome = await s.runner.advance(runId);
       if (outcome.kind !== 'paused' || !outcome.approvals[0])
         throw new Error(`round ${round}: ${outcome.kind}`);
-      await t.approve(outcome.approvals[0].id);
+      await s.approve(outcome.approvals[0].id);
     }
-    expect(await t.runner.advance(runId)).toEqual({ kind: 'completed', text: 'Two notes.' });
-    const ids = t.runStore
-      .loadHistory(t.conversationId)
-      .flatMap((item) => (item.kind === 'tool_call' ? [item.data.callId] : []));
+    expect(await s.runner.advance(runId)).toEqual({ kind: 'completed', text: 'Two notes.' });
+    const ids = (await s.runStore.loadHistory(s.conversationId)).flatMap((item) =>
+      item.kind === 'tool_call' ? [item.data.callId] : [],
+    );
     expect(ids).toHaveLength(3);
     expect(new Set(ids).size).toBe(3);
     expect(ids.every((id) => id !== '')).toBe(true);
-    expect(t.notes.list('T1').map((note) => note.text)).toEqual(['a', 'b']);
+    expect((await s.notes.list('T1')).map((note) => note.text)).toEqual(['a', 'b']);
   });
 
   it('"approve for this thread" never approves its grantor’s own request where self-approval is not allowed', async () => {
@@ -108,20 +113,14 @@ describe('runner robustness on a real SQLite database', () => {
       rule: { ...BASE_TOOL_POLICY.rule, allowSelfApproval: false },
     };
     const policy = createPolicy(BASE_TOOL_POLICY, { ...BUILT_IN_TOOL_POLICIES, create_note: strict }, 'test');
-    const t = setup(scripted([calls(['c1', 'create_note', '{"text":"mine"}'])]), { policy });
-    database.db
-      .insert(standingApprovals)
-      .values({
-        conversationId: t.conversationId,
-        toolName: 'create_note',
-        grantedBy: 'U2',
-        originApprovalId: 'apr_x',
-        grantedAt: 1,
-      })
-      .run();
-    const { runId } = t.start('my own note', 'U2');
-    expect(await t.runner.advance(runId)).toMatchObject({ kind: 'paused' });
-    expect(t.notes.list('T1')).toEqual([]);
+    const s = await setup(scripted([calls(['c1', 'create_note', '{"text":"mine"}'])]), { policy });
+    await t.db.write(function* () {
+      yield* count(sql`insert into standing_approvals (conversation_id, tool_name, granted_by,
+        origin_approval_id, granted_at) values (${s.conversationId}, 'create_note', 'U2', 'apr_x', 1)`);
+    });
+    const { runId } = await s.start('my own note', 'U2');
+    expect(await s.runner.advance(runId)).toMatchObject({ kind: 'paused' });
+    expect(await s.notes.list('T1')).toEqual([]);
   });
 
   it('a request decided while the turn’s other calls ran is settled by the same drive, not left unclaimed', async () => {
@@ -135,26 +134,33 @@ describe('runner robustness on a real SQLite database', () => {
         return 'looked up';
       },
     });
-    const t = setup(
+    const s = await setup(
       scripted([
         calls(['c1', 'create_note', '{"text":"x"}'], ['c2', 'slow_lookup', '{}']),
         answer('Both done.'),
       ]),
       { extraTools: [slow] },
     );
-    const { runId } = t.start('note and lookup');
+    const { runId } = await s.start('note and lookup');
     decide = async () => {
-      const [pending] = database.db.query.approvals.findMany().sync();
-      if (pending) await t.approve(pending.id);
+      const [pending] = await t.db.read(function* () {
+        return yield* rows(sql`select id from approvals where status = 'pending'`);
+      });
+      if (typeof pending?.id === 'string') await s.approve(pending.id);
     };
-    expect(await t.runner.advance(runId)).toEqual({ kind: 'completed', text: 'Both done.' });
-    expect(t.notes.list('T1').map((note) => note.text)).toEqual(['x']);
+    expect(await s.runner.advance(runId)).toEqual({ kind: 'completed', text: 'Both done.' });
+    expect((await s.notes.list('T1')).map((note) => note.text)).toEqual(['x']);
   });
 });
 
 describe('a crash between storing a turn and pausing it', () => {
+  let t: TestStores;
+  beforeEach(async () => {
+    t = await openTestStores('sqlite');
+  });
+  afterEach(() => t.close());
+
   it('the restarted drive runs what needs nobody, pauses, and the decision then completes the run', async () => {
-    const database = openDatabase(':memory:');
     let lookups = 0;
     const lookup = defineTool({
       name: 'lookup',
@@ -165,34 +171,38 @@ describe('a crash between storing a turn and pausing it', () => {
         return lookups === 1 ? new Promise<string>(() => {}) : 'found';
       },
     });
-    const { db } = database;
-    const notes = createNotesStore(db, clock);
     const model = scripted([
       calls(['c1', 'create_note', '{"text":"x"}'], ['c2', 'lookup', '{}']),
       answer('Done.'),
     ]);
-    const make = () =>
-      createTestRunner(db, {
+    const make = (on: ProcessStores) =>
+      createTestRunner(on, {
         model,
         tools: new ToolRegistry([
-          ...createBuiltInTools({ clock, notes, poster: { post: async () => {} } }),
+          ...createBuiltInTools({
+            clock: on.ctx.clock,
+            notes: on.stores.notes,
+            poster: { post: async () => {} },
+          }),
           lookup,
         ]),
-        policy: createPolicy(BASE_TOOL_POLICY, BUILT_IN_TOOL_POLICIES, 'test'),
+        policy: testPolicy(),
       });
-    const conversations = createConversationStore(db, clock, randomId);
-    const conversationId = conversations.findOrCreate(thread);
-    const { runId } = startRun(conversations, conversationId, 'go');
-    void make().advance(runId);
+    const conversationId = await t.stores.conversations.findOrCreate(thread, 'slack');
+    const { runId } = await startRun(t.stores.conversations, conversationId, 'go');
+    void make(t).advance(runId);
     await waitUntil(() => lookups === 1);
-    // Restart: the run is still `running` with a request waiting; the new drive must pause it, not leave it.
-    expect(await make().advance(runId)).toEqual({ kind: 'waiting' });
-    const runs = createRunStore(db, clock);
-    expect(runs.getRun(runId)?.status).toBe('paused');
-    const [pending] = runs.approvalsForTurn(runId, 1);
+    // Restart: the run is still `running` with a request waiting; the new process takes it over, and its drive
+    // must pause it, not leave it.
+    const restarted = await t.another({ ownerIsGone: (owner) => owner === t.ctx.owner });
+    const claimed = await restarted.stores.recovery.claimAbandonedRuns({ surface: 'slack' });
+    expect(claimed.map((c) => c.runId)).toEqual([runId]);
+    expect(await make(restarted).advance(runId)).toEqual({ kind: 'waiting' });
+    const runs = restarted.stores.runs;
+    expect((await runs.getRun(runId))?.status).toBe('paused');
+    const [pending] = await runs.approvalsForTurn(runId, 1);
     if (!pending) throw new Error('no approval');
-    const approvals = new ApprovalService({ store: createApprovalStore(db, clock), clock, adminUserIds: [] });
-    const decision = await approvals.decide({
+    const decision = await approvalsOf(restarted).decide({
       approvalId: pending.id,
       userId: 'U2',
       teamId: 'T1',
@@ -201,64 +211,115 @@ describe('a crash between storing a turn and pausing it', () => {
       reason: null,
     });
     expect(decision).toMatchObject({ kind: 'decided', runClaimed: true });
-    expect(await make().advance(runId)).toEqual({ kind: 'completed', text: 'Done.' });
-    expect(notes.list('T1').map((note) => note.text)).toEqual(['x']);
-    database.close();
+    expect(await make(restarted).advance(runId)).toEqual({ kind: 'completed', text: 'Done.' });
+    expect((await restarted.stores.notes.list('T1')).map((note) => note.text)).toEqual(['x']);
+    expect(lookups).toBe(2);
   });
 });
 
 describe('retrying what Slack refuses', () => {
-  it('a card Slack keeps refusing is tried in fewer and fewer rounds, and posted once Slack takes it', async () => {
-    const database = openDatabase(':memory:');
-    const { db } = database;
-    const runner = createTestRunner(db, {
+  const INTERVAL = 1000;
+  const START = 1_700_000_000_000;
+  let now = START;
+  let t: TestStores;
+  beforeEach(async () => {
+    now = START;
+    t = await openTestStores('sqlite', { clock: { now: () => now } });
+  });
+  afterEach(() => t.close());
+
+  it('a card Slack keeps refusing is tried less and less often, and posted once Slack takes it', async () => {
+    const runner = createTestRunner(t, {
       model: scripted([calls(['c1', 'create_note', '{"text":"x"}'])]),
       tools: createBuiltInTools({
-        clock,
-        notes: createNotesStore(db, clock),
+        clock: t.ctx.clock,
+        notes: t.stores.notes,
         poster: { post: async () => {} },
       }),
     });
-    const store = createConversationStore(db, clock, randomId);
-    const conversationId = store.findOrCreate(thread);
-    const { runId } = startRun(store, conversationId, 'x');
-    expect(await runner.advance(runId)).toMatchObject({ kind: 'paused' });
+    const conversationId = await t.stores.conversations.findOrCreate(thread, 'slack');
+    const { runId } = await startRun(t.stores.conversations, conversationId, 'x');
+    const paused = await runner.advance(runId);
+    if (paused.kind !== 'paused' || !paused.approvals[0])
+      throw new Error(`expected a pause, got ${paused.kind}`);
+    const approvalId = paused.approvals[0].id;
     let refusing = true;
-    let attempts = 0;
+    const triedAt: number[] = [];
+    const notices: string[] = [];
     const delivery = new ThreadDelivery({
-      store,
-      clock,
+      outbox: t.stores.deliveries,
+      surfaceKind: 'slack',
+      clock: t.ctx.clock,
       logger: silentLogger,
+      retryMs: INTERVAL,
       surface: {
-        postText: async () => {},
+        postText: async (_thread, text) => void notices.push(text),
         updateApprovalCard: async () => {},
         async postApprovalCard(approval) {
-          attempts += 1;
+          triedAt.push((now - START) / INTERVAL);
           if (refusing) throw new Error('channel_not_found');
           return { channelId: approval.channelId, messageTs: '1700000000.000001' };
         },
       },
     });
-    for (let round = 1; round <= 10; round += 1) await delivery.retry();
-    // Tried in rounds 1, 2, 4 and 8 only.
-    expect(attempts).toBe(4);
+    const retryEveryIntervalUntil = async (last: number) => {
+      for (let tick = (now - START) / INTERVAL; tick <= last; tick += 1) {
+        now = START + tick * INTERVAL;
+        await delivery.retry();
+      }
+    };
+    // The process that paused the run posts the card at once, as the conversation service does.
+    await delivery.postCards(paused.approvals);
+    now += INTERVAL;
+    await retryEveryIntervalUntil(10);
+    // Tried after 1, 2 and 4 intervals of waiting, not at every retry.
+    expect(triedAt).toEqual([0, 1, 3, 7]);
+    // The thread is told once that the card could not be posted.
+    expect(notices).toHaveLength(1);
     refusing = false;
-    for (let round = 11; round <= 16; round += 1) await delivery.retry();
-    expect(attempts).toBe(5);
-    expect(store.approvalsWithoutCard()).toEqual([]);
-    database.close();
+    await retryEveryIntervalUntil(40);
+    // The next try comes 8 intervals later; it succeeds and the card is owed no more.
+    expect(triedAt).toEqual([0, 1, 3, 7, 15]);
+    const owed = await t.db.read(function* () {
+      return yield* rows(sql`select id from deliveries`);
+    });
+    expect(owed).toEqual([]);
+    expect(await t.stores.approvals.get(approvalId)).toMatchObject({
+      status: 'pending',
+      messageTs: '1700000000.000001',
+    });
   });
 });
 
 describe('deadlines of terminal conversations', () => {
-  it('the Slack bot’s scheduler leaves them to the terminal chat: it expires only its own workspaces’ requests', () => {
-    const database = openDatabase(':memory:');
-    const slackId = seedApproval(database.db, { teamId: 'T1' });
-    const terminalId = seedApproval(database.db, { teamId: TERMINAL_TEAM_ID });
-    database.db.update(approvals).set({ expiresAt: 1 }).run();
-    const expired = createApprovalTimerStore(database.db, TERMINAL_TEAM_ID).expireDue(Date.now(), () => []);
-    expect(expired.map((e) => e.approval.id)).toEqual([slackId]);
-    expect(expired.map((e) => e.approval.id)).not.toContain(terminalId);
-    database.close();
+  let t: TestStores;
+  beforeEach(async () => {
+    t = await openTestStores('sqlite');
+  });
+  afterEach(() => t.close());
+
+  it('the Slack bot’s scheduler leaves them to the terminal chat: each expires only its own surface’s requests', async () => {
+    const { db, stores } = t;
+    const slackConversation = await stores.conversations.findOrCreate(thread, 'slack');
+    const terminalConversation = await stores.conversations.findOrCreate(terminalThread('notes'), 'terminal');
+    const slackId = await seedApproval(db, { teamId: 'T1' });
+    const terminalId = await seedApproval(db, { teamId: TERMINAL_TEAM_ID });
+    await db.write(function* () {
+      for (const [id, conversationId] of [
+        [slackId, slackConversation],
+        [terminalId, terminalConversation],
+      ] as const) {
+        yield* count(
+          sql`update approvals set conversation_id = ${conversationId}, expires_at = 1 where id = ${id}`,
+        );
+      }
+    });
+    const bySlack = await stores.timers.expireDue(Date.now(), 'slack', () => []);
+    expect(bySlack.map((e) => e.approval.id)).toEqual([slackId]);
+    expect((await stores.approvals.get(terminalId))?.status).toBe('pending');
+    // The terminal chat expires its own.
+    const byTerminal = await stores.timers.expireDue(Date.now(), 'terminal', () => []);
+    expect(byTerminal.map((e) => e.approval.id)).toEqual([terminalId]);
+    expect((await stores.approvals.get(slackId))?.status).toBe('expired');
   });
 });

@@ -1,60 +1,58 @@
+import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ChatModel } from '../../src/agent/model.js';
+import { leaseOf } from '../../src/agent/ports.js';
 import { defineTool } from '../../src/agent/tool.js';
 import { ToolRegistry } from '../../src/agent/tool-registry.js';
 import { ApprovalService } from '../../src/approvals/approval-service.js';
-import { createApprovalStore } from '../../src/db/approval-store.js';
-import { createConversationStore } from '../../src/db/conversation-store.js';
-import { type OpenDatabase, openDatabase } from '../../src/db/database.js';
-import { createNotesStore } from '../../src/db/notes-store.js';
-import { createRunStore } from '../../src/db/run-store.js';
-import { auditEvents, standingApprovals } from '../../src/db/schema.js';
-import { randomId } from '../../src/ids.js';
+import { count, rows } from '../../src/db/sql/program.js';
 import { createBuiltInTools } from '../../src/tools/built-in-tools.js';
+import { openTestStores, type TestStores } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
-import { answer, clock, createTestRunner, scripted, startRun, thread, usage } from './runner-rig.js';
+import { answer, createTestRunner, scripted, startRun, thread, usage } from './runner-rig.js';
 
 const call = (name: string, args: string, callId = `call_${name}`) => ({ callId, name, arguments: args });
 
 describe('runner and stores on a real SQLite database', () => {
-  let database: OpenDatabase;
+  let t: TestStores;
   let executed: string[];
 
-  beforeEach(() => {
-    database = openDatabase(':memory:');
+  beforeEach(async () => {
+    t = await openTestStores('sqlite');
     executed = [];
   });
-  afterEach(() => database.close());
+  afterEach(() => t.close());
 
-  function setup(model: ChatModel) {
-    const { db } = database;
+  async function setup(model: ChatModel) {
+    const { stores, ctx } = t;
     const tools = new ToolRegistry(
       createBuiltInTools({
-        clock,
-        notes: createNotesStore(db, clock),
+        clock: ctx.clock,
+        notes: stores.notes,
         poster: { post: async (c) => void executed.push(c) },
       }),
     );
-    const runStore = createRunStore(db, clock);
-    const runner = createTestRunner(db, { model, tools, store: runStore });
-    const conversations = createConversationStore(db, clock, randomId);
+    const runner = createTestRunner(t, { model, tools });
     const approvals = new ApprovalService({
-      store: createApprovalStore(db, clock),
-      clock,
+      store: stores.approvals,
+      clock: ctx.clock,
       adminUserIds: ['UADMIN'],
     });
-    const start = (text: string) => startRun(conversations, conversations.findOrCreate(thread), text).runId;
-    return { runner, approvals, start, runStore };
+    const conversationId = await stores.conversations.findOrCreate(thread, 'slack');
+    const start = async (text: string) => (await startRun(stores.conversations, conversationId, text)).runId;
+    return { runner, approvals, start, runStore: stores.runs };
   }
+
+  const auditKinds = async () => (await t.stores.auditQueries.chain()).map((e) => e.kind);
 
   it('arguments that are not JSON still need approval, and approving them runs nothing', async () => {
     const model = scripted([
       { text: null, toolCalls: [call('create_note', '{"text": "oops"')], usage },
       { text: 'I could not parse that.', toolCalls: [], usage },
     ]);
-    const { runner, approvals, start, runStore } = setup(model);
-    const runId = start('add a note');
+    const { runner, approvals, start, runStore } = await setup(model);
+    const runId = await start('add a note');
     const paused = await runner.advance(runId);
     if (paused.kind !== 'paused') throw new Error(`expected a pause, got ${paused.kind}`);
     const [approval] = paused.approvals;
@@ -69,11 +67,13 @@ describe('runner and stores on a real SQLite database', () => {
     });
     expect(decision).toMatchObject({ ok: true, kind: 'decided', runClaimed: true });
     expect(await runner.advance(runId)).toEqual({ kind: 'completed', text: 'I could not parse that.' });
-    const outputs = runStore.loadHistory(approval.conversationId).filter((i) => i.kind === 'tool_output');
+    const outputs = (await runStore.loadHistory(approval.conversationId)).filter(
+      (i) => i.kind === 'tool_output',
+    );
     expect(outputs.map((o) => o.data)).toEqual([
       expect.objectContaining({ status: 'error', output: expect.stringContaining('not valid JSON') }),
     ]);
-    expect(createNotesStore(database.db, clock).list('T1')).toEqual([]);
+    expect(await t.stores.notes.list('T1')).toEqual([]);
   });
 
   it('the turn counter carries across resumes: maxTurns bounds the whole run', async () => {
@@ -83,13 +83,12 @@ describe('runner and stores on a real SQLite database', () => {
       usage,
     });
     const model = scripted([gated(1), gated(2), gated(3)]);
-    const { db } = database;
     const tools = new ToolRegistry(
-      createBuiltInTools({ clock, notes: createNotesStore(db, clock), poster: { post: async () => {} } }),
+      createBuiltInTools({ clock: t.ctx.clock, notes: t.stores.notes, poster: { post: async () => {} } }),
     );
-    const runner = createTestRunner(db, { model, tools, limits: { maxTurns: 2, maxApprovalRounds: 5 } });
-    const { approvals, start } = setup(model);
-    const runId = start('loop');
+    const runner = createTestRunner(t, { model, tools, limits: { maxTurns: 2, maxApprovalRounds: 5 } });
+    const { approvals, start } = await setup(model);
+    const runId = await start('loop');
     for (let round = 0; round < 2; round += 1) {
       const outcome = await runner.advance(runId);
       if (outcome.kind !== 'paused') throw new Error(`round ${round}: ${outcome.kind}`);
@@ -114,8 +113,8 @@ describe('runner and stores on a real SQLite database', () => {
       { text: null, toolCalls: [call('create_note', '{"text":"x"}')], usage },
       { text: 'ok', toolCalls: [], usage },
     ]);
-    const { runner, approvals, start, runStore } = setup(model);
-    const runId = start('note');
+    const { runner, approvals, start, runStore } = await setup(model);
+    const runId = await start('note');
     const paused = await runner.advance(runId);
     if (paused.kind !== 'paused' || !paused.approvals[0]) throw new Error('expected a pause');
     const approvalId = paused.approvals[0].id;
@@ -128,29 +127,25 @@ describe('runner and stores on a real SQLite database', () => {
       reason: null,
     });
     // A process claimed the call and died while the tool ran.
-    expect(runStore.markExecuting(approvalId, [])).toBe(true);
-    expect(runStore.markExecuting(approvalId, [])).toBe(false);
+    const lease = leaseOf((await runStore.getRun(runId)) ?? { id: runId, leaseToken: null });
+    expect(await runStore.markExecuting(lease, approvalId, [])).toBe(true);
+    expect(await runStore.markExecuting(lease, approvalId, [])).toBe(false);
     await runner.advance(runId);
-    expect(createNotesStore(database.db, clock).list('T1')).toEqual([]);
-    const output = runStore
-      .loadHistory(paused.approvals[0].conversationId)
-      .find((i) => i.kind === 'tool_output');
+    expect(await t.stores.notes.list('T1')).toEqual([]);
+    const output = (await runStore.loadHistory(paused.approvals[0].conversationId)).find(
+      (i) => i.kind === 'tool_output',
+    );
     expect(output?.data).toMatchObject({
       status: 'unknown',
       output: expect.stringContaining('outcome of this tool call is unknown'),
     });
-    const kinds = database.db
-      .select({ kind: auditEvents.kind })
-      .from(auditEvents)
-      .all()
-      .map((e) => e.kind);
-    expect(kinds).toContain('tool.outcome_unknown');
+    expect(await auditKinds()).toContain('tool.outcome_unknown');
   });
 
   it('policy: delete_note is for admins only and never for the requester; refusals are audited', async () => {
     const model = scripted([{ text: null, toolCalls: [call('delete_note', '{"id":1}')], usage }]);
-    const { runner, approvals, start } = setup(model);
-    const paused = await runner.advance(start('delete it'));
+    const { runner, approvals, start } = await setup(model);
+    const paused = await runner.advance(await start('delete it'));
     if (paused.kind !== 'paused' || !paused.approvals[0]) throw new Error('expected a pause');
     const id = paused.approvals[0].id;
     const decide = (userId: string) =>
@@ -180,19 +175,19 @@ describe('runner and stores on a real SQLite database', () => {
     ).toEqual({ ok: false, kind: 'not_found' });
     expect(await decide('UADMIN')).toMatchObject({ ok: true, kind: 'decided' });
     expect(await decide('UADMIN')).toMatchObject({ ok: false, kind: 'already_decided' });
-    const refusals = database.db
-      .select()
-      .from(auditEvents)
-      .all()
-      .filter((e) => e.kind === 'approval.refused');
+    const refusals = (await t.stores.auditQueries.chain()).filter((e) => e.kind === 'approval.refused');
     expect(refusals.map((e) => e.actor)).toEqual(['U1', 'U2']);
   });
 });
 
 describe('calls are stored before they run', () => {
+  let t: TestStores;
+  beforeEach(async () => {
+    t = await openTestStores('sqlite');
+  });
+  afterEach(() => t.close());
+
   it('a call covered by "approve for this thread" that was running when the process died is not run again', async () => {
-    const database = openDatabase(':memory:');
-    const { db } = database;
     let executions = 0;
     const hanging = defineTool({
       name: 'create_note',
@@ -208,45 +203,60 @@ describe('calls are stored before they run', () => {
       { text: null, toolCalls: [call('create_note', '{"text":"x"}')], usage },
       { text: 'Told you.', toolCalls: [], usage },
     ]);
-    const make = () => createTestRunner(db, { model, tools: [hanging] });
-    const conversations = createConversationStore(db, clock, randomId);
-    const conversationId = conversations.findOrCreate(thread);
-    db.insert(standingApprovals)
-      .values({
-        conversationId,
-        toolName: 'create_note',
-        grantedBy: 'U2',
-        originApprovalId: 'apr_origin',
-        grantedAt: 1,
-      })
-      .run();
-    const { runId } = startRun(conversations, conversationId, 'note');
+    const conversationId = await t.stores.conversations.findOrCreate(thread, 'slack');
+    await t.db.write(function* () {
+      yield* count(sql`insert into standing_approvals (conversation_id, tool_name, granted_by,
+        origin_approval_id, granted_at) values (${conversationId}, 'create_note', 'U2', 'apr_origin', 1)`);
+    });
+    const { runId } = await startRun(t.stores.conversations, conversationId, 'note');
     // The first process runs the auto-approved call and never comes back.
-    void make().advance(runId);
+    void createTestRunner(t, { model, tools: [hanging] }).advance(runId);
     await waitUntil(() => executions === 1);
-    // After a restart the run (still `running`) is driven again by a new runner.
-    expect(await make().advance(runId)).toEqual({ kind: 'completed', text: 'Told you.' });
+    // After a restart a new process, which knows the first one is gone, takes the (still `running`) run over.
+    const restarted = await t.another({ ownerIsGone: (owner) => owner === t.ctx.owner });
+    const claimed = await restarted.stores.recovery.claimAbandonedRuns({ surface: 'slack' });
+    expect(claimed.map((c) => c.runId)).toEqual([runId]);
+    const again = createTestRunner(restarted, { model, tools: [hanging] });
+    expect(await again.advance(runId)).toEqual({ kind: 'completed', text: 'Told you.' });
     expect(executions).toBe(1);
     expect(model.calls).toBe(2);
-    const outputs = createRunStore(db, clock)
-      .loadHistory(conversationId)
-      .filter((item) => item.kind === 'tool_output');
+    const outputs = (await restarted.stores.runs.loadHistory(conversationId)).filter(
+      (item) => item.kind === 'tool_output',
+    );
     expect(outputs.map((item) => item.data.status)).toEqual(['unknown']);
-    database.close();
   });
 });
 
 describe('the last message of a run', () => {
+  let t: TestStores;
+  beforeEach(async () => {
+    t = await openTestStores('sqlite');
+  });
+  afterEach(() => t.close());
+
   it('is owed to the thread in the same transaction that ends the run', async () => {
-    const database = openDatabase(':memory:');
-    const { db } = database;
-    const conversations = createConversationStore(db, clock, randomId);
-    const runner = createTestRunner(db, { model: scripted([answer('All done here.')]), tools: [] });
-    const conversationId = conversations.findOrCreate(thread);
-    const { runId } = startRun(conversations, conversationId, 'hi');
+    const runner = createTestRunner(t, { model: scripted([answer('All done here.')]), tools: [] });
+    const conversationId = await t.stores.conversations.findOrCreate(thread, 'slack');
+    const { runId } = await startRun(t.stores.conversations, conversationId, 'hi');
     await runner.advance(runId);
-    // Nothing was posted yet (a crash here): the answer is still owed and a restart posts it.
-    expect(conversations.pendingReplies()).toEqual([{ runId, conversationId, text: 'All done here.' }]);
-    database.close();
+    // Nothing was posted yet (a crash here): the answer is still owed...
+    const owed = await t.db.read(function* () {
+      return yield* rows(sql`select id, kind, conversation_id, run_id, text from deliveries`);
+    });
+    expect(owed).toEqual([
+      {
+        id: `reply:${runId}`,
+        kind: 'reply',
+        conversation_id: conversationId,
+        run_id: runId,
+        text: 'All done here.',
+      },
+    ]);
+    expect((await t.stores.runs.getRun(runId))?.status).toBe('completed');
+    // ...and a restart takes it to post it.
+    const restarted = await t.another({ ownerIsGone: (owner) => owner === t.ctx.owner });
+    expect(await restarted.stores.deliveries.takeDue({ surface: 'slack' }, Date.now())).toEqual([
+      { kind: 'reply', runId, thread, text: 'All done here.', attempts: 0 },
+    ]);
   });
 });

@@ -1,13 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HistoryItem } from '../../src/agent/history.js';
+import { leaseOf } from '../../src/agent/ports.js';
 import { initialRunState } from '../../src/agent/run-state.js';
-import { createConversationStore } from '../../src/db/conversation-store.js';
-import { type OpenDatabase, openDatabase } from '../../src/db/database.js';
-import { createGreetingStore } from '../../src/db/greeting-store.js';
-import { createRunStore } from '../../src/db/run-store.js';
 import { randomId } from '../../src/ids.js';
+import { openTestStores, type TestStores } from '../support/test-database.js';
 
-const clock = { now: () => Date.now() };
 const thread = { teamId: 'T1', channelId: 'C1', threadTs: '1.0' };
 const context: HistoryItem = {
   kind: 'thread_context',
@@ -15,19 +12,18 @@ const context: HistoryItem = {
 };
 
 describe('stores for what people see', () => {
-  let database: OpenDatabase;
-  beforeEach(() => {
-    database = openDatabase(':memory:');
+  let t: TestStores;
+  beforeEach(async () => {
+    t = await openTestStores('sqlite');
   });
-  afterEach(() => database.close());
+  afterEach(() => t.close());
 
-  it('stores thread context before the first message only, never once the conversation has history', () => {
-    const conversations = createConversationStore(database.db, clock, randomId);
-    const runs = createRunStore(database.db, clock);
-    const conversationId = conversations.findOrCreate(thread);
-    const start = (text: string, ts: string) => {
+  it('stores thread context before the first message only, never once the conversation has history', async () => {
+    const { conversations, runs } = t.stores;
+    const conversationId = await conversations.findOrCreate(thread, 'slack');
+    const start = async (text: string, ts: string) => {
       const runId = randomId('run');
-      conversations.startRunOrQueue({
+      const started = await conversations.startRunOrQueue({
         conversationId,
         runId,
         message: { ...thread, userId: 'U1', text, messageTs: ts },
@@ -35,8 +31,8 @@ describe('stores for what people see', () => {
         audit: [],
         context,
       });
-      runs.finishRun({
-        runId,
+      expect(started).toBe('started');
+      await runs.finishRun(leaseOf((await runs.getRun(runId)) ?? { id: runId, leaseToken: null }), {
         status: 'completed',
         error: null,
         audit: [],
@@ -45,21 +41,21 @@ describe('stores for what people see', () => {
         },
       });
     };
-    start('first', '1.1');
-    start('second', '1.2');
-    expect(runs.loadHistory(conversationId).map((item) => item.kind)).toEqual([
+    await start('first', '1.1');
+    await start('second', '1.2');
+    expect((await runs.loadHistory(conversationId)).map((item) => item.kind)).toEqual([
       'thread_context',
       'user_message',
       'user_message',
     ]);
   });
 
-  it('greets a person once: the first claim wins, a released claim can be taken again', () => {
-    const greetings = createGreetingStore(database.db);
-    expect(greetings.claim('T1', 'U1', 1)).toBe(true);
-    expect(greetings.claim('T1', 'U1', 2)).toBe(false);
-    expect(greetings.claim('T2', 'U1', 3)).toBe(true);
-    greetings.release('T1', 'U1');
-    expect(greetings.claim('T1', 'U1', 4)).toBe(true);
+  it('greets a person once: the first claim wins, a released claim can be taken again', async () => {
+    const { greetings } = t.stores;
+    expect(await greetings.claim('T1', 'U1', 1)).toBe(true);
+    expect(await greetings.claim('T1', 'U1', 2)).toBe(false);
+    expect(await greetings.claim('T2', 'U1', 3)).toBe(true);
+    await greetings.release('T1', 'U1');
+    expect(await greetings.claim('T1', 'U1', 4)).toBe(true);
   });
 });

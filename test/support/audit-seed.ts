@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import type { ApprovalStatus } from '../../src/approvals/approval.js';
 import { builtInPolicy } from '../../src/approvals/policy.js';
 import { type AuditInput, auditEvent } from '../../src/audit/audit-event.js';
-import { appendAudit } from '../../src/db/audit-writer.js';
-import type { Db } from '../../src/db/database.js';
-import { approvals, approvalVotes } from '../../src/db/schema.js';
+import type { DatabaseConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/open-database.js';
+import { audit, count } from '../../src/db/sql/program.js';
+import type { SqlDatabase } from '../../src/db/sql/sql-database.js';
+import { silentLogger } from '../../src/logger.js';
 
 export interface SeedApproval {
   id?: string;
@@ -29,9 +32,9 @@ export function approvalId(): string {
 
 /**
  * Inserts an approval row (and, when decided, the decider's vote) plus its request and decision audit events,
- * the way the bot records them; for tests that need many requests without driving the model.
+ * the way the bot records them, on either database; for tests that need many requests without driving the model.
  */
-export function seedApproval(db: Db, seed: SeedApproval = {}): string {
+export function seedApproval(db: SqlDatabase, seed: SeedApproval = {}): Promise<string> {
   const id = seed.id ?? approvalId();
   const createdAt = seed.createdAt ?? Date.now();
   const status = seed.status ?? 'pending';
@@ -42,32 +45,23 @@ export function seedApproval(db: Db, seed: SeedApproval = {}): string {
   const decided = status !== 'pending' && seed.decidedBy !== undefined;
   const decidedAt = decided ? (seed.decidedAt ?? createdAt + 60_000) : null;
   const scope = { teamId, conversationId: `conv_${id}`, runId: `run_${id}`, approvalId: id };
-  db.transaction((tx) => {
-    tx.insert(approvals)
-      .values({
-        id,
-        ...scope,
-        turn: 1,
-        callId: `call_${id}`,
-        toolName,
-        arguments: args,
-        argumentsHash: 'x',
-        status,
-        requesterId,
-        rule: JSON.stringify({
-          ...builtInPolicy().forTool(toolName).rule,
-          ...(seed.approvers ? { approvers: seed.approvers } : {}),
-        }),
-        decidedBy: decided ? (seed.decidedBy ?? null) : null,
-        decidedAt,
-        channelId: seed.channelId ?? 'C1',
-        threadTs: '1700000000.000100',
-        messageTs: seed.messageTs === undefined ? '1700000000.000200' : seed.messageTs,
-        result: seed.result ?? null,
-        createdAt,
-        updatedAt: decidedAt ?? createdAt,
-      })
-      .run();
+  const rule = JSON.stringify({
+    ...builtInPolicy().forTool(toolName).rule,
+    ...(seed.approvers ? { approvers: seed.approvers } : {}),
+  });
+  return db.write(function* () {
+    // Its conversation too: the deadline scheduler acts on requests of the conversations its surface serves.
+    yield* count(sql`insert into conversations (id, team_id, channel_id, thread_ts, surface, created_at)
+      values (${scope.conversationId}, ${teamId}, ${seed.channelId ?? 'C1'}, ${`1700000000.${id.slice(-6)}`}, 'slack',
+        ${createdAt}) on conflict do nothing`);
+    yield* count(sql`insert into approvals (id, run_id, conversation_id, team_id, turn, call_id, tool_name,
+        arguments, arguments_hash, status, requester_id, rule, decided_by, decided_at, channel_id, thread_ts,
+        message_ts, result, created_at, updated_at)
+      values (${id}, ${scope.runId}, ${scope.conversationId}, ${teamId}, 1, ${`call_${id}`}, ${toolName}, ${args},
+        'x', ${status}, ${requesterId}, ${rule}, ${decided ? (seed.decidedBy ?? null) : null}, ${decidedAt},
+        ${seed.channelId ?? 'C1'}, '1700000000.000100',
+        ${seed.messageTs === undefined ? '1700000000.000200' : seed.messageTs}, ${seed.result ?? null},
+        ${createdAt}, ${decidedAt ?? createdAt})`);
     const events: AuditInput[] = [
       auditEvent('approval.requested', {
         at: createdAt,
@@ -78,15 +72,26 @@ export function seedApproval(db: Db, seed: SeedApproval = {}): string {
     ];
     if (decided && seed.decidedBy && decidedAt !== null) {
       const vote = status === 'rejected' ? 'reject' : 'approve';
-      tx.insert(approvalVotes)
-        .values({ approvalId: id, userId: seed.decidedBy, vote, createdAt: decidedAt })
-        .run();
+      yield* count(sql`insert into approval_votes (approval_id, user_id, vote, created_at)
+        values (${id}, ${seed.decidedBy}, ${vote}, ${decidedAt})`);
       const kind = vote === 'approve' ? 'approval.approved' : 'approval.rejected';
       events.push(
         auditEvent(kind, { at: decidedAt, actor: seed.decidedBy, ...scope, payload: { tool: toolName } }),
       );
     }
-    appendAudit(tx, events);
+    yield* audit(events);
+    return id;
   });
-  return id;
+}
+
+/** Seeds requests on a running bot's database, beside the bot, through a connection of its own. */
+export async function seedApprovals(where: DatabaseConfig, ...seeds: SeedApproval[]): Promise<string[]> {
+  const database = await openDatabase(where, silentLogger);
+  try {
+    const ids: string[] = [];
+    for (const seed of seeds) ids.push(await seedApproval(database, seed));
+    return ids;
+  } finally {
+    await database.close();
+  }
 }

@@ -12,11 +12,36 @@ describe('loadConfig', () => {
     if (!result.ok) throw new Error(result.problems.join());
     expect(result.config).toMatchObject({
       port: 3000,
-      databasePath: './data/bot.db',
+      database: { kind: 'sqlite', path: './data/bot.db' },
+      runLeaseMs: 30_000,
       adminUserIds: [],
       logLevel: 'info',
       slack: { apiUrl: 'https://slack.com/api/', mode: { kind: 'http', signingSecret: 's' } },
     });
+  });
+
+  it('uses PostgreSQL when DATABASE_URL is set, with a pool of 10 unless DATABASE_POOL_SIZE says otherwise', () => {
+    const url = 'postgres://bot:secret@db.example.com:5432/bot';
+    const pooled = loadConfig({ ...http, DATABASE_URL: url, DATABASE_PATH: './ignored.db' });
+    expect(pooled.ok && pooled.config.database).toEqual({ kind: 'postgres', url, poolSize: 10 });
+    const sized = loadConfig({ ...http, DATABASE_URL: url, DATABASE_POOL_SIZE: '25', RUN_LEASE_MS: '5000' });
+    expect(sized.ok && [sized.config.database, sized.config.runLeaseMs]).toEqual([
+      { kind: 'postgres', url, poolSize: 25 },
+      5000,
+    ]);
+  });
+
+  it('refuses a database URL that is not PostgreSQL, and pool sizes and leases out of range', () => {
+    const result = loadConfig({
+      ...http,
+      DATABASE_URL: 'mysql://db.example.com/bot',
+      DATABASE_POOL_SIZE: '0',
+      RUN_LEASE_MS: '999',
+    });
+    expect(result.ok).toBe(false);
+    const problems = result.ok ? '' : result.problems.join('\n');
+    for (const name of ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'RUN_LEASE_MS'])
+      expect(problems).toContain(name);
   });
 
   it('uses Socket Mode when SLACK_APP_TOKEN is set, and needs no signing secret then', () => {

@@ -35,7 +35,7 @@ describe('policy file', () => {
   it('every built-in tool has a built-in policy entry', () => {
     const tools = createBuiltInTools({
       clock: { now: () => 0 },
-      notes: { list: () => [], create: () => ({ id: 1, text: '' }), delete: () => false },
+      notes: { list: async () => [], create: async () => ({ id: 1, text: '' }), delete: async () => false },
       poster: { post: async () => {} },
     });
     expect(tools.map((t) => t.name).sort()).toEqual([...KNOWN].sort());

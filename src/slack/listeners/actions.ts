@@ -1,49 +1,9 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
-import type { ApprovalRecord } from '../../approvals/approval.js';
-import type { ApprovalService, DecisionResult } from '../../approvals/approval-service.js';
-import type { ArgumentEditService } from '../../approvals/argument-edit-service.js';
-import type { ConversationService } from '../../conversations/conversation-service.js';
+import type { DecisionResult } from '../../approvals/approval-service.js';
 import { describeError } from '../../errors.js';
-import type { Logger } from '../../logger.js';
 import { decodeApprovalButtonValue } from '../button-value.js';
 import { ACTION_IDS, DECISION_ACTION } from '../ids.js';
-import { slackDate } from '../mrkdwn.js';
-import type { CardLocation, SlackSurface } from '../slack-surface.js';
-import { registerDecisionModalListeners } from './decision-modals.js';
-
-export interface ActionListenerDeps {
-  approvals: ApprovalService;
-  edits: ArgumentEditService;
-  conversations: ConversationService;
-  surface: SlackSurface;
-  logger: Logger;
-  /** A message in the app's DM with this person: the reply to a click from App Home, which has no channel. */
-  directMessage?: (userId: string, text: string) => Promise<void>;
-  /** Called after a vote was counted or settled a request (e.g. to refresh App Home views). Must not throw. */
-  afterDecision?: (approval: ApprovalRecord, deciders: readonly string[]) => Promise<void>;
-}
-
-export const UNKNOWN_BUTTON =
-  'This button does not belong to an approval request I know of, so nothing happened.';
-
-/**
- * A private reply to the person who clicked, in the card's thread (in the app's DM for a click in App Home);
- * a failure to send it is only logged.
- */
-export function ephemeralTo(
-  deps: ActionListenerDeps,
-  body: BlockAction<ButtonAction>,
-): (text: string) => Promise<void> {
-  const channelId = body.channel?.id ?? body.container?.channel_id;
-  const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
-  return (text) =>
-    (channelId
-      ? deps.surface.postEphemeral(channelId, body.user.id, text, threadTs)
-      : (deps.directMessage?.(body.user.id, text) ?? Promise.resolve())
-    ).catch((error: unknown) => {
-      deps.logger.warn('reply to a click failed', { channelId, error: describeError(error) });
-    });
-}
+import { type ActionListenerDeps, applyResult, ephemeralTo, UNKNOWN_BUTTON } from './decision-replies.js';
 
 /**
  * Approve and Approve for this thread clicks (Reject and Edit open a modal first, see decision-modals.ts).
@@ -90,76 +50,4 @@ export function registerActionListeners(app: App, deps: ActionListenerDeps): voi
     const fallback = channelId && messageTs ? { channelId, messageTs } : undefined;
     await applyResult(deps, result, fallback, tell, action.action_id === ACTION_IDS.approveThread);
   });
-  registerDecisionModalListeners(app, deps);
-}
-
-/** Tells the person what happened, updates the card, and resumes the run when the decision claimed it. */
-export async function applyResult(
-  deps: ActionListenerDeps,
-  result: DecisionResult,
-  fallback: CardLocation | undefined,
-  tell: (text: string) => Promise<void>,
-  standing = false,
-): Promise<void> {
-  switch (result.kind) {
-    case 'not_found':
-      return tell(UNKNOWN_BUTTON);
-    case 'not_allowed':
-      return tell(result.message);
-    case 'already_voted':
-      return tell('You have already voted on this request; it needs approvals from other people.');
-    case 'already_decided':
-      return tell(alreadyDecided(result.approval));
-    case 'counted':
-      await updateCard(deps, result.approval, fallback, result.approvers);
-      await deps.afterDecision?.(result.approval, result.approvers);
-      return;
-    case 'decided':
-      await updateCard(deps, result.approval, fallback, undefined, standing);
-      // The run first: refreshing the App Home views of every viewer must never hold the answer back.
-      if (result.runClaimed) {
-        deps.conversations.resume(result.approval.runId, result.approval).catch((error: unknown) => {
-          deps.logger.error('resume failed', { runId: result.approval.runId, error: describeError(error) });
-        });
-      }
-      await deps.afterDecision?.(result.approval, (result.approval.decidedBy ?? '').split(','));
-  }
-}
-
-async function updateCard(
-  deps: ActionListenerDeps,
-  approval: ApprovalRecord,
-  fallback: CardLocation | undefined,
-  approvers?: readonly string[],
-  standing = false,
-): Promise<void> {
-  try {
-    await deps.surface.updateCard(approval, {
-      ...(fallback ? { fallback } : {}),
-      ...(approvers ? { approvers } : {}),
-      ...(standing ? { standing } : {}),
-    });
-  } catch (error) {
-    // The decision is committed; a card that failed to update is cosmetic and the run goes on.
-    deps.logger.warn('approval card update failed', { approvalId: approval.id, error: describeError(error) });
-  }
-}
-
-export function alreadyDecided(approval: ApprovalRecord): string {
-  const by = (approval.decidedBy ?? '')
-    .split(',')
-    .filter(Boolean)
-    .map((id) => `<@${id}>`)
-    .join(', ');
-  const when = approval.decidedAt ? ` ${slackDate(approval.decidedAt)}` : '';
-  switch (approval.status) {
-    case 'expired':
-      return 'This request expired before anyone decided it.';
-    case 'cancelled':
-      return `This request was cancelled: ${approval.reason ?? 'no reason given'}.`;
-    case 'rejected':
-      return `This request was already rejected by ${by || 'someone'}${when}.`;
-    default:
-      return `This request was already approved by ${by || 'someone'}${when}.`;
-  }
 }

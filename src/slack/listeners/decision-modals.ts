@@ -16,7 +16,7 @@ import {
   applyResult,
   ephemeralTo,
   UNKNOWN_BUTTON,
-} from './actions.js';
+} from './decision-replies.js';
 
 const inputValue = z.object({ value: z.string().nullish() });
 
@@ -40,7 +40,7 @@ export function registerDecisionModalListeners(app: App, deps: ActionListenerDep
       const tell = ephemeralTo(deps, body);
       const decoded = decodeApprovalButtonValue(action.value);
       const teamId = body.team?.id ?? body.user.team_id;
-      const draft = decoded.ok && teamId ? deps.edits.draft(decoded.approvalId, teamId) : undefined;
+      const draft = decoded.ok && teamId ? await deps.edits.draft(decoded.approvalId, teamId) : undefined;
       if (!draft?.ok) {
         await tell(draft?.kind === 'not_pending' ? alreadyDecided(draft.approval) : UNKNOWN_BUTTON);
         return;

@@ -18,7 +18,7 @@ export interface MessageListenerDeps {
  * event id and team + channel + ts, so each message gets one answer.
  */
 export function registerMessageListeners(app: App, deps: MessageListenerDeps): void {
-  const accept = (
+  const accept = async (
     eventId: string | undefined,
     raw: Record<keyof IncomingMessage, unknown>,
     botUserId: string | undefined,
@@ -30,7 +30,7 @@ export function registerMessageListeners(app: App, deps: MessageListenerDeps): v
     }
     const keys = [`msg:${message.teamId}:${message.channelId}:${message.messageTs}`];
     if (eventId) keys.push(`event:${eventId}`);
-    if (!deps.dedupe.claim(keys)) return;
+    if (!(await deps.dedupe.claim(keys))) return;
     deps.conversations.handleMessage(message).catch((error: unknown) => {
       deps.logger.error('message handling failed', {
         channelId: message.channelId,
@@ -42,7 +42,7 @@ export function registerMessageListeners(app: App, deps: MessageListenerDeps): v
   app.event('app_mention', async ({ event, body, context }) => {
     if (event.bot_id || !event.user) return;
     const teamId = context.teamId ?? body.team_id;
-    accept(
+    await accept(
       body.event_id,
       {
         teamId,
@@ -70,8 +70,8 @@ export function registerMessageListeners(app: App, deps: MessageListenerDeps): v
     // In channels, top-level messages reach the bot only through app_mention.
     if (message.channel_type !== 'im') {
       const thread = parseIncomingMessage(raw);
-      if (!message.thread_ts || !thread || !deps.conversations.isKnownThread(thread)) return;
+      if (!message.thread_ts || !thread || !(await deps.conversations.isKnownThread(thread))) return;
     }
-    accept(body.event_id, raw, context.botUserId);
+    await accept(body.event_id, raw, context.botUserId);
   });
 }

@@ -1,31 +1,39 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { HISTORY_ITEM_KINDS } from '../agent/history.js';
-import { RUN_STATUSES } from '../agent/ports.js';
-import { APPROVAL_STATUSES } from '../approvals/approval.js';
+import { bigint, bigserial, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { HISTORY_ITEM_KINDS } from '../../agent/history.js';
+import { RUN_STATUSES } from '../../agent/ports.js';
+import { APPROVAL_STATUSES } from '../../approvals/approval.js';
+import { DELIVERY_KINDS } from '../../conversations/delivery.js';
+import { SURFACES } from '../../surfaces.js';
 
-/** Milliseconds since the epoch; every time column uses it so ordering and arithmetic are plain integers. */
-const millis = (name: string) => integer(name).notNull();
+/**
+ * Milliseconds since the epoch, as in the SQLite schema (src/db/sqlite/schema.ts, which this one mirrors
+ * table by table): `bigint`, read back as a JavaScript number.
+ */
+const time = (name: string) => bigint(name, { mode: 'number' });
+const millis = (name: string) => time(name).notNull();
 const createdAt = () => millis('created_at');
 
 /** One per Slack thread (or terminal thread): the unit of history and of serialised work. */
-export const conversations = sqliteTable(
+export const conversations = pgTable(
   'conversations',
   {
     id: text('id').primaryKey(),
     teamId: text('team_id').notNull(),
     channelId: text('channel_id').notNull(),
     threadTs: text('thread_ts').notNull(),
+    /** Who serves the conversation: the Slack bot, or `npm run chat` (whose threads Slack cannot reach). */
+    surface: text('surface', { enum: SURFACES }).notNull().default('slack'),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('conversations_thread').on(t.teamId, t.channelId, t.threadTs)],
 );
 
 /** Append-only history: user messages, assistant messages, tool calls and tool outputs, in order. */
-export const conversationItems = sqliteTable(
+export const conversationItems = pgTable(
   'conversation_items',
   {
-    id: integer('id').primaryKey({ autoIncrement: true }),
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
     conversationId: text('conversation_id').notNull(),
     runId: text('run_id'),
     turn: integer('turn'),
@@ -37,7 +45,7 @@ export const conversationItems = sqliteTable(
   (t) => [index('conversation_items_conversation').on(t.conversationId, t.id)],
 );
 
-export const runs = sqliteTable(
+export const runs = pgTable(
   'runs',
   {
     id: text('id').primaryKey(),
@@ -50,20 +58,56 @@ export const runs = sqliteTable(
     requesterId: text('requester_id').notNull(),
     /** Why a run failed or was cancelled, in one sentence. */
     error: text('error'),
-    /** The run's last thread message until Slack has accepted it (retried after errors and restarts). */
-    pendingReply: text('pending_reply'),
+    /** The process driving the run, while it is `running`; it renews `leaseUntil` as it goes. */
+    leaseOwner: text('lease_owner'),
+    /**
+     * New at every claim of the run: the process's driver carries it and every write of the run checks it, so a
+     * driver that stalled past its lease writes nothing even if its process holds the run again later.
+     */
+    leaseToken: text('lease_token'),
+    /** After this (epoch ms) any process may take the running run over. */
+    leaseUntil: time('lease_until'),
     createdAt: createdAt(),
     updatedAt: millis('updated_at'),
   },
   (t) => [
     index('runs_conversation_status').on(t.conversationId, t.status),
     index('runs_status').on(t.status),
-    index('runs_pending_reply').on(t.id).where(sql`${t.pendingReply} is not null`),
+    // Recovery looks for the leases held now, on every process, every few seconds.
+    index('runs_leased').on(t.leaseUntil).where(sql`${t.leaseOwner} is not null`),
+    // At most one active run per conversation, whatever the number of processes.
+    uniqueIndex('runs_one_active').on(t.conversationId).where(sql`${t.status} in ('running', 'paused')`),
   ],
 );
 
+/**
+ * What the bot owes a thread until Slack accepts it: an approval card, or a run's last message. Kept until
+ * posted; a failing delivery is tried again later and later; a process takes one with a lease.
+ */
+export const deliveries = pgTable(
+  'deliveries',
+  {
+    /** `card:<approval id>` or `reply:<run id>`. */
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: DELIVERY_KINDS }).notNull(),
+    conversationId: text('conversation_id').notNull(),
+    approvalId: text('approval_id'),
+    runId: text('run_id'),
+    /** The reply still owed (for a streamed answer, the part Slack has not shown). */
+    text: text('text'),
+    attempts: integer('attempts').notNull().default(0),
+    dueAt: millis('due_at'),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: time('lease_until'),
+    /** 1 once the thread was told that the card could not be posted, so it is told once. */
+    noticed: integer('noticed').notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [index('deliveries_due').on(t.dueAt)],
+);
+
 /** One row per gated tool call. */
-export const approvals = sqliteTable(
+export const approvals = pgTable(
   'approvals',
   {
     id: text('id').primaryKey(),
@@ -89,14 +133,14 @@ export const approvals = sqliteTable(
     /** The policy rule that applied, as JSON, so later policy changes do not rewrite history. */
     rule: text('rule').notNull(),
     decidedBy: text('decided_by'),
-    decidedAt: integer('decided_at'),
+    decidedAt: time('decided_at'),
     reason: text('reason'),
     channelId: text('channel_id').notNull(),
     threadTs: text('thread_ts').notNull(),
     messageTs: text('message_ts'),
     result: text('result'),
-    expiresAt: integer('expires_at'),
-    remindAt: integer('remind_at'),
+    expiresAt: time('expires_at'),
+    remindAt: time('remind_at'),
     createdAt: createdAt(),
     updatedAt: millis('updated_at'),
   },
@@ -111,22 +155,22 @@ export const approvals = sqliteTable(
  * "Approve for this thread": later calls of `toolName` in the conversation are approved automatically, until
  * revoked. Granted by the decision on `originApprovalId`.
  */
-export const standingApprovals = sqliteTable(
+export const standingApprovals = pgTable(
   'standing_approvals',
   {
-    id: integer('id').primaryKey({ autoIncrement: true }),
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
     conversationId: text('conversation_id').notNull(),
     toolName: text('tool_name').notNull(),
     grantedBy: text('granted_by').notNull(),
     originApprovalId: text('origin_approval_id').notNull(),
     grantedAt: millis('granted_at'),
-    revokedAt: integer('revoked_at'),
+    revokedAt: time('revoked_at'),
   },
   (t) => [index('standing_approvals_conversation_tool').on(t.conversationId, t.toolName)],
 );
 
 /** Individual votes, for quorum: one per person per approval. */
-export const approvalVotes = sqliteTable(
+export const approvalVotes = pgTable(
   'approval_votes',
   {
     approvalId: text('approval_id').notNull(),
@@ -138,7 +182,7 @@ export const approvalVotes = sqliteTable(
 );
 
 /** Copies of an approval card outside the conversation's thread (the rule's approval channel). */
-export const approvalCards = sqliteTable(
+export const approvalCards = pgTable(
   'approval_cards',
   {
     approvalId: text('approval_id').notNull(),
@@ -152,10 +196,10 @@ export const approvalCards = sqliteTable(
 );
 
 /** Append-only, hash-chained. Nothing updates or deletes these rows. */
-export const auditEvents = sqliteTable(
+export const auditEvents = pgTable(
   'audit_events',
   {
-    seq: integer('seq').primaryKey(),
+    seq: bigint('seq', { mode: 'number' }).primaryKey(),
     at: millis('at'),
     actor: text('actor').notNull(),
     kind: text('kind').notNull(),
@@ -171,16 +215,16 @@ export const auditEvents = sqliteTable(
 );
 
 /** Keys of Slack deliveries already handled (event ids and team/channel/ts), for dedupe across retries. */
-export const processedEvents = sqliteTable('processed_events', {
+export const processedEvents = pgTable('processed_events', {
   key: text('key').primaryKey(),
   createdAt: createdAt(),
 });
 
 /** Messages that arrived while the conversation's run waited for a decision; answered in order after it. */
-export const queuedMessages = sqliteTable(
+export const queuedMessages = pgTable(
   'queued_messages',
   {
-    id: integer('id').primaryKey({ autoIncrement: true }),
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
     conversationId: text('conversation_id').notNull(),
     userId: text('user_id').notNull(),
     text: text('text').notNull(),
@@ -191,10 +235,10 @@ export const queuedMessages = sqliteTable(
 );
 
 /** Data of the built-in note tools. */
-export const notes = sqliteTable(
+export const notes = pgTable(
   'notes',
   {
-    id: integer('id').primaryKey({ autoIncrement: true }),
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
     teamId: text('team_id').notNull(),
     text: text('text').notNull(),
     createdBy: text('created_by').notNull(),
@@ -203,8 +247,21 @@ export const notes = sqliteTable(
   (t) => [index('notes_team').on(t.teamId)],
 );
 
+/** People who opened the app's Home tab: their views are refreshed when a request that concerns them changes. */
+export const homeViewers = pgTable(
+  'home_viewers',
+  {
+    teamId: text('team_id').notNull(),
+    userId: text('user_id').notNull(),
+    /** 1 when the viewer saw the admins' view (every request of the workspace). */
+    auditor: integer('auditor').notNull(),
+    openedAt: millis('opened_at'),
+  },
+  (t) => [uniqueIndex('home_viewers_user').on(t.teamId, t.userId)],
+);
+
 /** People the bot has greeted in its Messages tab: one row each, so nobody is greeted twice. */
-export const greetedUsers = sqliteTable(
+export const greetedUsers = pgTable(
   'greeted_users',
   {
     teamId: text('team_id').notNull(),

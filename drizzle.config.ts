@@ -1,8 +1,0 @@
-import { defineConfig } from 'drizzle-kit';
-
-export default defineConfig({
-  dialect: 'sqlite',
-  schema: './src/db/schema.ts',
-  out: './drizzle',
-  dbCredentials: { url: process.env.DATABASE_PATH ?? './data/bot.db' },
-});

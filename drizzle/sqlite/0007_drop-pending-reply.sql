@@ -1,0 +1,2 @@
+DROP INDEX `runs_pending_reply`;--> statement-breakpoint
+ALTER TABLE `runs` DROP COLUMN `pending_reply`;

@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto';
+import type { ApprovalRule } from '../approvals/approval.js';
+import { type ApprovalPolicy, approvalRequirement } from '../approvals/policy.js';
+import type { StandingApprovalStore } from '../approvals/ports.js';
+import { type AuditInput, auditEvent } from '../audit/audit-event.js';
+import type { HistoryItem, ToolCall } from './history.js';
+import type { Clock, IdGenerator, NewApproval, RunRecord, StandingApproval } from './ports.js';
+import { readableArguments, runScope } from './run-events.js';
+import type { ToolRegistry } from './tool-registry.js';
+import { toolContext, toolOutput } from './turn-settler.js';
+
+export interface CallPlannerDeps {
+  tools: ToolRegistry;
+  policy: ApprovalPolicy;
+  standing: Pick<StandingApprovalStore, 'find'>;
+  clock: Clock;
+  newId: IdGenerator;
+}
+
+/** What a model turn's calls need before any of them runs. */
+export interface CallPlan {
+  /** Requests to store with the turn: pending, or approved by a standing approval. */
+  approvals: NewApproval[];
+  audit: AuditInput[];
+  /** What to say in the thread (a call approved automatically). */
+  notes: string[];
+  /** Calls that already have their output (an unknown tool); it was appended to the turn's items. */
+  done: Set<string>;
+}
+
+/**
+ * Decides, for each call of a model turn, whether it needs a person: the policy (failing closed on arguments
+ * that do not parse), then the conversation's "approve for this thread" grants.
+ */
+export class CallPlanner {
+  readonly #deps: CallPlannerDeps;
+
+  constructor(deps: CallPlannerDeps) {
+    this.#deps = deps;
+  }
+
+  async plan(run: RunRecord, calls: readonly ToolCall[], items: HistoryItem[]): Promise<CallPlan> {
+    const plan: CallPlan = { approvals: [], audit: [], notes: [], done: new Set() };
+    const context = toolContext(run);
+    for (const call of calls) {
+      const tool = this.#deps.tools.get(call.name);
+      if (!tool) {
+        const output = `Unknown tool "${call.name}". Available tools: ${this.#deps.tools.names().join(', ')}.`;
+        items.push(toolOutput(call, output, 'error'));
+        plan.done.add(call.callId);
+        continue;
+      }
+      const parsed = tool.parseArguments(call.arguments);
+      const requirement = await approvalRequirement(this.#deps.policy, tool, parsed, context);
+      if (!requirement.required) continue;
+      const approval = this.#newApproval(call, requirement.rule);
+      // A standing approval covers only calls whose arguments parse: a malformed call always asks a person.
+      const found =
+        parsed.ok && requirement.rule.allowStandingApproval
+          ? await this.#deps.standing.find(run.conversationId, call.name)
+          : undefined;
+      // A grant never lets its grantor approve their own later request where self-approval is not allowed.
+      const grant =
+        found && (requirement.rule.allowSelfApproval || found.grantedBy !== run.requesterId)
+          ? found
+          : undefined;
+      if (grant) {
+        plan.approvals.push({ ...approval, automatic: grant });
+        plan.audit.push(this.#automaticApproval(run, call, approval.id, grant));
+        plan.notes.push(`\`${call.name}\` auto-approved (approved for this thread by <@${grant.grantedBy}>)`);
+      } else {
+        plan.approvals.push(approval);
+        plan.audit.push(this.#approvalRequested(run, approval));
+      }
+    }
+    return plan;
+  }
+
+  #approvalRequested(run: RunRecord, approval: NewApproval): AuditInput {
+    return auditEvent('approval.requested', {
+      at: this.#deps.clock.now(),
+      actor: run.requesterId,
+      ...runScope(run),
+      approvalId: approval.id,
+      payload: {
+        tool: approval.toolName,
+        callId: approval.callId,
+        arguments: readableArguments(approval.arguments),
+        rule: approval.rule,
+      },
+    });
+  }
+
+  /** A call a standing approval covers: an automatic decision by the grantor, pointing to the original. */
+  #automaticApproval(
+    run: RunRecord,
+    call: ToolCall,
+    approvalId: string,
+    grant: StandingApproval,
+  ): AuditInput {
+    return auditEvent('approval.approved', {
+      at: this.#deps.clock.now(),
+      actor: grant.grantedBy,
+      ...runScope(run),
+      approvalId,
+      payload: {
+        tool: call.name,
+        callId: call.callId,
+        arguments: readableArguments(call.arguments),
+        automatic: true,
+        originApprovalId: grant.originApprovalId,
+      },
+    });
+  }
+
+  #newApproval(call: ToolCall, rule: ApprovalRule): NewApproval {
+    const now = this.#deps.clock.now();
+    return {
+      id: this.#deps.newId('apr'),
+      callId: call.callId,
+      toolName: call.name,
+      arguments: call.arguments,
+      argumentsHash: createHash('sha256').update(call.arguments).digest('hex'),
+      rule,
+      expiresAt: rule.expiresAfterMs ? now + rule.expiresAfterMs : null,
+      remindAt: rule.remindAfterMs ? now + rule.remindAfterMs : null,
+    };
+  }
+}

@@ -1,0 +1,90 @@
+import { type AuditInput, auditEvent } from '../audit/audit-event.js';
+import type { ApprovalRecord, ApprovalRule, ApprovalStatus } from './approval.js';
+import type { Vote } from './ports.js';
+
+/**
+ * The rules that decide what a vote, an expiry or the end of a run does to requests. Pure functions: the
+ * stores call them inside their transactions, holding the rows they read, so both databases apply the same
+ * rules and racing processes cannot both act on what they read.
+ */
+
+export interface CastVote {
+  userId: string;
+  vote: Vote;
+}
+
+export type Tally =
+  /** Approved by fewer people than the quorum so far. */
+  | { kind: 'counted'; approvers: string[] }
+  /** Settled: approved by the quorum, or rejected by one person. */
+  | { kind: 'decided'; status: 'approved' | 'rejected'; decidedBy: string; approvers: string[] };
+
+/**
+ * What the votes cast so far (in order, the newest last) make of a request: one rejection ends it; it is
+ * approved once `quorum` different people approved.
+ */
+export function tallyVotes(rule: Pick<ApprovalRule, 'quorum'>, votes: readonly CastVote[]): Tally {
+  const approvers = votes.filter((v) => v.vote === 'approve').map((v) => v.userId);
+  const rejection = votes.find((v) => v.vote === 'reject');
+  if (rejection) return { kind: 'decided', status: 'rejected', decidedBy: rejection.userId, approvers };
+  if (approvers.length < rule.quorum) return { kind: 'counted', approvers };
+  return { kind: 'decided', status: 'approved', decidedBy: approvers.join(','), approvers };
+}
+
+/** A paused turn can go on once no call of it waits for a decision. */
+export function turnSettled(approvalsOfTurn: readonly Pick<ApprovalRecord, 'status'>[]): boolean {
+  return approvalsOfTurn.every((approval) => approval.status !== 'pending');
+}
+
+/**
+ * When a run ends early (failed or cancelled), what it would still have executed must never execute: its
+ * pending requests, and those approved but not yet started.
+ */
+export function cancelledByRunEnd(status: ApprovalStatus): boolean {
+  return status === 'pending' || status === 'approved';
+}
+
+/** A pending request is reminded at most once a period: after one sent at `now`, the next (null: none). */
+export function nextReminderAt(rule: Pick<ApprovalRule, 'remindAfterMs'>, now: number): number | null {
+  return rule.remindAfterMs ? now + rule.remindAfterMs : null;
+}
+
+/** The run goes on: recorded by whoever settled its paused turn (a person, or `system` for an expiry). */
+export function runResumedEvent(settled: ApprovalRecord, actor: string, at: number): AuditInput {
+  return auditEvent('run.resumed', {
+    at,
+    actor,
+    teamId: settled.teamId,
+    conversationId: settled.conversationId,
+    runId: settled.runId,
+    approvalId: settled.id,
+    payload: { turn: settled.turn },
+  });
+}
+
+/** "Approve for this thread" given with an approval. */
+export function standingGrantedEvent(approval: ApprovalRecord, grantedBy: string, at: number): AuditInput {
+  return auditEvent('standing.granted', {
+    at,
+    actor: grantedBy,
+    teamId: approval.teamId,
+    conversationId: approval.conversationId,
+    approvalId: approval.id,
+    payload: { tool: approval.toolName },
+  });
+}
+
+/** A grant withdrawn by an admin. */
+export function standingRevokedEvent(
+  revoked: { conversationId: string; toolName: string; grantedBy: string },
+  scope: { teamId: string; approvalId: string; userId: string; at: number },
+): AuditInput {
+  return auditEvent('standing.revoked', {
+    at: scope.at,
+    actor: scope.userId,
+    teamId: scope.teamId,
+    conversationId: revoked.conversationId,
+    approvalId: scope.approvalId,
+    payload: { tool: revoked.toolName, grantedBy: revoked.grantedBy },
+  });
+}

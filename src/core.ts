@@ -1,0 +1,133 @@
+import type { ChatModel } from './agent/model.js';
+import { createOpenAIModel } from './agent/openai-client.js';
+import type { Clock, IdGenerator } from './agent/ports.js';
+import { DEFAULT_LIMITS, Runner, type RunnerLimits } from './agent/runner.js';
+import type { AgentTool } from './agent/tool.js';
+import { ToolRegistry } from './agent/tool-registry.js';
+import { ApprovalService } from './approvals/approval-service.js';
+import { ArgumentEditService } from './approvals/argument-edit-service.js';
+import type { ApprovalPolicy } from './approvals/policy.js';
+import type { Config } from './config.js';
+import { ConversationService } from './conversations/conversation-service.js';
+import { DecisionFollowUp } from './conversations/decision-follow-up.js';
+import type { SurfaceAdapters } from './conversations/ports.js';
+import { openDatabase } from './db/open-database.js';
+import type { SqlDatabase } from './db/sql/sql-database.js';
+import { createStores, type Stores } from './db/stores.js';
+import { randomId } from './ids.js';
+import type { Logger } from './logger.js';
+import { loadMcpServers } from './mcp/load-mcp-servers.js';
+import { McpServers } from './mcp/mcp-servers.js';
+import { ownerIsGone, processOwnerId } from './process-identity.js';
+import { createBuiltInTools } from './tools/built-in-tools.js';
+
+/** What tests and the bench may replace; production uses none of these. */
+export interface CoreOverrides {
+  model?: ChatModel;
+  clock?: Clock;
+  newId?: IdGenerator;
+  limits?: RunnerLimits;
+  /** The tools to register, given the built-in ones (tests add a failing tool or retire one). */
+  tools?: (builtIn: AgentTool[]) => AgentTool[];
+  /** How often cards and replies Slack did not accept are tried again; default 30 s. */
+  deliveryRetryMs?: number;
+}
+
+/** The core of the product on its database: stores, model, policy, tools and the services built on them. */
+export interface Core<A extends SurfaceAdapters = SurfaceAdapters> {
+  /** The surface's adapters, as built for these stores. */
+  adapters: A;
+  database: SqlDatabase;
+  stores: Stores;
+  policy: ApprovalPolicy;
+  tools: ToolRegistry;
+  mcp: McpServers;
+  conversations: ConversationService;
+  approvals: ApprovalService;
+  edits: ArgumentEditService;
+  /** What follows any change to a request, wherever it was made. */
+  followUp: DecisionFollowUp;
+  clock: Clock;
+  /** This process, as written in the leases it holds. */
+  owner: string;
+}
+
+/**
+ * Opens the database and builds the core on it: one store of each kind, the model, the tools (built-in and
+ * MCP), the runner and the conversation, approval and follow-up services. Shared by the Slack bot and the
+ * terminal chat, which differ only in their surface (built by `adaptersFor`, as it renders from the stores).
+ */
+export async function createCore<A extends SurfaceAdapters>(
+  config: Config,
+  logger: Logger,
+  policy: ApprovalPolicy,
+  adaptersFor: (stores: Stores) => A,
+  overrides: CoreOverrides = {},
+): Promise<Core<A>> {
+  const clock = overrides.clock ?? { now: () => Date.now() };
+  const newId = overrides.newId ?? randomId;
+  const mcpServers = loadMcpServers(config.mcpServersFile);
+  const database = await openDatabase(config.database, logger);
+  const owner = processOwnerId();
+  const stores = createStores({
+    db: database,
+    clock,
+    newId,
+    owner,
+    leaseMs: config.runLeaseMs,
+    ownerIsGone: (other) => ownerIsGone(other, owner),
+  });
+  const adapters = adaptersFor(stores);
+  const builtIn = createBuiltInTools({ clock, notes: stores.notes, poster: adapters.surface });
+  const tools = new ToolRegistry(overrides.tools ? overrides.tools(builtIn) : builtIn);
+  const runner = new Runner({
+    model: overrides.model ?? createOpenAIModel({ ...config.openai, systemPrompt: adapters.systemPrompt }),
+    tools,
+    policy,
+    store: stores.runs,
+    standing: stores.standing,
+    clock,
+    newId,
+    logger,
+    limits: overrides.limits ?? DEFAULT_LIMITS,
+  });
+  const conversations = new ConversationService({
+    store: stores.conversations,
+    outbox: stores.deliveries,
+    recovery: stores.recovery,
+    runs: stores.runs,
+    runner,
+    surface: adapters.surface,
+    surfaceKind: adapters.surfaceKind,
+    clock,
+    newId,
+    logger,
+    leaseMs: config.runLeaseMs,
+    deliveryRetryMs: overrides.deliveryRetryMs ?? 30_000,
+    threadContextMessages: config.threadContextMessages,
+  });
+  const approvals = new ApprovalService({
+    store: stores.approvals,
+    clock,
+    adminUserIds: config.adminUserIds,
+    ...(adapters.groups ? { groups: adapters.groups } : {}),
+  });
+  return {
+    adapters,
+    database,
+    stores,
+    policy,
+    tools,
+    mcp: new McpServers({ servers: mcpServers, registry: tools, logger }),
+    conversations,
+    approvals,
+    edits: new ArgumentEditService({ tools, approvals, store: stores.approvals }),
+    followUp: new DecisionFollowUp({
+      surface: adapters.decisionSurface ?? adapters.surface,
+      conversations,
+      logger,
+    }),
+    clock,
+    owner,
+  };
+}

@@ -1,0 +1,126 @@
+import { type SQL, sql } from 'drizzle-orm';
+import type { Delivery, DeliveryOutbox } from '../conversations/ports.js';
+import { toApprovalRecord } from './approval-rows.js';
+import { leaseColumns, takableLease } from './run-rows.js';
+import { readEnum, readNumber, readOptionalString, readString } from './sql/columns.js';
+import { audit, count, type Program, type Row, rows } from './sql/program.js';
+import type { StoreContext } from './store-context.js';
+
+/** Deliveries taken per retry round; the rest wait for the next round. */
+const BATCH = 50;
+
+/** Cards and replies owed to threads, each taken by one process at a time with a lease. */
+export function createDeliveryOutbox(ctx: StoreContext): DeliveryOutbox {
+  const { db, clock } = ctx;
+  return {
+    takeCards(approvalIds) {
+      if (approvalIds.length === 0) return Promise.resolve([]);
+      const at = clock.now();
+      return db.write(function* () {
+        const ids = approvalIds.map((id) => `card:${id}`);
+        // The cards this process owed itself when it stored the turn, unless another took them meanwhile.
+        const takable = yield* takableLease(ctx, 'deliveries', at, { mine: true });
+        const taken = yield* take(ctx, at, sql`id in ${ids} and ${takable}`);
+        const cards = yield* toDeliveries(taken);
+        const order = new Map(approvalIds.map((id, index) => [id, index]));
+        return cards
+          .flatMap((d) => (d.kind === 'card' ? [d] : []))
+          .sort((a, b) => (order.get(a.approval.id) ?? 0) - (order.get(b.approval.id) ?? 0));
+      });
+    },
+
+    takeReply(runId) {
+      const at = clock.now();
+      return db.write(function* () {
+        const takable = yield* takableLease(ctx, 'deliveries', at, { mine: true });
+        return (yield* take(ctx, at, sql`id = ${`reply:${runId}`} and ${takable}`)).length === 1;
+      });
+    },
+
+    takeDue(scope, now) {
+      return db.write(function* () {
+        // A card whose request was decided before it could be posted is owed no more.
+        yield* count(sql`delete from deliveries where kind = 'card' and not exists
+          (select 1 from approvals a where a.id = deliveries.approval_id and a.status = 'pending')`);
+        const due = sql`id in (select d.id from deliveries d join conversations c on c.id = d.conversation_id
+          where ${'surface' in scope ? sql`c.surface = ${scope.surface}` : sql`c.id = ${scope.conversationId}`}
+            and d.due_at <= ${now} and ${yield* takableLease(ctx, 'deliveries', now, { as: 'd' })}
+          order by d.due_at limit ${BATCH} ${ctx.db.dialect.forUpdateSkipLocked})`;
+        return yield* toDeliveries(yield* take(ctx, now, due));
+      });
+    },
+
+    cardPosted(approvalId, card, events) {
+      const at = clock.now();
+      return db.write(function* () {
+        // The first card stored stays the card (a second one, posted by a process slow past its lease, is only a
+        // copy whose buttons still decide the same request).
+        yield* count(sql`update approvals set channel_id = ${card.channelId}, message_ts = ${card.messageTs},
+          updated_at = ${at} where id = ${approvalId} and message_ts is null`);
+        yield* count(sql`delete from deliveries where id = ${`card:${approvalId}`}`);
+        yield* audit(events);
+      });
+    },
+
+    replyPosted(runId) {
+      return db.write(function* () {
+        yield* count(sql`delete from deliveries where id = ${`reply:${runId}`}`);
+      });
+    },
+
+    failed(delivery, { retryAt, text, noticed }) {
+      return db.write(function* () {
+        yield* count(sql`update deliveries set attempts = attempts + 1, due_at = ${retryAt},
+          lease_owner = null, lease_until = null, text = coalesce(${text ?? null}, text),
+          noticed = ${noticed ? sql`1` : sql`noticed`}
+          where id = ${deliveryId(delivery)} and lease_owner = ${ctx.owner}`);
+      });
+    },
+  };
+}
+
+function deliveryId(delivery: Delivery): string {
+  return delivery.kind === 'card' ? `card:${delivery.approval.id}` : `reply:${delivery.runId}`;
+}
+
+/** Leases the deliveries `which` selects to this process. */
+function* take(ctx: StoreContext, at: number, which: SQL): Program<Row[]> {
+  return yield* rows(sql`update deliveries set ${leaseColumns(ctx, at)} where ${which} returning *`);
+}
+
+/** What each taken delivery needs: a card its request (still pending), a reply its thread. */
+function* toDeliveries(taken: readonly Row[]): Program<Delivery[]> {
+  const deliveries: Delivery[] = [];
+  for (const d of [...taken].sort((a, b) => readNumber(a, 'due_at') - readNumber(b, 'due_at'))) {
+    const attempts = readNumber(d, 'attempts');
+    if (readEnum(d, 'kind', ['card', 'reply'] as const) === 'card') {
+      const [approval] = yield* rows(sql`select * from approvals
+        where id = ${readOptionalString(d, 'approval_id')} and status = 'pending'`);
+      if (approval) {
+        deliveries.push({
+          kind: 'card',
+          approval: toApprovalRecord(approval),
+          attempts,
+          noticed: readNumber(d, 'noticed') === 1,
+        });
+      }
+      continue;
+    }
+    const [thread] = yield* rows(sql`select team_id, channel_id, thread_ts from conversations
+      where id = ${readString(d, 'conversation_id')}`);
+    const runId = readOptionalString(d, 'run_id');
+    if (!thread || !runId) continue;
+    deliveries.push({
+      kind: 'reply',
+      runId,
+      attempts,
+      text: readOptionalString(d, 'text') ?? '',
+      thread: {
+        teamId: readString(thread, 'team_id'),
+        channelId: readString(thread, 'channel_id'),
+        threadTs: readString(thread, 'thread_ts'),
+      },
+    });
+  }
+  return deliveries;
+}

@@ -1,0 +1,35 @@
+import type { DatabaseConfig } from '../config.js';
+import type { Logger } from '../logger.js';
+import { openPostgresDatabase } from './postgres/postgres-database.js';
+import type { SqlDatabase } from './sql/sql-database.js';
+import { openSqliteDatabase, openSqliteReadOnly } from './sqlite/sqlite-database.js';
+
+/**
+ * Opens the configured database and applies its migrations: PostgreSQL when `DATABASE_URL` is set, else the
+ * SQLite file at `DATABASE_PATH`.
+ */
+export async function openDatabase(config: DatabaseConfig, logger: Logger): Promise<SqlDatabase> {
+  if (config.kind === 'sqlite') return openSqliteDatabase(config.path);
+  return openPostgresDatabase(config.url, {
+    poolSize: config.poolSize,
+    onError: (error) =>
+      logger.warn('database connection lost; it will be replaced', { error: error.message }),
+  });
+}
+
+/** Opens the database for reading only (the audit command line): nothing is created, migrated or written. */
+export async function openDatabaseReadOnly(config: DatabaseConfig): Promise<SqlDatabase> {
+  if (config.kind === 'sqlite') return openSqliteReadOnly(config.path);
+  return openPostgresDatabase(config.url, { poolSize: 2, readOnly: true });
+}
+
+/** Where the database is, for logs and messages: never the password of a PostgreSQL URL. */
+export function describeDatabase(config: DatabaseConfig): string {
+  if (config.kind === 'sqlite') return `SQLite ${config.path}`;
+  try {
+    const url = new URL(config.url);
+    return `PostgreSQL ${url.hostname}${url.port ? `:${url.port}` : ''}${url.pathname}`;
+  } catch {
+    return 'PostgreSQL';
+  }
+}

@@ -1,0 +1,268 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { HISTORY_ITEM_KINDS } from '../../agent/history.js';
+import { RUN_STATUSES } from '../../agent/ports.js';
+import { APPROVAL_STATUSES } from '../../approvals/approval.js';
+import { DELIVERY_KINDS } from '../../conversations/delivery.js';
+import { SURFACES } from '../../surfaces.js';
+
+/** Milliseconds since the epoch; every time column uses it so ordering and arithmetic are plain integers. */
+const millis = (name: string) => integer(name).notNull();
+const createdAt = () => millis('created_at');
+
+/** One per Slack thread (or terminal thread): the unit of history and of serialised work. */
+export const conversations = sqliteTable(
+  'conversations',
+  {
+    id: text('id').primaryKey(),
+    teamId: text('team_id').notNull(),
+    channelId: text('channel_id').notNull(),
+    threadTs: text('thread_ts').notNull(),
+    /** Who serves the conversation: the Slack bot, or `npm run chat` (whose threads Slack cannot reach). */
+    surface: text('surface', { enum: SURFACES }).notNull().default('slack'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('conversations_thread').on(t.teamId, t.channelId, t.threadTs)],
+);
+
+/** Append-only history: user messages, assistant messages, tool calls and tool outputs, in order. */
+export const conversationItems = sqliteTable(
+  'conversation_items',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    conversationId: text('conversation_id').notNull(),
+    runId: text('run_id'),
+    turn: integer('turn'),
+    kind: text('kind', { enum: HISTORY_ITEM_KINDS }).notNull(),
+    /** JSON of the item's fields, validated by the history schema on read. */
+    data: text('data').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('conversation_items_conversation').on(t.conversationId, t.id)],
+);
+
+export const runs = sqliteTable(
+  'runs',
+  {
+    id: text('id').primaryKey(),
+    conversationId: text('conversation_id').notNull(),
+    status: text('status', { enum: RUN_STATUSES }).notNull(),
+    /** The serialised run state (see src/agent/run-state.ts); never the history itself. */
+    state: text('state').notNull(),
+    schemaVersion: integer('schema_version').notNull(),
+    turn: integer('turn').notNull(),
+    requesterId: text('requester_id').notNull(),
+    /** Why a run failed or was cancelled, in one sentence. */
+    error: text('error'),
+    /** The process driving the run, while it is `running`; it renews `leaseUntil` as it goes. */
+    leaseOwner: text('lease_owner'),
+    /**
+     * New at every claim of the run: the process's driver carries it and every write of the run checks it, so a
+     * driver that stalled past its lease writes nothing even if its process holds the run again later.
+     */
+    leaseToken: text('lease_token'),
+    /** After this (epoch ms) any process may take the running run over. */
+    leaseUntil: integer('lease_until'),
+    createdAt: createdAt(),
+    updatedAt: millis('updated_at'),
+  },
+  (t) => [
+    index('runs_conversation_status').on(t.conversationId, t.status),
+    index('runs_status').on(t.status),
+    // Recovery looks for the leases held now, on every process, every few seconds.
+    index('runs_leased').on(t.leaseUntil).where(sql`${t.leaseOwner} is not null`),
+    // At most one active run per conversation, whatever the number of processes.
+    uniqueIndex('runs_one_active').on(t.conversationId).where(sql`${t.status} in ('running', 'paused')`),
+  ],
+);
+
+/**
+ * What the bot owes a thread until Slack accepts it: an approval card, or a run's last message. Kept until
+ * posted; a failing delivery is tried again later and later; a process takes one with a lease.
+ */
+export const deliveries = sqliteTable(
+  'deliveries',
+  {
+    /** `card:<approval id>` or `reply:<run id>`. */
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: DELIVERY_KINDS }).notNull(),
+    conversationId: text('conversation_id').notNull(),
+    approvalId: text('approval_id'),
+    runId: text('run_id'),
+    /** The reply still owed (for a streamed answer, the part Slack has not shown). */
+    text: text('text'),
+    attempts: integer('attempts').notNull().default(0),
+    dueAt: millis('due_at'),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: integer('lease_until'),
+    /** 1 once the thread was told that the card could not be posted, so it is told once. */
+    noticed: integer('noticed').notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [index('deliveries_due').on(t.dueAt)],
+);
+
+/** One row per gated tool call. */
+export const approvals = sqliteTable(
+  'approvals',
+  {
+    id: text('id').primaryKey(),
+    runId: text('run_id').notNull(),
+    conversationId: text('conversation_id').notNull(),
+    teamId: text('team_id').notNull(),
+    /** The model turn that produced the call; all approvals of one paused turn share it. */
+    turn: integer('turn').notNull(),
+    callId: text('call_id').notNull(),
+    toolName: text('tool_name').notNull(),
+    /** The arguments exactly as the model sent them. */
+    arguments: text('arguments').notNull(),
+    argumentsHash: text('arguments_hash').notNull(),
+    /** Arguments as edited by a person before approval, when they were. */
+    editedArguments: text('edited_arguments'),
+    /**
+     * Set when the decision was automatic: the approval whose "Approve for this thread" covered this call.
+     * Null for decisions a person made on this request itself.
+     */
+    originApprovalId: text('origin_approval_id'),
+    status: text('status', { enum: APPROVAL_STATUSES }).notNull(),
+    requesterId: text('requester_id').notNull(),
+    /** The policy rule that applied, as JSON, so later policy changes do not rewrite history. */
+    rule: text('rule').notNull(),
+    decidedBy: text('decided_by'),
+    decidedAt: integer('decided_at'),
+    reason: text('reason'),
+    channelId: text('channel_id').notNull(),
+    threadTs: text('thread_ts').notNull(),
+    messageTs: text('message_ts'),
+    result: text('result'),
+    expiresAt: integer('expires_at'),
+    remindAt: integer('remind_at'),
+    createdAt: createdAt(),
+    updatedAt: millis('updated_at'),
+  },
+  (t) => [
+    uniqueIndex('approvals_run_call').on(t.runId, t.callId),
+    index('approvals_status').on(t.status),
+    index('approvals_run_turn').on(t.runId, t.turn),
+  ],
+);
+
+/**
+ * "Approve for this thread": later calls of `toolName` in the conversation are approved automatically, until
+ * revoked. Granted by the decision on `originApprovalId`.
+ */
+export const standingApprovals = sqliteTable(
+  'standing_approvals',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    conversationId: text('conversation_id').notNull(),
+    toolName: text('tool_name').notNull(),
+    grantedBy: text('granted_by').notNull(),
+    originApprovalId: text('origin_approval_id').notNull(),
+    grantedAt: millis('granted_at'),
+    revokedAt: integer('revoked_at'),
+  },
+  (t) => [index('standing_approvals_conversation_tool').on(t.conversationId, t.toolName)],
+);
+
+/** Individual votes, for quorum: one per person per approval. */
+export const approvalVotes = sqliteTable(
+  'approval_votes',
+  {
+    approvalId: text('approval_id').notNull(),
+    userId: text('user_id').notNull(),
+    vote: text('vote', { enum: ['approve', 'reject'] }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('approval_votes_user').on(t.approvalId, t.userId)],
+);
+
+/** Copies of an approval card outside the conversation's thread (the rule's approval channel). */
+export const approvalCards = sqliteTable(
+  'approval_cards',
+  {
+    approvalId: text('approval_id').notNull(),
+    channelId: text('channel_id').notNull(),
+    messageTs: text('message_ts').notNull(),
+    /** Permalink to the conversation's thread, shown on the copy. */
+    link: text('link'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('approval_cards_message').on(t.approvalId, t.channelId, t.messageTs)],
+);
+
+/** Append-only, hash-chained. Nothing updates or deletes these rows. */
+export const auditEvents = sqliteTable(
+  'audit_events',
+  {
+    seq: integer('seq').primaryKey(),
+    at: millis('at'),
+    actor: text('actor').notNull(),
+    kind: text('kind').notNull(),
+    teamId: text('team_id'),
+    conversationId: text('conversation_id'),
+    runId: text('run_id'),
+    approvalId: text('approval_id'),
+    payload: text('payload').notNull(),
+    prevHash: text('prev_hash').notNull(),
+    hash: text('hash').notNull(),
+  },
+  (t) => [index('audit_events_approval').on(t.approvalId), index('audit_events_at').on(t.at)],
+);
+
+/** Keys of Slack deliveries already handled (event ids and team/channel/ts), for dedupe across retries. */
+export const processedEvents = sqliteTable('processed_events', {
+  key: text('key').primaryKey(),
+  createdAt: createdAt(),
+});
+
+/** Messages that arrived while the conversation's run waited for a decision; answered in order after it. */
+export const queuedMessages = sqliteTable(
+  'queued_messages',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    conversationId: text('conversation_id').notNull(),
+    userId: text('user_id').notNull(),
+    text: text('text').notNull(),
+    messageTs: text('message_ts').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('queued_messages_conversation').on(t.conversationId, t.id)],
+);
+
+/** Data of the built-in note tools. */
+export const notes = sqliteTable(
+  'notes',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    teamId: text('team_id').notNull(),
+    text: text('text').notNull(),
+    createdBy: text('created_by').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('notes_team').on(t.teamId)],
+);
+
+/** People who opened the app's Home tab: their views are refreshed when a request that concerns them changes. */
+export const homeViewers = sqliteTable(
+  'home_viewers',
+  {
+    teamId: text('team_id').notNull(),
+    userId: text('user_id').notNull(),
+    /** 1 when the viewer saw the admins' view (every request of the workspace). */
+    auditor: integer('auditor').notNull(),
+    openedAt: millis('opened_at'),
+  },
+  (t) => [uniqueIndex('home_viewers_user').on(t.teamId, t.userId)],
+);
+
+/** People the bot has greeted in its Messages tab: one row each, so nobody is greeted twice. */
+export const greetedUsers = sqliteTable(
+  'greeted_users',
+  {
+    teamId: text('team_id').notNull(),
+    userId: text('user_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('greeted_users_user').on(t.teamId, t.userId)],
+);

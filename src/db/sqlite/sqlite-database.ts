@@ -1,0 +1,125 @@
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import type { SQL } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+import { withAuditLast } from '../audit-writer.js';
+import { driveSync, type Program, type Step } from '../sql/program.js';
+import { SQLITE_DIALECT, type SqlDatabase } from '../sql/sql-database.js';
+
+/** The generated migrations, found from this file so the working directory does not matter. */
+const MIGRATIONS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../drizzle/sqlite');
+
+/** Statements kept prepared; past this many (only lists of varying length make new ones) the cache starts over. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Opens (creating when needed, mode 0600) the SQLite file, sets WAL and a busy timeout, and applies every
+ * migration. `:memory:` is accepted for tests. Several processes may open one file: SQLite serialises their
+ * write transactions, and each waits up to the busy timeout for the others.
+ */
+export function openSqliteDatabase(path: string): SqlDatabase {
+  if (path !== ':memory:') {
+    mkdirSync(dirname(resolve(path)), { recursive: true });
+    if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+    chmodSync(path, 0o600);
+  }
+  const sqlite = new Database(path);
+  // The busy timeout first: switching to WAL needs a lock that another process may be holding.
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('journal_mode = WAL');
+  migrateSharingTheFile(sqlite);
+  guardAuditEvents(sqlite);
+  return createEngine(sqlite, { writable: true });
+}
+
+/**
+ * Opens an existing database for reading only: no migrations, no triggers, no file created, nothing written.
+ * For the audit command line, which may be pointed at a copy kept as evidence. Throws when the file is absent.
+ */
+export function openSqliteReadOnly(path: string): SqlDatabase {
+  const sqlite = new Database(path, { readonly: true, fileMustExist: true });
+  sqlite.pragma('busy_timeout = 5000');
+  return createEngine(sqlite, { writable: false });
+}
+
+/**
+ * drizzle's migrator reads which migrations ran before it takes the write lock, so two processes starting on
+ * one new file can both try the first migration; the one that loses finds it applied when it reads again.
+ */
+function migrateSharingTheFile(sqlite: Database.Database): void {
+  const db = drizzle(sqlite);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      migrate(db, { migrationsFolder: MIGRATIONS });
+      return;
+    } catch (error) {
+      if (attempt >= 5) throw error;
+    }
+  }
+}
+
+/**
+ * Makes `audit_events` append-only inside SQLite itself: any UPDATE or DELETE aborts, whoever issues it. Someone
+ * with the file can still drop the triggers; the hash chain is what proves such an edit (`npm run audit --
+ * verify`). Idempotent; runs after the migrations at every start.
+ */
+function guardAuditEvents(sqlite: Database.Database): void {
+  for (const action of ['UPDATE', 'DELETE'] as const) {
+    sqlite.exec(
+      `CREATE TRIGGER IF NOT EXISTS audit_events_no_${action.toLowerCase()} BEFORE ${action} ON audit_events
+       BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END;`,
+    );
+  }
+}
+
+function createEngine(sqlite: Database.Database, { writable }: { writable: boolean }): SqlDatabase {
+  const dialect = new SQLiteSyncDialect();
+  const statements = new Map<string, Database.Statement>();
+  const prepared = (query: SQL) => {
+    const { sql: text, params } = dialect.sqlToQuery(query);
+    let statement = statements.get(text);
+    if (!statement) {
+      if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
+      statement = sqlite.prepare(text);
+      statements.set(text, statement);
+    }
+    return { statement, values: params.map(toSqliteValue) };
+  };
+  const take = (step: Step): unknown => {
+    if (step.op === 'audit') throw new Error('Audit events can only be written in a write transaction');
+    const { statement, values } = prepared(step.query);
+    return step.op === 'rows' ? statement.all(...values) : statement.run(...values).changes;
+  };
+  const settle = <T>(work: () => T): Promise<T> => {
+    try {
+      return Promise.resolve(work());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+  return {
+    dialect: SQLITE_DIALECT,
+    read: (program) => settle(() => driveSync(program(), take)),
+    write<T>(program: () => Program<T>) {
+      if (!writable) return Promise.reject(new Error('This database was opened read-only'));
+      // IMMEDIATE: the write lock is taken at BEGIN, so a read-then-write never meets a writer in between.
+      const transaction = sqlite.transaction(() => driveSync(withAuditLast(SQLITE_DIALECT, program()), take));
+      return settle(() => transaction.immediate());
+    },
+    isOpen: () => sqlite.open,
+    async close() {
+      if (sqlite.open) sqlite.close();
+    },
+  };
+}
+
+/** better-sqlite3 binds numbers, strings, bigints, buffers and null; booleans become 0/1. */
+function toSqliteValue(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return value;
+}

@@ -1,0 +1,61 @@
+import type { RunStore } from '../agent/ports.js';
+import type {
+  ApprovalCardStore,
+  ApprovalStore,
+  ApprovalTimerStore,
+  StandingApprovalStore,
+} from '../approvals/ports.js';
+import type { AuditQueries } from '../audit/audit-queries.js';
+import type { HomeViewerStore } from '../audit/home-viewers.js';
+import type { ConversationStore, DedupeStore, DeliveryOutbox, RunRecovery } from '../conversations/ports.js';
+import type { GreetingStore } from '../conversations/welcome-service.js';
+import type { NotesStore } from '../tools/ports.js';
+import { createApprovalCardStore } from './approval-card-store.js';
+import { createApprovalStore } from './approval-store.js';
+import { createApprovalTimerStore } from './approval-timer-store.js';
+import { createAuditQueryStore } from './audit-query-store.js';
+import { createConversationStore } from './conversation-store.js';
+import { createDedupeStore } from './dedupe-store.js';
+import { createDeliveryOutbox } from './delivery-outbox.js';
+import { createGreetingStore } from './greeting-store.js';
+import { createHomeViewerStore } from './home-viewer-store.js';
+import { createNotesStore } from './notes-store.js';
+import { createRunRecovery } from './run-recovery.js';
+import { createRunStore } from './run-store.js';
+import { createStandingApprovalStore } from './standing-approvals.js';
+import type { StoreContext } from './store-context.js';
+
+/** Every store of the core's ports, one instance of each, on one database. */
+export interface Stores {
+  runs: RunStore;
+  conversations: ConversationStore;
+  deliveries: DeliveryOutbox;
+  recovery: RunRecovery;
+  approvals: ApprovalStore;
+  cards: ApprovalCardStore;
+  timers: ApprovalTimerStore;
+  standing: StandingApprovalStore;
+  auditQueries: AuditQueries;
+  dedupe: DedupeStore;
+  greetings: GreetingStore;
+  notes: NotesStore;
+  homeViewers: HomeViewerStore;
+}
+
+export function createStores(ctx: StoreContext): Stores {
+  return {
+    runs: createRunStore(ctx),
+    conversations: createConversationStore(ctx),
+    deliveries: createDeliveryOutbox(ctx),
+    recovery: createRunRecovery(ctx),
+    approvals: createApprovalStore(ctx),
+    cards: createApprovalCardStore(ctx),
+    timers: createApprovalTimerStore(ctx),
+    standing: createStandingApprovalStore(ctx),
+    auditQueries: createAuditQueryStore(ctx.db),
+    dedupe: createDedupeStore(ctx),
+    greetings: createGreetingStore(ctx),
+    notes: createNotesStore(ctx),
+    homeViewers: createHomeViewerStore(ctx),
+  };
+}

@@ -1,0 +1,99 @@
+import type { Clock } from '../agent/ports.js';
+import type { ApprovalService } from '../approvals/approval-service.js';
+import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
+import type { StandingApprovalStore } from '../approvals/ports.js';
+import type { AuditQueries } from '../audit/audit-queries.js';
+import type { HomeViewerStore } from '../audit/home-viewers.js';
+import type { Config } from '../config.js';
+import type { ConversationService } from '../conversations/conversation-service.js';
+import type { DecisionFollowUp } from '../conversations/decision-follow-up.js';
+import type { DedupeStore } from '../conversations/ports.js';
+import { type GreetingStore, WelcomeService } from '../conversations/welcome-service.js';
+import type { Logger } from '../logger.js';
+import type { SlackAdapters, SlackRuntime } from './app.js';
+import { createAuditAccess } from './audit-access.js';
+import { createHomePublisher, type HomePublisher } from './home-publisher.js';
+import { registerActionListeners } from './listeners/actions.js';
+import { registerCommandListeners } from './listeners/commands.js';
+import { registerDecisionModalListeners } from './listeners/decision-modals.js';
+import { registerHomeListeners } from './listeners/home.js';
+import { registerMessageListeners } from './listeners/messages.js';
+import { registerMessagesTabListener } from './listeners/messages-tab.js';
+
+/** The core as the listeners use it: its services, and the stores they read through their ports. */
+export interface ListenerCore {
+  conversations: ConversationService;
+  approvals: ApprovalService;
+  edits: ArgumentEditService;
+  followUp: DecisionFollowUp;
+  clock: Clock;
+  adapters: SlackAdapters;
+  stores: {
+    auditQueries: AuditQueries;
+    homeViewers: HomeViewerStore;
+    dedupe: DedupeStore;
+    standing: StandingApprovalStore;
+    greetings: GreetingStore;
+  };
+}
+
+/**
+ * Registers every listener of the Slack app on the core: messages, card buttons and forms, `/approvals`,
+ * App Home and the Messages tab. Returns App Home's publisher, which the core's follow-up refreshes after
+ * every change to a request.
+ */
+export function registerListeners(
+  runtime: SlackRuntime,
+  core: ListenerCore,
+  config: Pick<Config, 'auditIncludesWorkspaceAdmins' | 'suggestedPrompts'>,
+  logger: Logger,
+): HomePublisher {
+  const { app } = runtime;
+  const { stores, adapters } = core;
+  const access = createAuditAccess(app.client, {
+    isAdmin: (userId) => core.approvals.isAdmin(userId),
+    includeWorkspaceAdmins: config.auditIncludesWorkspaceAdmins,
+    now: () => core.clock.now(),
+    logger,
+  });
+  const home = createHomePublisher(app.client, {
+    queries: stores.auditQueries,
+    viewers: stores.homeViewers,
+    access,
+    clock: core.clock,
+    logger,
+  });
+  core.followUp.watch(home);
+  registerMessageListeners(app, { conversations: core.conversations, dedupe: stores.dedupe, logger });
+  const decisions = {
+    approvals: core.approvals,
+    edits: core.edits,
+    followUp: core.followUp,
+    surface: adapters.interactive,
+    logger,
+    directMessage: (userId: string, text: string) =>
+      app.client.chat.postMessage({ channel: userId, text }).then(() => undefined),
+  };
+  registerActionListeners(app, decisions);
+  registerDecisionModalListeners(app, decisions);
+  registerCommandListeners(app, {
+    queries: stores.auditQueries,
+    access,
+    standing: stores.standing,
+    now: () => core.clock.now(),
+    logger,
+  });
+  registerHomeListeners(app, { home, logger });
+  const welcome = new WelcomeService({
+    store: stores.greetings,
+    surface: adapters.surface,
+    clock: core.clock,
+    logger,
+    prompts: config.suggestedPrompts,
+  });
+  registerMessagesTabListener(app, { welcome, logger });
+  app.error(async (error) => {
+    logger.error('slack listener error', { error: error.message, code: error.code });
+  });
+  return home;
+}
