@@ -1,13 +1,36 @@
 import { createHash } from 'node:crypto';
 import type { ApprovalRule } from '../approvals/approval.js';
-import { type ApprovalPolicy, approvalRequirement } from '../approvals/policy.js';
-import type { StandingApprovalStore } from '../approvals/ports.js';
+import type { ApprovalPolicy } from '../approvals/policy.js';
+import type { StandingApproval, StandingApprovalStore } from '../approvals/ports.js';
 import { type AuditInput, auditEvent } from '../audit/audit-event.js';
+import type { Clock } from '../clock.js';
+import type { IdGenerator } from '../ids.js';
 import type { HistoryItem, ToolCall } from './history.js';
-import type { Clock, IdGenerator, NewApproval, RunRecord, StandingApproval } from './ports.js';
+import type { NewApproval, RunRecord } from './ports.js';
 import { readableArguments, runScope } from './run-events.js';
+import type { AgentTool, ParsedArguments, ToolContext } from './tool.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { toolContext, toolOutput } from './turn-settler.js';
+
+export type ApprovalRequirement = { required: false } | { required: true; rule: ApprovalRule };
+
+/**
+ * Whether a call must wait for a person. Fails closed: arguments that do not parse need approval whenever the
+ * tool could need it at all, without asking the tool's predicate; only a tool that never needs approval
+ * reports the parse error straight to the model.
+ */
+export async function approvalRequirement(
+  policy: ApprovalPolicy,
+  tool: AgentTool,
+  parsed: ParsedArguments,
+  context: ToolContext,
+): Promise<ApprovalRequirement> {
+  const { requireApproval, rule } = policy.forTool(tool.name);
+  const mode = requireApproval ?? tool.approvalMode;
+  if (mode === false) return { required: false };
+  if (mode === true || !parsed.ok) return { required: true, rule };
+  return (await tool.needsApproval(parsed.args, context)) ? { required: true, rule } : { required: false };
+}
 
 export interface CallPlannerDeps {
   tools: ToolRegistry;

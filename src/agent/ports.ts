@@ -1,4 +1,5 @@
 import type { ApprovalRecord, ApprovalRule, ApprovalStatus } from '../approvals/approval.js';
+import type { StandingApproval } from '../approvals/ports.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import type { HistoryItem, StoredItem } from './history.js';
 import type { RunState } from './run-state.js';
@@ -45,12 +46,6 @@ export interface NewApproval {
   remindAt: number | null;
   /** Set when a standing approval covers the call: it is stored as approved by the person who granted it. */
   automatic?: StandingApproval;
-}
-
-/** "Approve for this thread" granted earlier in a conversation. */
-export interface StandingApproval {
-  grantedBy: string;
-  originApprovalId: string;
 }
 
 /** An approval's final status and result, recorded with the state change that settles it. */
@@ -141,9 +136,3 @@ export interface RunStore {
    */
   renewLease(runId: string): Promise<boolean>;
 }
-
-export interface Clock {
-  now(): number;
-}
-
-export type IdGenerator = (prefix: string) => string;

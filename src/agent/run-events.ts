@@ -1,5 +1,6 @@
 import { type AuditInput, auditEvent } from '../audit/audit-event.js';
-import type { Clock, RunRecord } from './ports.js';
+import type { Clock } from '../clock.js';
+import type { RunRecord } from './ports.js';
 
 /** The audit scope of a run: its team, conversation and id. */
 export function runScope(run: RunRecord) {

@@ -2,7 +2,9 @@ import type { ApprovalRecord } from '../approvals/approval.js';
 import type { ApprovalPolicy } from '../approvals/policy.js';
 import type { StandingApprovalStore } from '../approvals/ports.js';
 import type { AuditInput } from '../audit/audit-event.js';
+import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
+import type { IdGenerator } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { CallPlanner } from './call-planner.js';
 import {
@@ -13,14 +15,7 @@ import {
   withUniqueCallIds,
 } from './history.js';
 import { type ChatModel, ModelError } from './model.js';
-import {
-  type Clock,
-  type IdGenerator,
-  leaseOf,
-  RunHandedOver,
-  type RunRecord,
-  type RunStore,
-} from './ports.js';
+import { leaseOf, RunHandedOver, type RunRecord, type RunStore } from './ports.js';
 import { runEvent } from './run-events.js';
 import { parseRunState, type RunState } from './run-state.js';
 import type { ToolRegistry } from './tool-registry.js';

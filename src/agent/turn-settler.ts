@@ -5,10 +5,11 @@ import {
   rejectionOutput,
 } from '../approvals/approval.js';
 import type { AuditInput } from '../audit/audit-event.js';
+import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ToolCall, ToolOutputItem } from './history.js';
-import { type Clock, leaseOf, type RunRecord, type RunStore } from './ports.js';
+import { leaseOf, type RunRecord, type RunStore } from './ports.js';
 import { runEvent } from './run-events.js';
 import type { RunState } from './run-state.js';
 import type { ToolContext } from './tool.js';

@@ -1,5 +1,5 @@
-import type { Clock } from '../agent/ports.js';
 import { auditEvent } from '../audit/audit-event.js';
+import type { Clock } from '../clock.js';
 import type { ApprovalRecord } from './approval.js';
 import { mayDecide } from './policy.js';
 import type { ApprovalStore, GroupDirectory, Vote } from './ports.js';

@@ -1,4 +1,3 @@
-import type { ToolRegistry } from '../agent/tool-registry.js';
 import type { ApprovalRecord } from './approval.js';
 import type { ApprovalService, DecisionRequest, DecisionResult } from './approval-service.js';
 import type { ApprovalStore } from './ports.js';
@@ -10,8 +9,19 @@ export type EditDraft =
 
 export type EditResult = DecisionResult | { ok: false; kind: 'invalid'; message: string };
 
+/** The tools' own argument schemas (the agent's tool registry): what an edit is checked against. */
+export interface ArgumentSchemas {
+  get(toolName: string):
+    | {
+        parseArguments(
+          raw: string,
+        ): { ok: true; args: Record<string, unknown> } | { ok: false; error: string };
+      }
+    | undefined;
+}
+
 export interface ArgumentEditServiceDeps {
-  tools: ToolRegistry;
+  tools: ArgumentSchemas;
   approvals: ApprovalService;
   store: Pick<ApprovalStore, 'get'>;
 }

@@ -1,4 +1,3 @@
-import type { AgentTool, ParsedArguments, ToolContext } from '../agent/tool.js';
 import type { ApprovalRule, Approver, ToolPolicy } from './approval.js';
 import { summarizePolicy } from './policy-summary.js';
 
@@ -52,26 +51,6 @@ export function createPolicy(
     forTool: (toolName) => tools[toolName] ?? defaults,
     summary: summarizePolicy(source, defaults, tools),
   };
-}
-
-export type ApprovalRequirement = { required: false } | { required: true; rule: ApprovalRule };
-
-/**
- * Whether a call must wait for a person. Fails closed: arguments that do not parse need approval whenever the
- * tool could need it at all, without asking the tool's predicate; only a tool that never needs approval
- * reports the parse error straight to the model.
- */
-export async function approvalRequirement(
-  policy: ApprovalPolicy,
-  tool: AgentTool,
-  parsed: ParsedArguments,
-  context: ToolContext,
-): Promise<ApprovalRequirement> {
-  const { requireApproval, rule } = policy.forTool(tool.name);
-  const mode = requireApproval ?? tool.approvalMode;
-  if (mode === false) return { required: false };
-  if (mode === true || !parsed.ok) return { required: true, rule };
-  return (await tool.needsApproval(parsed.args, context)) ? { required: true, rule } : { required: false };
 }
 
 export interface Decider {

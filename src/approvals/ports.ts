@@ -1,4 +1,3 @@
-import type { StandingApproval } from '../agent/ports.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import type { SurfaceKind } from '../surfaces.js';
 import type { ApprovalRecord } from './approval.js';
@@ -85,6 +84,12 @@ export interface ApprovalTimerStore {
     surface: SurfaceKind,
     audit: (approval: ApprovalRecord) => AuditInput[],
   ): Promise<ApprovalRecord[]>;
+}
+
+/** "Approve for this thread" granted earlier in a conversation. */
+export interface StandingApproval {
+  grantedBy: string;
+  originApprovalId: string;
 }
 
 export type RevokeResult =

@@ -1,4 +1,10 @@
-import type { AuditEventRow } from './audit-queries.js';
+import type { StoredAuditEvent } from './audit-event.js';
+
+/** An audit event with what admins filter by: the tool and the current status of the request it concerns. */
+export interface ExportRow extends StoredAuditEvent {
+  tool: string | null;
+  approvalStatus: string | null;
+}
 
 export const EXPORT_FORMATS = ['table', 'csv', 'jsonl'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -19,7 +25,7 @@ const COLUMNS = [
   'hash',
 ] as const;
 
-function cells(row: AuditEventRow): Record<(typeof COLUMNS)[number], string> {
+function cells(row: ExportRow): Record<(typeof COLUMNS)[number], string> {
   return {
     seq: String(row.seq),
     time: new Date(row.at).toISOString(),
@@ -47,7 +53,7 @@ export function csvCell(value: string): string {
 }
 
 /** Audit events as lines of the chosen format (table and CSV with a header line). */
-export function formatEvents(rows: readonly AuditEventRow[], format: ExportFormat): string[] {
+export function formatEvents(rows: readonly ExportRow[], format: ExportFormat): string[] {
   switch (format) {
     case 'jsonl':
       return rows.map((row) => JSON.stringify({ ...cells(row), payload: row.payload }));
@@ -67,7 +73,7 @@ export function formatEvents(rows: readonly AuditEventRow[], format: ExportForma
 const TABLE_COLUMNS = ['seq', 'time', 'actor', 'kind', 'tool', 'status', 'approval', 'payload'] as const;
 const PAYLOAD_WIDTH = 60;
 
-function formatTable(rows: readonly AuditEventRow[]): string[] {
+function formatTable(rows: readonly ExportRow[]): string[] {
   const body = rows.map((row) => {
     const all = cells(row);
     const payload =

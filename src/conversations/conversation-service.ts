@@ -1,9 +1,11 @@
-import type { Clock, IdGenerator, RunStore } from '../agent/ports.js';
+import type { RunStore } from '../agent/ports.js';
 import { initialRunState } from '../agent/run-state.js';
 import type { Runner, RunOutcome } from '../agent/runner.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import { auditEvent } from '../audit/audit-event.js';
+import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
+import type { IdGenerator } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { SurfaceKind } from '../surfaces.js';
 import { KeyedQueue } from './keyed-queue.js';

@@ -1,6 +1,6 @@
-import type { Clock } from '../agent/ports.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import { auditEvent } from '../audit/audit-event.js';
+import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { SurfaceKind } from '../surfaces.js';

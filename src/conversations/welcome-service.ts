@@ -1,4 +1,4 @@
-import type { Clock } from '../agent/ports.js';
+import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 

@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { APPROVAL_STATUSES } from '../approvals/approval.js';
+import { type AuditEventRow, type AuditQueries, median } from '../approvals/audit-queries.js';
 import type { StoredAuditEvent } from '../audit/audit-event.js';
-import { type AuditEventRow, type AuditQueries, median } from '../audit/audit-queries.js';
 import { toApprovalRecord } from './approval-rows.js';
 import { readEnum, readNumber, readOptionalString, readString } from './sql/columns.js';
 import { type Program, type Row, row, rows } from './sql/program.js';

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { HomeViewerStore } from '../audit/home-viewers.js';
+import type { HomeViewerStore } from '../approvals/home-viewers.js';
 import { readNumber, readString } from './sql/columns.js';
 import { count, rows } from './sql/program.js';
 import type { StoreContext } from './store-context.js';

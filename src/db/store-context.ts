@@ -1,4 +1,5 @@
-import type { Clock, IdGenerator } from '../agent/ports.js';
+import type { Clock } from '../clock.js';
+import type { IdGenerator } from '../ids.js';
 import type { SqlDatabase } from './sql/sql-database.js';
 
 /** What every store is built from: the database, the time, and who this process is when it takes a lease. */

@@ -1,12 +1,12 @@
 import type { RunStore } from '../agent/ports.js';
+import type { AuditQueries } from '../approvals/audit-queries.js';
+import type { HomeViewerStore } from '../approvals/home-viewers.js';
 import type {
   ApprovalCardStore,
   ApprovalStore,
   ApprovalTimerStore,
   StandingApprovalStore,
 } from '../approvals/ports.js';
-import type { AuditQueries } from '../audit/audit-queries.js';
-import type { HomeViewerStore } from '../audit/home-viewers.js';
 import type { ConversationStore, DedupeStore, DeliveryOutbox, RunRecovery } from '../conversations/ports.js';
 import type { GreetingStore } from '../conversations/welcome-service.js';
 import type { NotesStore } from '../tools/ports.js';

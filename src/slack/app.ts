@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, Server, type ServerResponse } from 'node:http';
 import { App, LogLevel, webApi } from '@slack/bolt';
-import type { Clock } from '../agent/ports.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
+import type { Clock } from '../clock.js';
 import type { SlackMode } from '../config.js';
 import type { SurfaceAdapters } from '../conversations/ports.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';

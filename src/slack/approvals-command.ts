@@ -1,5 +1,5 @@
+import type { AuditQueries } from '../approvals/audit-queries.js';
 import type { StandingApprovalStore } from '../approvals/ports.js';
-import type { AuditQueries } from '../audit/audit-queries.js';
 import type { AuditAccess } from './audit-access.js';
 import type { SlackMessage } from './blocks/approval-card.js';
 import { buildApprovalDetail } from './blocks/approval-detail.js';

@@ -1,9 +1,9 @@
 import type { webApi } from '@slack/bolt';
-import type { Clock } from '../agent/ports.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
+import type { AuditQueries } from '../approvals/audit-queries.js';
+import { concernedViewers, type HomeViewerStore } from '../approvals/home-viewers.js';
 import { mayDecide } from '../approvals/policy.js';
-import type { AuditQueries } from '../audit/audit-queries.js';
-import { concernedViewers, type HomeViewerStore } from '../audit/home-viewers.js';
+import type { Clock } from '../clock.js';
 import type { DecisionWatchers } from '../conversations/decision-follow-up.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';

@@ -1,9 +1,9 @@
-import type { Clock } from '../agent/ports.js';
 import type { ApprovalService } from '../approvals/approval-service.js';
 import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
+import type { AuditQueries } from '../approvals/audit-queries.js';
+import type { HomeViewerStore } from '../approvals/home-viewers.js';
 import type { StandingApprovalStore } from '../approvals/ports.js';
-import type { AuditQueries } from '../audit/audit-queries.js';
-import type { HomeViewerStore } from '../audit/home-viewers.js';
+import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
 import type { DecisionFollowUp } from '../conversations/decision-follow-up.js';

@@ -1,7 +1,7 @@
 import type { webApi } from '@slack/bolt';
 import { z } from 'zod';
-import type { Clock } from '../agent/ports.js';
 import type { GroupDirectory } from '../approvals/ports.js';
+import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 

@@ -1,5 +1,5 @@
-import type { Clock } from '../agent/ports.js';
 import type { AgentTool } from '../agent/tool.js';
+import type { Clock } from '../clock.js';
 import { createCreateNoteTool } from './create-note.js';
 import { createDeleteNoteTool } from './delete-note.js';
 import { createGetCurrentTimeTool } from './get-current-time.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Clock } from '../agent/ports.js';
 import { defineTool } from '../agent/tool.js';
+import type { Clock } from '../clock.js';
 
 export function createGetCurrentTimeTool(clock: Clock) {
   return defineTool({

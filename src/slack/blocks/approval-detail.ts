@@ -1,6 +1,6 @@
 import type { types } from '@slack/bolt';
+import type { ApprovalDetail } from '../../approvals/audit-queries.js';
 import { describeApprovers } from '../../approvals/policy.js';
-import type { ApprovalDetail } from '../../audit/audit-queries.js';
 import { redactText } from '../../audit/redact.js';
 import { escapeMrkdwn, safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
 import type { SlackMessage } from './approval-card.js';

@@ -1,6 +1,6 @@
 import type { types } from '@slack/bolt';
 import type { ApprovalRecord } from '../../approvals/approval.js';
-import type { ApprovalStats, Page } from '../../audit/audit-queries.js';
+import type { ApprovalStats, Page } from '../../approvals/audit-queries.js';
 import type { SlackMessage } from './approval-card.js';
 import { approvalSection, context, header, humanDuration } from './approval-lines.js';
 

@@ -1,5 +1,5 @@
-import type { ApprovalRecord, ApprovalStatus } from '../approvals/approval.js';
-import type { StoredAuditEvent } from './audit-event.js';
+import type { StoredAuditEvent } from '../audit/audit-event.js';
+import type { ApprovalRecord, ApprovalStatus } from './approval.js';
 
 /** Filters of `npm run audit -- list|export`; every field narrows the result. Times are epoch milliseconds. */
 export interface AuditEventFilter {

@@ -1,4 +1,4 @@
-import type { ApprovalRecord } from '../approvals/approval.js';
+import type { ApprovalRecord } from './approval.js';
 
 /** Someone who opened the app's Home tab, and which view they saw. */
 export interface HomeViewer {
