@@ -4,13 +4,14 @@ import { type SeedApproval, seedApprovals } from '../support/audit-seed.js';
 import { reply } from '../support/fake-openai.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
 import { eventEnvelope, postEvent, postInteraction } from '../support/slack-requests.js';
+import { DATABASE_KINDS } from '../support/test-database.js';
 import { execute } from './db-rows.js';
 import { rejectWithModal, submitModal } from './decision-modals.js';
 import { approvalIdOf, cardTs, type Harness, SECRET, startHarness } from './harness.js';
 
 const ADMIN = 'UADMIN';
 
-describe('App Home', () => {
+describe.each(DATABASE_KINDS)('App Home on %s', (kind) => {
   let h: Harness;
 
   const seed = (...seeds: SeedApproval[]) => seedApprovals(h.database, ...seeds);
@@ -52,7 +53,7 @@ describe('App Home', () => {
   };
 
   beforeEach(async () => {
-    h = await startHarness({ env: { ADMIN_USER_IDS: ADMIN } });
+    h = await startHarness({ kind, env: { ADMIN_USER_IDS: ADMIN } });
   });
   afterEach(async () => {
     await h.close();

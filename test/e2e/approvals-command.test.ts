@@ -4,12 +4,13 @@ import { ADMINS_ONLY_TEXT } from '../../src/slack/blocks/approvals-report.js';
 import { type SeedApproval, seedApprovals } from '../support/audit-seed.js';
 import { type SlackCall, slackReply } from '../support/fake-slack.js';
 import { postSlashCommand, slashCommandBody } from '../support/slack-requests.js';
+import { DATABASE_KINDS } from '../support/test-database.js';
 import { type Harness, SECRET, startHarness } from './harness.js';
 
 const ADMIN = 'UADMIN';
 const MINUTE = 60_000;
 
-describe('/approvals', () => {
+describe.each(DATABASE_KINDS)('/approvals on %s', (kind) => {
   let h: Harness;
 
   const seed = (...seeds: SeedApproval[]) => seedApprovals(h.database, ...seeds);
@@ -24,7 +25,7 @@ describe('/approvals', () => {
   const blockCount = (call: SlackCall) => (Array.isArray(call.params.blocks) ? call.params.blocks.length : 0);
 
   beforeEach(async () => {
-    h = await startHarness({ env: { ADMIN_USER_IDS: ADMIN } });
+    h = await startHarness({ kind, env: { ADMIN_USER_IDS: ADMIN } });
   });
   afterEach(async () => {
     await h.close();
