@@ -7,7 +7,8 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 20_000,
     hookTimeout: 30_000,
-    // One real PostgreSQL server for the whole run (or TEST_DATABASE_URL): see the file.
-    globalSetup: ['test/support/postgres-server.ts'],
+    // The compiled bot that `npm start` runs, and one real PostgreSQL server for the whole run (or
+    // TEST_DATABASE_URL): see the files.
+    globalSetup: ['test/support/build-once.ts', 'test/support/postgres-server.ts'],
   },
 });

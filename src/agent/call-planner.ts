@@ -12,14 +12,14 @@ import type { AgentTool, ParsedArguments, ToolContext } from './tool.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { toolContext, toolOutput } from './turn-settler.js';
 
-export type ApprovalRequirement = { required: false } | { required: true; rule: ApprovalRule };
+type ApprovalRequirement = { required: false } | { required: true; rule: ApprovalRule };
 
 /**
  * Whether a call must wait for a person. Fails closed: arguments that do not parse need approval whenever the
  * tool could need it at all, without asking the tool's predicate; only a tool that never needs approval
  * reports the parse error straight to the model.
  */
-export async function approvalRequirement(
+async function approvalRequirement(
   policy: ApprovalPolicy,
   tool: AgentTool,
   parsed: ParsedArguments,

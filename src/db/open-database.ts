@@ -1,16 +1,18 @@
 import type { DatabaseConfig } from '../config.js';
 import type { Logger } from '../logger.js';
-import { openPostgresDatabase } from './postgres/postgres-database.js';
 import type { SqlDatabase } from './sql/sql-database.js';
-import { openSqliteDatabase, openSqliteReadOnly } from './sqlite/sqlite-database.js';
+
+// Each engine is loaded only when configured: a bot on SQLite never loads pg, and the other way round.
+const sqlite = () => import('./sqlite/sqlite-database.js');
+const postgres = () => import('./postgres/postgres-database.js');
 
 /**
  * Opens the configured database and applies its migrations: PostgreSQL when `DATABASE_URL` is set, else the
  * SQLite file at `DATABASE_PATH`.
  */
 export async function openDatabase(config: DatabaseConfig, logger: Logger): Promise<SqlDatabase> {
-  if (config.kind === 'sqlite') return openSqliteDatabase(config.path);
-  return openPostgresDatabase(config.url, {
+  if (config.kind === 'sqlite') return (await sqlite()).openSqliteDatabase(config.path);
+  return (await postgres()).openPostgresDatabase(config.url, {
     poolSize: config.poolSize,
     onError: (error) =>
       logger.warn('database connection lost; it will be replaced', { error: error.message }),
@@ -19,8 +21,8 @@ export async function openDatabase(config: DatabaseConfig, logger: Logger): Prom
 
 /** Opens the database for reading only (the audit command line): nothing is created, migrated or written. */
 export async function openDatabaseReadOnly(config: DatabaseConfig): Promise<SqlDatabase> {
-  if (config.kind === 'sqlite') return openSqliteReadOnly(config.path);
-  return openPostgresDatabase(config.url, { poolSize: 2, readOnly: true });
+  if (config.kind === 'sqlite') return (await sqlite()).openSqliteReadOnly(config.path);
+  return (await postgres()).openPostgresDatabase(config.url, { poolSize: 2, readOnly: true });
 }
 
 /** Where the database is, for logs and messages: never the password of a PostgreSQL URL. */

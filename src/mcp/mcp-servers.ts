@@ -1,14 +1,18 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ToolRegistry } from '../agent/tool-registry.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { createMcpTool } from './mcp-tool.js';
+import type { createMcpTool } from './mcp-tool.js';
 import type { McpServerConfig } from './servers-file.js';
 import { toolResultText } from './tool-result-text.js';
+
+/** The SDK and the tool adapter, loaded with the first server (see mcp-sdk.ts). */
+async function loadSdk() {
+  const [sdk, tools] = await Promise.all([import('./mcp-sdk.js'), import('./mcp-tool.js')]);
+  return { ...sdk, createMcpTool: tools.createMcpTool };
+}
+
+type Sdk = Awaited<ReturnType<typeof loadSdk>>;
 
 /** What `/healthz` and the terminal report about one server. */
 export type McpServerStatus =
@@ -69,12 +73,17 @@ export class McpServers {
 
   async #connect(server: McpServerConfig): Promise<void> {
     const { logger, connectTimeoutMs = 15_000 } = this.#deps;
-    const client = new Client(CLIENT_INFO);
+    const sdk = await loadSdk();
+    const client = new sdk.Client(CLIENT_INFO);
     const connection: Connection = { client, tools: [], closing: false };
     try {
-      await client.connect(this.#transport(server), { timeout: connectTimeoutMs });
+      const transport = sdk.transportFor(server, (text) => {
+        // The server's own diagnostics: kept out of the terminal, available at LOG_LEVEL=debug.
+        logger.debug('MCP server stderr', { server: server.name, text });
+      });
+      await client.connect(transport, { timeout: connectTimeoutMs });
       const descriptors = await listAllTools(client, connectTimeoutMs);
-      connection.tools = this.#register(server.name, descriptors, connection);
+      connection.tools = this.#register(sdk, server.name, descriptors, connection);
     } catch (error) {
       connection.closing = true;
       await client.close().catch(() => undefined);
@@ -95,11 +104,11 @@ export class McpServers {
     logger.info('MCP server connected', { server: server.name, tools: connection.tools.join(',') });
   }
 
-  #register(serverName: string, descriptors: Descriptor[], connection: Connection): string[] {
+  #register(sdk: Sdk, serverName: string, descriptors: Descriptor[], connection: Connection): string[] {
     const registered: string[] = [];
     for (const descriptor of descriptors) {
-      const created = createMcpTool(serverName, descriptor, (name, args) =>
-        this.#call(serverName, connection, name, args),
+      const created = sdk.createMcpTool(serverName, descriptor, (name, args) =>
+        this.#call(sdk, serverName, connection, name, args),
       );
       const reason = !created.ok
         ? created.reason
@@ -117,6 +126,7 @@ export class McpServers {
   }
 
   async #call(
+    sdk: Sdk,
     serverName: string,
     connection: Connection,
     toolName: string,
@@ -129,7 +139,7 @@ export class McpServers {
       });
     } catch (error) {
       // A protocol error is the tool's failure; anything else means the server is gone.
-      if (!(error instanceof McpError) || error.code === ErrorCode.ConnectionClosed) {
+      if (sdk.serverGone(error)) {
         this.#withdraw(serverName, connection, describeError(error));
         connection.closing = true;
         void connection.client.close().catch(() => undefined);
@@ -151,26 +161,6 @@ export class McpServers {
       reason,
       tools: connection.tools.join(','),
     });
-  }
-
-  #transport(server: McpServerConfig): Transport {
-    if (server.kind === 'http') {
-      return new StreamableHTTPClientTransport(new URL(server.url), {
-        requestInit: { headers: server.headers },
-      });
-    }
-    const transport = new StdioClientTransport({
-      command: server.command,
-      args: server.args,
-      env: server.env,
-      stderr: 'pipe',
-      ...(server.cwd ? { cwd: server.cwd } : {}),
-    });
-    // The server's own diagnostics: kept out of the terminal, available at LOG_LEVEL=debug.
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      this.#deps.logger.debug('MCP server stderr', { server: server.name, text: chunk.toString('utf8') });
-    });
-    return transport;
   }
 }
 

@@ -7,7 +7,8 @@ import { sleep } from './wait.js';
 /** Repository root: this file lives in `<root>/test/support/`. */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-const ENTRY_POINT = join(REPO_ROOT, 'src', 'main.ts');
+/** What `npm start` runs: the compiled bot (built by the tests' global setup, rebuilt here only if stale). */
+const ENTRY_POINT = join(REPO_ROOT, 'scripts', 'start.mjs');
 // An absolute URL, so `--import` works whatever the child's working directory is.
 export const TSX_LOADER = pathToFileURL(join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 
@@ -18,7 +19,7 @@ export interface BotProcessOptions {
   env: ProcessEnv;
   /** Working directory of the child; default the repo root. */
   cwd?: string;
-  /** TypeScript file to run; default `<root>/src/main.ts`. */
+  /** File to run; default what `npm start` runs (`scripts/start.mjs`). */
   entry?: string;
   /** How long to wait for `GET /healthz` to answer 200; default 20 s. */
   readyTimeoutMs?: number;
@@ -79,7 +80,10 @@ interface Spawned {
 
 /** Spawns `node --import tsx <entry>` and collects its output. */
 function spawnBot(env: ProcessEnv, cwd: string | undefined, entry: string | undefined): Spawned {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, entry ?? ENTRY_POINT], {
+  const file = entry ?? ENTRY_POINT;
+  // TypeScript (a test's own entry) runs under tsx; JavaScript as it is.
+  const args = file.endsWith('.ts') ? ['--import', TSX_LOADER, file] : [file];
+  const child = spawn(process.execPath, args, {
     cwd: cwd ?? REPO_ROOT,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -163,7 +167,7 @@ export async function startBotProcess(options: BotProcessOptions): Promise<BotPr
 export interface RunToExitOptions {
   env: ProcessEnv;
   cwd?: string;
-  /** TypeScript file to run; default `<root>/src/main.ts`. */
+  /** File to run; default what `npm start` runs (`scripts/start.mjs`). */
   entry?: string;
   /** Default 20 s; on timeout the child is killed and the promise rejects with its output. */
   timeoutMs?: number;

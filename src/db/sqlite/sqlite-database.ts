@@ -3,8 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { SQL } from 'drizzle-orm';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { withAuditLast } from '../audit-writer.js';
 import { driveSync, type Program, type Step } from '../sql/program.js';
@@ -31,7 +30,7 @@ export function openSqliteDatabase(path: string): SqlDatabase {
   // The busy timeout first: switching to WAL needs a lock that another process may be holding.
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('journal_mode = WAL');
-  migrateSharingTheFile(sqlite);
+  migrate(sqlite);
   guardAuditEvents(sqlite);
   return createEngine(sqlite, { writable: true });
 }
@@ -47,19 +46,30 @@ export function openSqliteReadOnly(path: string): SqlDatabase {
 }
 
 /**
- * drizzle's migrator reads which migrations ran before it takes the write lock, so two processes starting on
- * one new file can both try the first migration; the one that loses finds it applied when it reads again.
+ * Applies the migrations drizzle-kit generated that this file has not seen, recorded as drizzle's own migrator
+ * records them (`__drizzle_migrations`: each migration's hash and folder time), so either may apply them. All in
+ * one transaction that takes the write lock first: processes starting together on one new file apply each
+ * migration once (the later ones find them applied).
  */
-function migrateSharingTheFile(sqlite: Database.Database): void {
-  const db = drizzle(sqlite);
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      migrate(db, { migrationsFolder: MIGRATIONS });
-      return;
-    } catch (error) {
-      if (attempt >= 5) throw error;
+function migrate(sqlite: Database.Database): void {
+  const migrations = readMigrationFiles({ migrationsFolder: MIGRATIONS });
+  sqlite.exec(
+    'CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)',
+  );
+  const last = sqlite.prepare(
+    'SELECT created_at FROM "__drizzle_migrations" ORDER BY created_at DESC LIMIT 1',
+  );
+  const record = sqlite.prepare('INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES (?, ?)');
+  const apply = sqlite.transaction(() => {
+    const row: unknown = last.get();
+    const applied = row && typeof row === 'object' && 'created_at' in row ? Number(row.created_at) : 0;
+    for (const migration of migrations) {
+      if (migration.folderMillis <= applied) continue;
+      for (const statement of migration.sql) sqlite.exec(statement);
+      record.run(migration.hash, migration.folderMillis);
     }
-  }
+  });
+  apply.immediate();
 }
 
 /**
