@@ -43,6 +43,16 @@ export interface ConversationServiceDeps {
   threadContextMessages?: number;
 }
 
+/** What became of a message taken in. */
+export type Received =
+  | { kind: 'started'; runId: string; conversationId: string; message: IncomingMessage }
+  /** Waiting behind the conversation's active run (the thread was told). */
+  | { kind: 'queued' }
+  /** Seen before: a retry or a double delivery. */
+  | { kind: 'duplicate' }
+  /** The database could not take it (the thread was told). */
+  | { kind: 'failed' };
+
 export const QUEUED_NOTICE = 'I will answer this once the pending approval in this thread is decided.';
 const BUSY_NOTICE = 'I will answer this as soon as I finish what I am working on in this thread.';
 const NOT_STARTED =
@@ -60,6 +70,8 @@ export class ConversationService {
   readonly #deps: ConversationServiceDeps;
   /** In-process order only: correctness comes from the database, this keeps one process from racing itself. */
   readonly #queue = new KeyedQueue();
+  /** Messages being taken in (their transaction), so `idle` waits for them too. */
+  readonly #receiving = new Set<Promise<Received>>();
   readonly #delivery: ThreadDelivery;
 
   constructor(deps: ConversationServiceDeps) {
@@ -80,45 +92,69 @@ export class ConversationService {
   }
 
   /**
-   * Starts a run for the message, or queues it behind the conversation's active run. When the database cannot
-   * take it (down, busy), the thread is told, so the message is not lost without a word.
+   * Starts a run for the message and drives it, or queues it behind the conversation's active run. `keys` are
+   * its delivery keys: a message whose key was seen before (a retry) is dropped.
    */
-  async handleMessage(message: IncomingMessage): Promise<void> {
-    let joining: boolean;
-    let conversationId: string;
+  async handleMessage(message: IncomingMessage, keys: readonly string[] = []): Promise<void> {
+    const received = await this.receive(message, keys);
+    if (received.kind === 'started') await this.drive(received);
+  }
+
+  /**
+   * Takes a message in, in one transaction (see `ConversationStore.receiveMessage`), and says in the thread
+   * when it waits behind another run. A started run is driven with `drive` (here, or in a worker). When the
+   * database cannot take the message (down, busy), the thread is told, so it is not lost without a word.
+   */
+  receive(message: IncomingMessage, keys: readonly string[] = []): Promise<Received> {
+    const receiving = this.#receive(message, keys);
+    this.#receiving.add(receiving);
+    void receiving.finally(() => this.#receiving.delete(receiving));
+    return receiving;
+  }
+
+  async #receive(message: IncomingMessage, keys: readonly string[]): Promise<Received> {
+    const { store, surface, logger, threadContextMessages = 0 } = this.#deps;
     try {
-      joining = (await this.#deps.store.find(message)) === undefined;
-      conversationId = await this.#deps.store.findOrCreate(message, this.#deps.surfaceKind);
-    } catch (error) {
-      await this.#notStarted(message, error);
-      return;
-    }
-    return this.#queue.run(conversationId, async () => {
-      const { surface, logger, threadContextMessages = 0 } = this.#deps;
+      // The thread's earlier messages, when the bot joins a thread mid-way: read before the transaction.
+      const joining =
+        threadContextMessages > 0 &&
+        message.threadTs !== message.messageTs &&
+        (await store.find(message)) === undefined;
       const context = joining
         ? await readThreadContext(surface, message, threadContextMessages, logger)
         : undefined;
       const runId = this.#deps.newId('run');
-      let started: Awaited<ReturnType<ConversationStore['startRunOrQueue']>>;
-      try {
-        started = await this.#deps.store.startRunOrQueue({
-          conversationId,
-          runId,
-          message,
-          state: initialRunState(),
-          audit: [this.#runStarted(message, conversationId, runId, message.userId)],
-          ...(context ? { context } : {}),
-        });
-      } catch (error) {
-        await this.#notStarted(message, error);
-        return;
+      const received = await store.receiveMessage({
+        keys,
+        surface: this.#deps.surfaceKind,
+        runId,
+        message,
+        state: initialRunState(),
+        audit: (conversationId) => [this.#runStarted(message, conversationId, runId, message.userId)],
+        ...(context ? { context } : {}),
+      });
+      switch (received.kind) {
+        case 'duplicate':
+          return received;
+        case 'started':
+          return { kind: 'started', runId, conversationId: received.conversationId, message };
+        case 'queued':
+        case 'queued_behind_approval':
+          await this.#say(message, received.kind === 'queued' ? BUSY_NOTICE : QUEUED_NOTICE);
+          return { kind: 'queued' };
       }
-      if (started !== 'started') {
-        await this.#say(message, started === 'queued_behind_approval' ? QUEUED_NOTICE : BUSY_NOTICE);
-        return;
-      }
-      await this.#drive(runId, { ...message, recipientUserId: message.userId }, conversationId);
-    });
+    } catch (error) {
+      await this.#notStarted(message, error);
+      return { kind: 'failed' };
+    }
+  }
+
+  /** Drives a run `receive` started, after whatever this process already does in its conversation. */
+  drive(started: Extract<Received, { kind: 'started' }>): Promise<void> {
+    const { runId, conversationId, message } = started;
+    return this.#queue.run(conversationId, () =>
+      this.#drive(runId, { ...message, recipientUserId: message.userId }, conversationId),
+    );
   }
 
   /** Resumes a run whose paused turn was just settled (the caller's decision or expiry claimed it). */
@@ -164,9 +200,10 @@ export class ConversationService {
     return this.#delivery.retry();
   }
 
-  /** Resolves when all work queued so far has finished (tests, shutdown). */
-  idle(): Promise<void> {
-    return this.#queue.idle();
+  /** Resolves when all work taken in or queued so far has finished (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.#receiving.size > 0) await Promise.allSettled([...this.#receiving]);
+    await this.#queue.idle();
   }
 
   async #notStarted(message: IncomingMessage, error: unknown): Promise<void> {

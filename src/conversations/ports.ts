@@ -46,6 +46,22 @@ export interface ConversationStore {
     context?: HistoryItem;
   }): Promise<'started' | 'queued' | 'queued_behind_approval'>;
   /**
+   * A message as Slack delivered it, in one transaction: records its delivery `keys` (and does nothing more when
+   * one was seen before: a retry, or a mention that also came as a message), creates the thread's conversation
+   * (served by `surface`) when it is new, then starts a run or queues the message as `startRunOrQueue` does.
+   */
+  receiveMessage(input: {
+    keys: readonly string[];
+    surface: SurfaceKind;
+    runId: string;
+    message: IncomingMessage;
+    state: RunState;
+    audit: (conversationId: string) => AuditInput[];
+    context?: HistoryItem;
+  }): Promise<
+    { kind: 'duplicate' } | { kind: 'started' | 'queued' | 'queued_behind_approval'; conversationId: string }
+  >;
+  /**
    * When the conversation has no active run, takes its oldest queued message and starts a run (leased to this
    * process) with it, in one transaction, so a queued message is never lost between the two.
    */

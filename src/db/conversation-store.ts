@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { HistoryItem } from '../agent/history.js';
-import type { ConversationStore, ThreadRef } from '../conversations/ports.js';
+import type { RunState } from '../agent/run-state.js';
+import type { AuditInput } from '../audit/audit-event.js';
+import type { ConversationStore, IncomingMessage, ThreadRef } from '../conversations/ports.js';
 import { activeRunStatus, insertItems, insertRun } from './run-rows.js';
 import { readNumber, readString } from './sql/columns.js';
 import { audit, count, type Program, row } from './sql/program.js';
@@ -40,21 +42,34 @@ export function createConversationStore(ctx: StoreContext): ConversationStore {
 
     startRunOrQueue({ conversationId, runId, message, state, audit: events, context }) {
       const at = clock.now();
+      return db.write(() =>
+        startOrQueue(ctx, { conversationId, runId, message, state, events, context, at }),
+      );
+    },
+
+    receiveMessage({ keys, surface, runId, message, state, audit: events, context }) {
+      const at = clock.now();
       return db.write(function* () {
-        yield* lockConversation(ctx, conversationId);
-        const active = yield* activeRunStatus(conversationId);
-        if (active) {
-          yield* count(sql`insert into queued_messages (conversation_id, user_id, text, message_ts, created_at)
-            values (${conversationId}, ${message.userId}, ${message.text}, ${message.messageTs}, ${at})`);
-          return active === 'paused' ? ('queued_behind_approval' as const) : ('queued' as const);
+        for (const key of keys) {
+          const fresh = yield* count(sql`insert into processed_events (key, created_at) values (${key}, ${at})
+            on conflict do nothing`);
+          if (fresh === 0) return { kind: 'duplicate' as const };
         }
-        yield* insertRun(ctx, { conversationId, runId, requesterId: message.userId, state, at });
-        if (context && !(yield* hasHistory(conversationId))) {
-          yield* insertItems(conversationId, null, null, [context], at);
-        }
-        yield* insertItems(conversationId, runId, 0, [userItem(message)], at);
-        yield* audit(events);
-        return 'started' as const;
+        yield* count(sql`insert into conversations (id, team_id, channel_id, thread_ts, surface, created_at)
+          values (${ctx.newId('conv')}, ${message.teamId}, ${message.channelId}, ${message.threadTs}, ${surface},
+            ${at}) on conflict (team_id, channel_id, thread_ts) do nothing`);
+        const conversationId = yield* conversationIdOf(message);
+        if (!conversationId) throw new Error('Conversation could not be created');
+        const kind = yield* startOrQueue(ctx, {
+          conversationId,
+          runId,
+          message,
+          state,
+          events: events(conversationId),
+          context,
+          at,
+        });
+        return { kind, conversationId };
       });
     },
 
@@ -86,6 +101,36 @@ function* conversationIdOf(thread: ThreadRef): Program<string | undefined> {
   const found = yield* row(sql`select id from conversations where team_id = ${thread.teamId}
     and channel_id = ${thread.channelId} and thread_ts = ${thread.threadTs}`);
   return found ? readString(found, 'id') : undefined;
+}
+
+/** Starts the run (leased to this process) unless the conversation has an active run; else queues the message. */
+function* startOrQueue(
+  ctx: StoreContext,
+  input: {
+    conversationId: string;
+    runId: string;
+    message: IncomingMessage;
+    state: RunState;
+    events: AuditInput[];
+    context: HistoryItem | undefined;
+    at: number;
+  },
+): Program<'started' | 'queued' | 'queued_behind_approval'> {
+  const { conversationId, runId, message, state, events, context, at } = input;
+  yield* lockConversation(ctx, conversationId);
+  const active = yield* activeRunStatus(conversationId);
+  if (active) {
+    yield* count(sql`insert into queued_messages (conversation_id, user_id, text, message_ts, created_at)
+      values (${conversationId}, ${message.userId}, ${message.text}, ${message.messageTs}, ${at})`);
+    return active === 'paused' ? 'queued_behind_approval' : 'queued';
+  }
+  yield* insertRun(ctx, { conversationId, runId, requesterId: message.userId, state, at });
+  if (context && !(yield* hasHistory(conversationId))) {
+    yield* insertItems(conversationId, null, null, [context], at);
+  }
+  yield* insertItems(conversationId, runId, 0, [userItem(message)], at);
+  yield* audit(events);
+  return 'started';
 }
 
 /**

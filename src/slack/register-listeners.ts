@@ -7,7 +7,6 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
 import type { DecisionFollowUp } from '../conversations/decision-follow-up.js';
-import type { DedupeStore } from '../conversations/ports.js';
 import { type GreetingStore, WelcomeService } from '../conversations/welcome-service.js';
 import type { Logger } from '../logger.js';
 import type { SlackAdapters, SlackRuntime } from './app.js';
@@ -31,7 +30,6 @@ export interface ListenerCore {
   stores: {
     auditQueries: AuditQueries;
     homeViewers: HomeViewerStore;
-    dedupe: DedupeStore;
     standing: StandingApprovalStore;
     greetings: GreetingStore;
   };
@@ -64,7 +62,7 @@ export function registerListeners(
     logger,
   });
   core.followUp.watch(home);
-  registerMessageListeners(app, { conversations: core.conversations, dedupe: stores.dedupe, logger });
+  registerMessageListeners(app, { conversations: core.conversations, logger });
   const decisions = {
     approvals: core.approvals,
     edits: core.edits,

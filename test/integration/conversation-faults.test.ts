@@ -23,10 +23,10 @@ describe('a message the database cannot take', () => {
     let failing = true;
     const store = {
       ...t.stores.conversations,
-      startRunOrQueue: (input: Parameters<typeof t.stores.conversations.startRunOrQueue>[0]) =>
+      receiveMessage: (input: Parameters<typeof t.stores.conversations.receiveMessage>[0]) =>
         failing
           ? Promise.reject(new Error('SQLITE_BUSY: database is locked'))
-          : t.stores.conversations.startRunOrQueue(input),
+          : t.stores.conversations.receiveMessage(input),
     };
     const service = new ConversationService({
       store,

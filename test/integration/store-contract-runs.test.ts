@@ -69,6 +69,40 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
     expect(history.at(-1)).toMatchObject({ runId: 'run_2', turn: 0 });
   });
 
+  it('a delivered message is deduplicated, given its conversation and started in one transaction', async () => {
+    const thread = newThread();
+    const message = { ...thread, userId: 'U1', text: 'hi', messageTs: thread.threadTs };
+    const receive = (runId: string, keys: string[]) =>
+      s.stores.conversations.receiveMessage({
+        keys,
+        surface: 'slack',
+        runId,
+        message,
+        state: initialRunState(),
+        audit: (conversationId) => [auditEvent('run.started', { at: clock.now(), conversationId, runId })],
+      });
+    const first = await receive('run_first', ['event:E1', 'msg:T1:C1:1']);
+    expect(first).toEqual({ kind: 'started', conversationId: expect.any(String) });
+    // The same message again (a retry, or the mention's twin message event): nothing more happens.
+    expect(await receive('run_again', ['event:E2', 'msg:T1:C1:1'])).toEqual({ kind: 'duplicate' });
+    expect(await s.stores.runs.getRun('run_again')).toBeUndefined();
+    const again = { ...message, messageTs: '2.0' };
+    const queued = await s.stores.conversations.receiveMessage({
+      keys: ['msg:T1:C1:2'],
+      surface: 'slack',
+      runId: 'run_second',
+      message: again,
+      state: initialRunState(),
+      audit: () => [],
+    });
+    expect(queued).toEqual({
+      kind: 'queued',
+      conversationId: first.kind === 'started' ? first.conversationId : '',
+    });
+    const events = await s.stores.auditQueries.chain();
+    expect(events.filter((e) => e.kind === 'run.started').map((e) => e.runId)).toEqual(['run_first']);
+  });
+
   it('a message behind a paused run is queued behind the approval; thread context is stored once', async () => {
     const { conversationId, thread } = await pausedRun(s);
     const context = {

@@ -1,13 +1,12 @@
 import type { App } from '@slack/bolt';
 import type { ConversationService } from '../../conversations/conversation-service.js';
-import type { DedupeStore, IncomingMessage } from '../../conversations/ports.js';
+import type { IncomingMessage } from '../../conversations/ports.js';
 import { describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { parseIncomingMessage } from '../incoming-message.js';
 
 export interface MessageListenerDeps {
   conversations: ConversationService;
-  dedupe: DedupeStore;
   logger: Logger;
 }
 
@@ -30,8 +29,8 @@ export function registerMessageListeners(app: App, deps: MessageListenerDeps): v
     }
     const keys = [`msg:${message.teamId}:${message.channelId}:${message.messageTs}`];
     if (eventId) keys.push(`event:${eventId}`);
-    if (!(await deps.dedupe.claim(keys))) return;
-    deps.conversations.handleMessage(message).catch((error: unknown) => {
+    // Deduplicated, stored and started (or queued) in one transaction; the run is driven after.
+    deps.conversations.handleMessage(message, keys).catch((error: unknown) => {
       deps.logger.error('message handling failed', {
         channelId: message.channelId,
         error: describeError(error),
