@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOpenAIModel } from '../src/agent/openai-client.js';
 import { loadApprovalPolicy } from '../src/approvals/policy-file.js';
-import { type Bot, createBot, SYSTEM_PROMPT } from '../src/bot.js';
+import { type Bot, createBot } from '../src/bot.js';
+import { SYSTEM_PROMPT } from '../src/slack/system-prompt.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { approvalIdOf, cardTs, isApprovalCard } from '../test/e2e/harness.js';
@@ -63,7 +64,8 @@ export async function startFakes(): Promise<Fakes> {
 export async function startInProcessBot(
   fakes: Fakes,
 ): Promise<{ bot: Bot; url: string; warnings: string[] }> {
-  const loaded = loadConfig({ ...fakes.env, PORT: '0' });
+  // One thread: the diagnostics channels that time a turn see this thread only.
+  const loaded = loadConfig({ ...fakes.env, PORT: '0', WORKERS: '0' });
   if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
   const policy = loadApprovalPolicy(loaded.config.approvalPolicyFile);
   if (!policy.ok) throw new Error(policy.problems.join('\n'));

@@ -42,6 +42,12 @@ const envSchema = z.object({
     .min(1)
     .max(100, 'must be a number of connections from 1 to 100')
     .default(10),
+  WORKERS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(16, 'must be a number of worker threads from 0 to 16')
+    .default(1),
   RUN_LEASE_MS: z.coerce
     .number()
     .int()
@@ -102,6 +108,11 @@ export interface Config {
    * the run over (its owner stopped). Renewed every third of it while the run is driven.
    */
   runLeaseMs: number;
+  /**
+   * Worker threads that drive runs, so the thread answering Slack does nothing else; 0 drives runs in that
+   * thread too.
+   */
+  workers: number;
   adminUserIds: string[];
   /** Slack workspace admins and owners may also use /approvals and the admins' App Home (read-only rights). */
   auditIncludesWorkspaceAdmins: boolean;
@@ -166,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
         ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
         : { kind: 'sqlite', path: e.DATABASE_PATH },
       runLeaseMs: e.RUN_LEASE_MS,
+      workers: e.WORKERS,
       adminUserIds: e.ADMIN_USER_IDS,
       auditIncludesWorkspaceAdmins: e.AUDIT_INCLUDE_WORKSPACE_ADMINS,
       approvalPolicyFile: e.APPROVAL_POLICY_FILE,

@@ -31,6 +31,8 @@ export interface CoreOverrides {
   tools?: (builtIn: AgentTool[]) => AgentTool[];
   /** How often cards and replies Slack did not accept are tried again; default 30 s. */
   deliveryRetryMs?: number;
+  /** The lease owner: a worker thread drives runs under its process's claims, so it takes the process's id. */
+  owner?: string;
 }
 
 /** The core of the product on its database: stores, model, policy, tools and the services built on them. */
@@ -68,7 +70,7 @@ export async function createCore<A extends SurfaceAdapters>(
   const newId = overrides.newId ?? randomId;
   const mcpServers = loadMcpServers(config.mcpServersFile);
   const database = await openDatabase(config.database, logger);
-  const owner = processOwnerId();
+  const owner = overrides.owner ?? processOwnerId();
   const stores = createStores({
     db: database,
     clock,

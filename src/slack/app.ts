@@ -1,13 +1,11 @@
 import { createServer, type IncomingMessage, Server, type ServerResponse } from 'node:http';
-import { App, LogLevel, webApi } from '@slack/bolt';
+import { App, LogLevel, type webApi } from '@slack/bolt';
 import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { Clock } from '../clock.js';
 import type { SlackMode } from '../config.js';
-import type { SurfaceAdapters } from '../conversations/ports.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
 import { createGuardedReceiver } from './guarded-receiver.js';
-import { createSlackSurface, type SlackSurface } from './slack-surface.js';
-import { createUserGroupDirectory } from './user-groups.js';
+import { createSlackAdapters, type SlackAdapters } from './slack-adapters.js';
 
 export interface SlackRuntimeOptions {
   botToken: string;
@@ -24,13 +22,6 @@ export interface SlackRuntimeOptions {
   retryConfig?: webApi.RetryOptions;
 }
 
-/** What the core speaks through in Slack. */
-export interface SlackAdapters extends SurfaceAdapters {
-  surface: SlackSurface;
-  /** For what a click does: its own client, which never waits out a rate limit. */
-  interactive: SlackSurface;
-}
-
 export interface SlackRuntime {
   app: App;
   /** The Slack side of the core, rendering cards from `cards`. */
@@ -42,16 +33,6 @@ export interface SlackRuntime {
   /** Resolves when every listener already running (a click being decided, say) has finished. */
   idle(): Promise<void>;
 }
-
-/** Clicks must not wait behind a rate-limited queue: their Web API calls fail fast instead. */
-const INTERACTIVE_TIMEOUT_MS = 10_000;
-
-/**
- * What a run posts (answers, cards, notices) is bounded well inside a lease: a call Slack does not answer is
- * given up and left to the delivery outbox, instead of holding the run (or a card owed) past its lease while
- * another process takes it over and posts it too.
- */
-const WORK_CALL = { timeout: 8_000, retryConfig: { retries: 1, minTimeout: 1_000, maxTimeout: 2_000 } };
 
 const BOLT_LEVELS: Record<OurLevel, LogLevel> = {
   debug: LogLevel.DEBUG,
@@ -96,22 +77,6 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
             logger: options.logger,
           }),
         });
-  // A separate client for what a click does, so a rate-limited queue never holds a decision back.
-  const clickClient = new webApi.WebClient(options.botToken, {
-    slackApiUrl: options.apiUrl,
-    logLevel: common.logLevel,
-    rejectRateLimitedCalls: true,
-    retryConfig: { retries: 0 },
-    timeout: INTERACTIVE_TIMEOUT_MS,
-  });
-  // Runs speak through their own client: bounded calls, and a rate limit is an error the outbox retries later.
-  const workClient = new webApi.WebClient(options.botToken, {
-    slackApiUrl: options.apiUrl,
-    logLevel: common.logLevel,
-    rejectRateLimitedCalls: true,
-    timeout: WORK_CALL.timeout,
-    retryConfig: options.retryConfig ?? WORK_CALL.retryConfig,
-  });
   const running = new Set<Promise<void>>();
   app.use(async ({ next }) => {
     const listener = next();
@@ -125,18 +90,17 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
   const { logger } = options;
   return {
     app,
-    adapters(cards, systemPrompt) {
-      const interactive = createSlackSurface(clickClient, { logger, cards });
-      return {
-        surface: createSlackSurface(workClient, { logger, cards }),
-        surfaceKind: 'slack',
-        interactive,
-        decisionSurface: interactive,
-        // Decisions look user groups up before a modal is answered: that lookup must fail fast, never wait.
-        groups: createUserGroupDirectory(clickClient, options.clock, logger),
+    adapters: (cards, systemPrompt) =>
+      createSlackAdapters({
+        botToken: options.botToken,
+        apiUrl: options.apiUrl,
+        logLevel: options.logLevel,
+        ...(options.retryConfig ? { retryConfig: options.retryConfig } : {}),
+        cards,
+        clock: options.clock,
+        logger,
         systemPrompt,
-      };
-    },
+      }),
     async start() {
       // In Socket Mode Bolt serves /healthz from a side server that ignores listen errors: check the port first,
       // so a port in use stops start-up as it does in HTTP mode.

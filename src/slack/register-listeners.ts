@@ -6,10 +6,10 @@ import type { StandingApprovalStore } from '../approvals/ports.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
-import type { DecisionFollowUp } from '../conversations/decision-follow-up.js';
+import type { RunWork } from '../conversations/run-work.js';
 import { type GreetingStore, WelcomeService } from '../conversations/welcome-service.js';
 import type { Logger } from '../logger.js';
-import type { SlackAdapters, SlackRuntime } from './app.js';
+import type { SlackRuntime } from './app.js';
 import { createAuditAccess } from './audit-access.js';
 import { createHomePublisher, type HomePublisher } from './home-publisher.js';
 import { registerActionListeners } from './listeners/actions.js';
@@ -18,13 +18,13 @@ import { registerDecisionModalListeners } from './listeners/decision-modals.js';
 import { registerHomeListeners } from './listeners/home.js';
 import { registerMessageListeners } from './listeners/messages.js';
 import { registerMessagesTabListener } from './listeners/messages-tab.js';
+import type { SlackAdapters } from './slack-adapters.js';
 
 /** The core as the listeners use it: its services, and the stores they read through their ports. */
 export interface ListenerCore {
   conversations: ConversationService;
   approvals: ApprovalService;
   edits: ArgumentEditService;
-  followUp: DecisionFollowUp;
   clock: Clock;
   adapters: SlackAdapters;
   stores: {
@@ -37,12 +37,14 @@ export interface ListenerCore {
 
 /**
  * Registers every listener of the Slack app on the core: messages, card buttons and forms, `/approvals`,
- * App Home and the Messages tab. Returns App Home's publisher, which the core's follow-up refreshes after
- * every change to a request.
+ * App Home and the Messages tab. Returns App Home's publisher, which the follow-up of decisions refreshes (in
+ * whichever thread that work runs).
  */
 export function registerListeners(
   runtime: SlackRuntime,
   core: ListenerCore,
+  /** Where the work after intake happens: this thread, or worker threads. */
+  work: RunWork,
   config: Pick<Config, 'auditIncludesWorkspaceAdmins' | 'suggestedPrompts'>,
   logger: Logger,
 ): HomePublisher {
@@ -61,12 +63,11 @@ export function registerListeners(
     clock: core.clock,
     logger,
   });
-  core.followUp.watch(home);
-  registerMessageListeners(app, { conversations: core.conversations, logger });
+  registerMessageListeners(app, { conversations: core.conversations, work, logger });
   const decisions = {
     approvals: core.approvals,
     edits: core.edits,
-    followUp: core.followUp,
+    work,
     surface: adapters.interactive,
     logger,
     directMessage: (userId: string, text: string) =>

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOpenAIModel } from '../../src/agent/openai-client.js';
 import { loadApprovalPolicy } from '../../src/approvals/policy-file.js';
-import { type Bot, type BotOverrides, createBot, SYSTEM_PROMPT } from '../../src/bot.js';
+import { type Bot, type BotOverrides, createBot } from '../../src/bot.js';
+import { SYSTEM_PROMPT } from '../../src/slack/system-prompt.js';
 import { type DatabaseConfig, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.js';
@@ -118,6 +119,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...fresh?.env,
     PORT: '0',
     LOG_LEVEL: 'warn',
+    // In this test's process: its overrides (model, clock, tools) reach this thread only.
+    WORKERS: '0',
     ...options.env,
   });
   if (!loaded.ok) throw new Error(loaded.problems.join('\n'));

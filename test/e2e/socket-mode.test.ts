@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAIModel } from '../../src/agent/openai-client.js';
 import { loadApprovalPolicy } from '../../src/approvals/policy-file.js';
-import { type Bot, createBot, SYSTEM_PROMPT } from '../../src/bot.js';
+import { type Bot, createBot } from '../../src/bot.js';
+import { SYSTEM_PROMPT } from '../../src/slack/system-prompt.js';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
 import { freePort } from '../support/bot-process.js';
@@ -40,6 +41,8 @@ describe('Socket Mode', () => {
       OPENAI_BASE_URL: model.baseURL,
       OPENAI_STREAM: 'false',
       DATABASE_PATH: join(dir, 'bot.db'),
+      // In this test's process (whose TypeScript a worker thread could not load): one thread.
+      WORKERS: '0',
       PORT: String(port),
       LOG_LEVEL: 'error',
     });

@@ -2,8 +2,8 @@ import type { BlockAction, ButtonAction } from '@slack/bolt';
 import type { ApprovalRecord } from '../../approvals/approval.js';
 import type { ApprovalService, DecisionResult } from '../../approvals/approval-service.js';
 import type { ArgumentEditService } from '../../approvals/argument-edit-service.js';
-import type { DecisionFollowUp } from '../../conversations/decision-follow-up.js';
 import type { CardLocation } from '../../conversations/ports.js';
+import type { RunWork } from '../../conversations/run-work.js';
 import { describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { slackDate } from '../mrkdwn.js';
@@ -12,8 +12,8 @@ import type { SlackSurface } from '../slack-surface.js';
 export interface ActionListenerDeps {
   approvals: ApprovalService;
   edits: ArgumentEditService;
-  /** Cards, the run and App Home after a decision: the same for every place a decision is taken. */
-  followUp: Pick<DecisionFollowUp, 'after'>;
+  /** Cards, the run and App Home after a decision (in this thread, or in a worker). */
+  work: Pick<RunWork, 'settled'>;
   /** Replies to the person who clicked (their own client, which never waits out a rate limit). */
   surface: Pick<SlackSurface, 'postEphemeral'>;
   logger: Logger;
@@ -43,7 +43,7 @@ export function ephemeralTo(
     });
 }
 
-/** Tells the person why nothing changed, or hands what changed to the follow-up (cards, run, App Home). */
+/** Tells the person why nothing changed, or hands what changed to the work that follows (cards, run, App Home). */
 export async function applyResult(
   deps: ActionListenerDeps,
   result: DecisionResult,
@@ -62,13 +62,10 @@ export async function applyResult(
     case 'already_decided':
       return tell(alreadyDecided(result.approval));
     case 'counted':
-      await deps.followUp.after(
-        { kind: 'counted', approval: result.approval, approvers: result.approvers },
-        where,
-      );
+      deps.work.settled({ kind: 'counted', approval: result.approval, approvers: result.approvers }, where);
       return;
     case 'decided':
-      await deps.followUp.after(
+      deps.work.settled(
         { kind: 'decided', approval: result.approval, runClaimed: result.runClaimed, standing },
         where,
       );

@@ -1,0 +1,79 @@
+import type { WebClient } from '@slack/web-api';
+import { ApprovalScheduler, DEFAULT_SCHEDULER_INTERVAL_MS } from './approvals/approval-scheduler.js';
+import type { Config } from './config.js';
+import type { Core } from './core.js';
+import { describeError } from './errors.js';
+import type { Logger } from './logger.js';
+import { createApprovalNotifier } from './slack/approval-notifier.js';
+
+/** Slack retries a delivery within minutes; keys of handled deliveries are kept a day. */
+const DEDUPE_KEEP_MS = 86_400_000;
+
+export interface BackgroundTimings {
+  /** How often approval deadlines (expiry, reminders) are checked. */
+  schedulerIntervalMs?: number;
+  /** How often runs, queues and deliveries left by stopped processes are looked for; default a third of the lease. */
+  recoveryIntervalMs?: number;
+  /** The delivery retry interval; recovery runs at least this often. */
+  deliveryRetryMs?: number;
+}
+
+export interface BackgroundWork {
+  /** Checks approval deadlines now (the scheduler also does on its own interval). */
+  checkDeadlines(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * What a bot process does besides answering Slack: acts on approval deadlines, takes over what stopped
+ * processes left (runs, queued messages, cards and replies owed), and forgets old delivery keys. Starts with a
+ * recovery and a deadline check at once, so what happened while the bot was down is handled first.
+ */
+export async function startBackgroundWork(
+  core: Core,
+  client: WebClient,
+  config: Pick<Config, 'adminUserIds' | 'runLeaseMs'>,
+  logger: Logger,
+  timings: BackgroundTimings = {},
+): Promise<BackgroundWork> {
+  const { conversations, stores, clock } = core;
+  const scheduler = new ApprovalScheduler({
+    store: stores.timers,
+    surface: 'slack',
+    events: createApprovalNotifier({ client, followUp: core.followUp, adminUserIds: config.adminUserIds }),
+    clock,
+    logger,
+    intervalMs: timings.schedulerIntervalMs ?? DEFAULT_SCHEDULER_INTERVAL_MS,
+  });
+  // One recovery at a time: a slow one (Slack down, many runs) is not joined by the next tick.
+  let recovering: Promise<void> | undefined;
+  const recover = () => {
+    recovering ??= conversations
+      .recover()
+      .catch((error: unknown) => {
+        logger.error('recovery failed', { error: describeError(error) });
+      })
+      .finally(() => {
+        recovering = undefined;
+      });
+    return recovering;
+  };
+  const pruneDedupe = () =>
+    stores.dedupe.prune(clock.now() - DEDUPE_KEEP_MS).catch((error: unknown) => {
+      logger.warn('pruning handled deliveries failed', { error: describeError(error) });
+    });
+  // Recovery drives whole runs (model calls included): it must not hold back start-up or signal handling.
+  void recover();
+  await scheduler.start();
+  const recoveryMs =
+    timings.recoveryIntervalMs ?? Math.min(config.runLeaseMs / 3, timings.deliveryRetryMs ?? 30_000);
+  const timers = [setInterval(recover, recoveryMs), setInterval(pruneDedupe, 3_600_000)];
+  for (const timer of timers) timer.unref();
+  return {
+    checkDeadlines: () => scheduler.tick(),
+    async stop() {
+      await scheduler.stop();
+      for (const timer of timers) clearInterval(timer);
+    },
+  };
+}

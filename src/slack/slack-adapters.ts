@@ -1,0 +1,76 @@
+import { LogLevel, type RetryOptions, WebClient } from '@slack/web-api';
+import type { ApprovalCardStore } from '../approvals/ports.js';
+import type { Clock } from '../clock.js';
+import type { SurfaceAdapters } from '../conversations/ports.js';
+import type { Logger, LogLevel as OurLevel } from '../logger.js';
+import { createSlackSurface, type SlackSurface } from './slack-surface.js';
+import { createUserGroupDirectory } from './user-groups.js';
+
+/** Clicks must not wait behind a rate-limited queue: their Web API calls fail fast instead. */
+const INTERACTIVE_TIMEOUT_MS = 10_000;
+
+/**
+ * What a run posts (answers, cards, notices) is bounded well inside a lease: a call Slack does not answer is
+ * given up and left to the delivery outbox, instead of holding the run (or a card owed) past its lease while
+ * another process takes it over and posts it too.
+ */
+const WORK_CALL = { timeout: 8_000, retryConfig: { retries: 1, minTimeout: 1_000, maxTimeout: 2_000 } };
+
+export const WEB_API_LEVELS: Record<OurLevel, LogLevel> = {
+  debug: LogLevel.DEBUG,
+  info: LogLevel.INFO,
+  warn: LogLevel.WARN,
+  error: LogLevel.ERROR,
+};
+
+export interface SlackClientOptions {
+  botToken: string;
+  apiUrl: string;
+  logLevel: OurLevel;
+  /** Web API retry policy; tests use none. */
+  retryConfig?: RetryOptions;
+}
+
+/** What the core speaks through in Slack. */
+export interface SlackAdapters extends SurfaceAdapters {
+  surface: SlackSurface;
+  /** For what a click does: its own client, which never waits out a rate limit. */
+  interactive: SlackSurface;
+}
+
+/**
+ * The Slack side of the core, rendering cards from `cards`: the surface runs speak through (bounded calls, a
+ * rate limit is an error the outbox retries later) and the one for what a click does (never waits out a rate
+ * limit). Built from the Web API alone, so a worker thread that drives runs needs no Bolt app.
+ */
+export function createSlackAdapters(
+  options: SlackClientOptions & {
+    cards: ApprovalCardStore;
+    clock: Clock;
+    logger: Logger;
+    systemPrompt: string;
+  },
+): SlackAdapters {
+  const { logger, cards } = options;
+  const client = (extra: { timeout: number; retryConfig: RetryOptions }) =>
+    new WebClient(options.botToken, {
+      slackApiUrl: options.apiUrl,
+      logLevel: WEB_API_LEVELS[options.logLevel],
+      rejectRateLimitedCalls: true,
+      ...extra,
+    });
+  const clickClient = client({ timeout: INTERACTIVE_TIMEOUT_MS, retryConfig: { retries: 0 } });
+  const interactive = createSlackSurface(clickClient, { logger, cards });
+  return {
+    surface: createSlackSurface(
+      client({ timeout: WORK_CALL.timeout, retryConfig: options.retryConfig ?? WORK_CALL.retryConfig }),
+      { logger, cards },
+    ),
+    surfaceKind: 'slack',
+    interactive,
+    decisionSurface: interactive,
+    // Decisions look user groups up before a modal is answered: that lookup must fail fast, never wait.
+    groups: createUserGroupDirectory(clickClient, options.clock, logger),
+    systemPrompt: options.systemPrompt,
+  };
+}

@@ -1,0 +1,47 @@
+import type { Config } from '../config.js';
+import type { Received } from '../conversations/conversation-service.js';
+import type { Settlement } from '../conversations/decision-follow-up.js';
+import type { CardLocation } from '../conversations/ports.js';
+
+/** What a worker thread is started with (cloned into it: plain data only). */
+export interface WorkerData {
+  config: Config;
+  /** The lease owner of the whole process: a run claimed in one thread is driven in another under that claim. */
+  owner: string;
+  /** Whether this worker also does the process's background work (deadlines, recovery). */
+  background: boolean;
+}
+
+/** From the intake thread to a worker. */
+export type ToWorker =
+  | { kind: 'drive'; started: Extract<Received, { kind: 'started' }> }
+  | { kind: 'settled'; settlement: Settlement; where: { fallback?: CardLocation } }
+  | { kind: 'check-deadlines' }
+  | { kind: 'stop'; graceMs: number };
+
+/** From a worker to the intake thread. */
+export type FromWorker =
+  | { kind: 'ready' }
+  | { kind: 'deadlines-checked' }
+  | { kind: 'stopped' }
+  | { kind: 'failed'; error: string };
+
+/** Checks what a worker was started with (it is this program's own, but arrives as `unknown`). */
+export function isWorkerData(value: unknown): value is WorkerData {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    'config' in value &&
+    typeof value.config === 'object' &&
+    'owner' in value &&
+    typeof value.owner === 'string' &&
+    'background' in value &&
+    typeof value.background === 'boolean'
+  );
+}
+
+/** Recognises a message from a worker (it is this program's own, but arrives as `unknown`). */
+export function isFromWorker(value: unknown): value is FromWorker {
+  if (value === null || typeof value !== 'object' || !('kind' in value)) return false;
+  return ['ready', 'deadlines-checked', 'stopped', 'failed'].includes(String(value.kind));
+}

@@ -1,0 +1,99 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { WebClient } from '@slack/web-api';
+import { loadApprovalPolicy } from '../approvals/policy-file.js';
+import { type BackgroundWork, startBackgroundWork } from '../background-work.js';
+import { createCore } from '../core.js';
+import { describeError } from '../errors.js';
+import { createLogger } from '../logger.js';
+import { createAuditAccess } from '../slack/audit-access.js';
+import { createHomePublisher } from '../slack/home-publisher.js';
+import { createSlackAdapters, WEB_API_LEVELS } from '../slack/slack-adapters.js';
+import { SYSTEM_PROMPT } from '../slack/system-prompt.js';
+import { type FromWorker, isWorkerData, type ToWorker, type WorkerData } from './protocol.js';
+
+/**
+ * A worker thread that drives runs: the core on a connection of its own, the model and Slack clients, the
+ * follow-up of decisions (cards, the resumed run, App Home), and, for one worker of the process, the background
+ * work (deadlines, recovery). The intake thread hands it what to do; it never answers Slack requests itself.
+ */
+async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Promise<void> {
+  const send = (message: FromWorker) => port.postMessage(message);
+  const { config } = data;
+  const logger = createLogger(config.logLevel);
+  const policy = loadApprovalPolicy(config.approvalPolicyFile);
+  if (!policy.ok) throw new Error(policy.problems.join('; '));
+  const slack = { botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logLevel: config.logLevel };
+  const core = await createCore(
+    config,
+    logger,
+    policy.policy,
+    (stores) =>
+      createSlackAdapters({
+        ...slack,
+        cards: stores.cards,
+        clock: { now: () => Date.now() },
+        logger,
+        systemPrompt: SYSTEM_PROMPT,
+      }),
+    { owner: data.owner },
+  );
+  const client = new WebClient(slack.botToken, {
+    slackApiUrl: slack.apiUrl,
+    logLevel: WEB_API_LEVELS[slack.logLevel],
+  });
+  const access = createAuditAccess(client, {
+    isAdmin: (userId) => core.approvals.isAdmin(userId),
+    includeWorkspaceAdmins: config.auditIncludesWorkspaceAdmins,
+    now: () => core.clock.now(),
+    logger,
+  });
+  core.followUp.watch(
+    createHomePublisher(client, {
+      queries: core.stores.auditQueries,
+      viewers: core.stores.homeViewers,
+      access,
+      clock: core.clock,
+      logger,
+    }),
+  );
+  await core.mcp.connectAll();
+  const background: BackgroundWork | undefined = data.background
+    ? await startBackgroundWork(core, client, config, logger)
+    : undefined;
+  const failed = (what: string) => (error: unknown) =>
+    logger.error(`${what} failed`, { error: describeError(error) });
+  port.on('message', (message: ToWorker) => {
+    switch (message.kind) {
+      case 'drive':
+        core.conversations.drive(message.started).catch(failed('run'));
+        return;
+      case 'settled':
+        core.followUp.after(message.settlement, message.where).catch(failed('decision follow-up'));
+        return;
+      case 'check-deadlines':
+        void (background?.checkDeadlines() ?? Promise.resolve()).then(() =>
+          send({ kind: 'deadlines-checked' }),
+        );
+        return;
+      case 'stop':
+        void stop(message.graceMs);
+        return;
+    }
+  });
+  const stop = async (graceMs: number) => {
+    await background?.stop();
+    await Promise.race([core.conversations.idle(), new Promise((resolve) => setTimeout(resolve, graceMs))]);
+    await core.mcp.close();
+    await core.database.close();
+    send({ kind: 'stopped' });
+  };
+  send({ kind: 'ready' });
+}
+
+const data: unknown = workerData;
+if (parentPort && isWorkerData(data)) {
+  const port = parentPort;
+  main(port, data).catch((error: unknown) => {
+    port.postMessage({ kind: 'failed', error: describeError(error) } satisfies FromWorker);
+  });
+}

@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import type { ThreadRef } from '../conversations/ports.js';
+import type { RunWork } from '../conversations/run-work.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { type FromWorker, isFromWorker, type ToWorker, type WorkerData } from './protocol.js';
+
+/** The worker threads of a process, to which the intake thread hands the work after each request. */
+export interface WorkerPool extends RunWork {
+  /** Asks the worker doing the background work to check approval deadlines now (tests). */
+  checkDeadlines(): Promise<void>;
+  /** Lets the work in flight finish (bounded by `graceMs`), then ends the workers. */
+  stop(graceMs: number): Promise<void>;
+  /** Workers running now, for /healthz. */
+  running(): number;
+}
+
+/** The compiled worker beside this file; under tsx (development) the TypeScript one, with tsx inherited. */
+const ENTRY = new URL(
+  import.meta.url.endsWith('.ts') ? './run-worker.ts' : './run-worker.js',
+  import.meta.url,
+);
+
+/**
+ * Starts `count` worker threads (see run-worker.ts); work handed over before a worker is ready waits in its
+ * queue. Work is routed by thread,
+ * so one conversation's work stays in one worker, in order; worker 0 also does the background work. A worker
+ * that dies is started again; what it was driving is taken over through the run's lease like any stopped work.
+ */
+export function startWorkerPool(
+  count: number,
+  data: Omit<WorkerData, 'background'>,
+  logger: Logger,
+): WorkerPool {
+  let stopping = false;
+  const workers: Worker[] = [];
+  const listeners = new Set<(index: number, message: FromWorker) => void>();
+  const spawn = (index: number): void => {
+    const worker = new Worker(ENTRY, {
+      workerData: { ...data, background: index === 0 } satisfies WorkerData,
+    });
+    workers[index] = worker;
+    worker.on('message', (message: unknown) => {
+      if (!isFromWorker(message)) return;
+      if (message.kind === 'failed') logger.error('worker failed to start', { index, error: message.error });
+      for (const listener of listeners) listener(index, message);
+    });
+    worker.on('error', (error) =>
+      logger.error('worker stopped on an error', { index, error: describeError(error) }),
+    );
+    worker.on('exit', (code) => {
+      if (stopping || workers[index] !== worker) return;
+      logger.error('worker exited; starting it again', { index, code });
+      setTimeout(() => spawn(index), 1_000).unref();
+    });
+  };
+  const answer = (index: number, kind: FromWorker['kind']) =>
+    new Promise<void>((resolve, reject) => {
+      const listener = (from: number, message: FromWorker) => {
+        if (from !== index) return;
+        if (message.kind === 'failed') {
+          listeners.delete(listener);
+          reject(new Error(message.error));
+        } else if (message.kind === kind) {
+          listeners.delete(listener);
+          resolve();
+        }
+      };
+      listeners.add(listener);
+    });
+  const post = (index: number, message: ToWorker) => workers[index]?.postMessage(message);
+  const route = (thread: ThreadRef) =>
+    createHash('sha1')
+      .update(`${thread.teamId}:${thread.channelId}:${thread.threadTs}`)
+      .digest()
+      .readUInt32BE(0) % count;
+  for (let index = 0; index < count; index += 1) spawn(index);
+  return {
+    drive: (started) => post(route(started.message), { kind: 'drive', started }),
+    settled: (settlement, where = {}) =>
+      post(route(settlement.approval), { kind: 'settled', settlement, where }),
+    async checkDeadlines() {
+      const checked = answer(0, 'deadlines-checked');
+      post(0, { kind: 'check-deadlines' });
+      await checked;
+    },
+    async stop(graceMs) {
+      stopping = true;
+      await Promise.all(
+        workers.map(async (worker, index) => {
+          const stopped = answer(index, 'stopped');
+          post(index, { kind: 'stop', graceMs });
+          await Promise.race([
+            stopped,
+            once(worker, 'exit'),
+            new Promise((r) => setTimeout(r, graceMs + 2_000)),
+          ]);
+          await worker.terminate();
+        }),
+      );
+    },
+    running: () => workers.filter((worker) => worker.threadId !== -1).length,
+  };
+}
