@@ -44,6 +44,8 @@ export async function startFakes(): Promise<Fakes> {
     LOG_LEVEL: 'warn',
     // Answers as one chat.postMessage, so "model response → Slack post" has one clear end point.
     OPENAI_STREAM: 'false',
+    // The bot's worker threads (see the README); by default the bot's own default.
+    ...(process.env.BENCH_WORKERS ? { WORKERS: process.env.BENCH_WORKERS } : {}),
   };
   return {
     slack,

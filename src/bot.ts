@@ -70,7 +70,7 @@ export async function createBot(
   pool =
     config.workers > 0 ? startWorkerPool(config.workers, { config, owner: core.owner }, logger) : undefined;
   const work: RunWork = pool ?? localWork(core.conversations, core.followUp, logger);
-  const home = registerListeners(runtime, core, work, config, logger);
+  const home = registerListeners(runtime, core, work, pool, config, logger);
   // Without workers, this thread follows decisions up: App Home is refreshed from here.
   if (!pool) core.followUp.watch(home);
   let background: BackgroundWork | undefined;

@@ -44,7 +44,7 @@ export interface ConversationServiceDeps {
 }
 
 /** What became of a message taken in. */
-export type Received =
+type Received =
   | { kind: 'started'; runId: string; conversationId: string; message: IncomingMessage }
   /** Waiting behind the conversation's active run (the thread was told). */
   | { kind: 'queued' }
@@ -96,16 +96,16 @@ export class ConversationService {
    * its delivery keys: a message whose key was seen before (a retry) is dropped.
    */
   async handleMessage(message: IncomingMessage, keys: readonly string[] = []): Promise<void> {
-    const received = await this.receive(message, keys);
-    if (received.kind === 'started') await this.drive(received);
+    const received = await this.#take(message, keys);
+    if (received.kind === 'started') await this.#driveStarted(received);
   }
 
   /**
    * Takes a message in, in one transaction (see `ConversationStore.receiveMessage`), and says in the thread
-   * when it waits behind another run. A started run is driven with `drive` (here, or in a worker). When the
-   * database cannot take the message (down, busy), the thread is told, so it is not lost without a word.
+   * when it waits behind another run. When the database cannot take the message (down, busy), the thread is
+   * told, so it is not lost without a word.
    */
-  receive(message: IncomingMessage, keys: readonly string[] = []): Promise<Received> {
+  #take(message: IncomingMessage, keys: readonly string[]): Promise<Received> {
     const receiving = this.#receive(message, keys);
     this.#receiving.add(receiving);
     void receiving.finally(() => this.#receiving.delete(receiving));
@@ -149,8 +149,8 @@ export class ConversationService {
     }
   }
 
-  /** Drives a run `receive` started, after whatever this process already does in its conversation. */
-  drive(started: Extract<Received, { kind: 'started' }>): Promise<void> {
+  /** Drives a run a message started, after whatever this process already does in its conversation. */
+  #driveStarted(started: Extract<Received, { kind: 'started' }>): Promise<void> {
     const { runId, conversationId, message } = started;
     return this.#queue.run(conversationId, () =>
       this.#drive(runId, { ...message, recipientUserId: message.userId }, conversationId),

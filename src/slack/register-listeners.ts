@@ -15,6 +15,7 @@ import { createHomePublisher, type HomePublisher } from './home-publisher.js';
 import { registerActionListeners } from './listeners/actions.js';
 import { registerCommandListeners } from './listeners/commands.js';
 import { registerDecisionModalListeners } from './listeners/decision-modals.js';
+import { type ClickWork, localClicks } from './listeners/decision-replies.js';
 import { registerHomeListeners } from './listeners/home.js';
 import { registerMessageListeners } from './listeners/messages.js';
 import { registerMessagesTabListener } from './listeners/messages-tab.js';
@@ -45,6 +46,8 @@ export function registerListeners(
   core: ListenerCore,
   /** Where the work after intake happens: this thread, or worker threads. */
   work: RunWork,
+  /** Where Approve clicks are decided after their ack (workers); by default this thread. */
+  clicks: ClickWork | undefined,
   config: Pick<Config, 'auditIncludesWorkspaceAdmins' | 'suggestedPrompts'>,
   logger: Logger,
 ): HomePublisher {
@@ -73,8 +76,9 @@ export function registerListeners(
     directMessage: (userId: string, text: string) =>
       app.client.chat.postMessage({ channel: userId, text }).then(() => undefined),
   };
-  registerActionListeners(app, decisions);
-  registerDecisionModalListeners(app, decisions);
+  const actions = { ...decisions, clicks: clicks ?? localClicks(decisions) };
+  registerActionListeners(app, actions);
+  registerDecisionModalListeners(app, actions);
   registerCommandListeners(app, {
     queries: stores.auditQueries,
     access,

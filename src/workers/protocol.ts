@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
-import type { Received } from '../conversations/conversation-service.js';
 import type { Settlement } from '../conversations/decision-follow-up.js';
-import type { CardLocation } from '../conversations/ports.js';
+import type { CardLocation, IncomingMessage } from '../conversations/ports.js';
+import type { ApprovalClick } from '../slack/listeners/decision-replies.js';
 
 /** What a worker thread is started with (cloned into it: plain data only). */
 export interface WorkerData {
@@ -14,7 +14,8 @@ export interface WorkerData {
 
 /** From the intake thread to a worker. */
 export type ToWorker =
-  | { kind: 'drive'; started: Extract<Received, { kind: 'started' }> }
+  | { kind: 'message'; message: IncomingMessage; keys: readonly string[] }
+  | { kind: 'click'; click: ApprovalClick }
   | { kind: 'settled'; settlement: Settlement; where: { fallback?: CardLocation } }
   | { kind: 'check-deadlines' }
   | { kind: 'stop'; graceMs: number };

@@ -2,11 +2,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { WebClient } from '@slack/web-api';
 import { loadApprovalPolicy } from '../approvals/policy-file.js';
 import { type BackgroundWork, startBackgroundWork } from '../background-work.js';
+import { localWork } from '../conversations/run-work.js';
 import { createCore } from '../core.js';
 import { describeError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { createAuditAccess } from '../slack/audit-access.js';
 import { createHomePublisher } from '../slack/home-publisher.js';
+import { decideClick } from '../slack/listeners/decision-replies.js';
 import { createSlackAdapters, WEB_API_LEVELS } from '../slack/slack-adapters.js';
 import { SYSTEM_PROMPT } from '../slack/system-prompt.js';
 import { type FromWorker, isWorkerData, type ToWorker, type WorkerData } from './protocol.js';
@@ -56,6 +58,14 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
       logger,
     }),
   );
+  const decisions = {
+    approvals: core.approvals,
+    work: localWork(core.conversations, core.followUp, logger),
+    surface: core.adapters.interactive,
+    logger,
+    directMessage: (userId: string, text: string) =>
+      client.chat.postMessage({ channel: userId, text }).then(() => undefined),
+  };
   await core.mcp.connectAll();
   const background: BackgroundWork | undefined = data.background
     ? await startBackgroundWork(core, client, config, logger)
@@ -64,8 +74,11 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
     logger.error(`${what} failed`, { error: describeError(error) });
   port.on('message', (message: ToWorker) => {
     switch (message.kind) {
-      case 'drive':
-        core.conversations.drive(message.started).catch(failed('run'));
+      case 'message':
+        core.conversations.handleMessage(message.message, message.keys).catch(failed('message'));
+        return;
+      case 'click':
+        decideClick(decisions, message.click).catch(failed('click'));
         return;
       case 'settled':
         core.followUp.after(message.settlement, message.where).catch(failed('decision follow-up'));

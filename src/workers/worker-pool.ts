@@ -5,10 +5,11 @@ import type { ThreadRef } from '../conversations/ports.js';
 import type { RunWork } from '../conversations/run-work.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { ClickWork } from '../slack/listeners/decision-replies.js';
 import { type FromWorker, isFromWorker, type ToWorker, type WorkerData } from './protocol.js';
 
 /** The worker threads of a process, to which the intake thread hands the work after each request. */
-export interface WorkerPool extends RunWork {
+export interface WorkerPool extends RunWork, ClickWork {
   /** Asks the worker doing the background work to check approval deadlines now (tests). */
   checkDeadlines(): Promise<void>;
   /** Lets the work in flight finish (bounded by `graceMs`), then ends the workers. */
@@ -71,14 +72,13 @@ export function startWorkerPool(
       listeners.add(listener);
     });
   const post = (index: number, message: ToWorker) => workers[index]?.postMessage(message);
-  const route = (thread: ThreadRef) =>
-    createHash('sha1')
-      .update(`${thread.teamId}:${thread.channelId}:${thread.threadTs}`)
-      .digest()
-      .readUInt32BE(0) % count;
+  const spread = (key: string) => createHash('sha1').update(key).digest().readUInt32BE(0) % count;
+  const route = (thread: ThreadRef) => spread(`${thread.teamId}:${thread.channelId}:${thread.threadTs}`);
   for (let index = 0; index < count; index += 1) spawn(index);
   return {
-    drive: (started) => post(route(started.message), { kind: 'drive', started }),
+    message: (message, keys) => post(route(message), { kind: 'message', message, keys }),
+    // A click's approval is found where it is decided: spread by its button value.
+    click: (click) => post(spread(click.value ?? ''), { kind: 'click', click }),
     settled: (settlement, where = {}) =>
       post(route(settlement.approval), { kind: 'settled', settlement, where }),
     async checkDeadlines() {

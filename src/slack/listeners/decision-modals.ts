@@ -14,6 +14,7 @@ import {
   type ActionListenerDeps,
   alreadyDecided,
   applyResult,
+  clickOf,
   ephemeralTo,
   UNKNOWN_BUTTON,
 } from './decision-replies.js';
@@ -37,7 +38,7 @@ export function registerDecisionModalListeners(app: App, deps: ActionListenerDep
     async ({ ack, body, action, client }) => {
       await ack();
       const channelId = body.channel?.id ?? body.container?.channel_id;
-      const tell = ephemeralTo(deps, body);
+      const tell = ephemeralTo(deps, clickOf(body, action, false));
       const decoded = decodeApprovalButtonValue(action.value);
       const teamId = body.team?.id ?? body.user.team_id;
       const draft = decoded.ok && teamId ? await deps.edits.draft(decoded.approvalId, teamId) : undefined;

@@ -6,12 +6,13 @@ import type { CardLocation } from '../../conversations/ports.js';
 import type { RunWork } from '../../conversations/run-work.js';
 import { describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
+import { decodeApprovalButtonValue } from '../button-value.js';
 import { slackDate } from '../mrkdwn.js';
 import type { SlackSurface } from '../slack-surface.js';
 
-export interface ActionListenerDeps {
+/** What deciding from Slack needs, in whichever thread it runs. */
+export interface DecisionDeps {
   approvals: ApprovalService;
-  edits: ArgumentEditService;
   /** Cards, the run and App Home after a decision (in this thread, or in a worker). */
   work: Pick<RunWork, 'settled'>;
   /** Replies to the person who clicked (their own client, which never waits out a rate limit). */
@@ -21,31 +22,125 @@ export interface ActionListenerDeps {
   directMessage?: (userId: string, text: string) => Promise<void>;
 }
 
+export interface ActionListenerDeps extends DecisionDeps {
+  edits: ArgumentEditService;
+  /** Where an Approve click is decided after its ack (this thread, or a worker). */
+  clicks: ClickWork;
+}
+
+/** An Approve (or Approve for this thread) click, as plain data: the button and the verified clicker. */
+export interface ApprovalClick {
+  /** The button's value, as Slack sent it (decoded where the click is decided). */
+  value: string | undefined;
+  /** "Approve for this thread". */
+  standing: boolean;
+  userId: string;
+  teamId: string | undefined;
+  /** The channel, message and thread of the clicked card (none for a click in App Home). */
+  channelId: string | undefined;
+  messageTs: string | undefined;
+  threadTs: string | undefined;
+}
+
+/** Where clicks are decided once acknowledged. */
+export interface ClickWork {
+  click(click: ApprovalClick): void;
+}
+
 export const UNKNOWN_BUTTON =
   'This button does not belong to an approval request I know of, so nothing happened.';
+
+/** Where a button click came from, as plain data. */
+export function clickOf(
+  body: BlockAction<ButtonAction>,
+  action: ButtonAction,
+  standing: boolean,
+): ApprovalClick {
+  return {
+    value: action.value,
+    standing,
+    userId: body.user.id,
+    teamId: body.team?.id ?? body.user.team_id,
+    channelId: body.channel?.id ?? body.container?.channel_id,
+    messageTs: body.message?.ts ?? body.container?.message_ts,
+    threadTs: body.message?.thread_ts ?? body.container?.thread_ts,
+  };
+}
 
 /**
  * A private reply to the person who clicked, in the card's thread (in the app's DM for a click in App Home);
  * a failure to send it is only logged.
  */
 export function ephemeralTo(
-  deps: ActionListenerDeps,
-  body: BlockAction<ButtonAction>,
+  deps: DecisionDeps,
+  click: Pick<ApprovalClick, 'channelId' | 'threadTs' | 'userId'>,
 ): (text: string) => Promise<void> {
-  const channelId = body.channel?.id ?? body.container?.channel_id;
-  const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
+  const { channelId, threadTs, userId } = click;
   return (text) =>
     (channelId
-      ? deps.surface.postEphemeral(channelId, body.user.id, text, threadTs)
-      : (deps.directMessage?.(body.user.id, text) ?? Promise.resolve())
+      ? deps.surface.postEphemeral(channelId, userId, text, threadTs)
+      : (deps.directMessage?.(userId, text) ?? Promise.resolve())
     ).catch((error: unknown) => {
       deps.logger.warn('reply to a click failed', { channelId, error: describeError(error) });
     });
 }
 
+/**
+ * Decides an acknowledged Approve click from the button's approval id and the verified clicker alone, then
+ * tells the person why nothing changed, or hands the change to the work that follows.
+ */
+export async function decideClick(deps: DecisionDeps, click: ApprovalClick): Promise<void> {
+  const tell = ephemeralTo(deps, click);
+  const decoded = decodeApprovalButtonValue(click.value);
+  if (!decoded.ok || !click.teamId) {
+    await tell(UNKNOWN_BUTTON);
+    return;
+  }
+  let result: DecisionResult;
+  try {
+    result = await deps.approvals.decide({
+      approvalId: decoded.approvalId,
+      userId: click.userId,
+      teamId: click.teamId,
+      channelId: click.channelId,
+      vote: 'approve',
+      reason: null,
+      standing: click.standing,
+    });
+  } catch (error) {
+    // Nothing was recorded (the decision is one transaction): say so, so the person can click again.
+    deps.logger.error('decision could not be recorded', {
+      approvalId: decoded.approvalId,
+      error: describeError(error),
+    });
+    await tell(
+      'I could not record your decision because of a problem on my side; nothing changed, please click again.',
+    );
+    return;
+  }
+  const { channelId, messageTs } = click;
+  const fallback = channelId && messageTs ? { channelId, messageTs } : undefined;
+  await applyResult(deps, result, fallback, tell, click.standing);
+}
+
+/**
+ * Clicks decided in this thread, after the requests already waiting were read and acked: under a burst of
+ * clicks every ack then leaves before the decisions' synchronous database work.
+ */
+export function localClicks(deps: DecisionDeps): ClickWork {
+  return {
+    click: (click) =>
+      setImmediate(() => {
+        decideClick(deps, click).catch((error: unknown) =>
+          deps.logger.error('click could not be decided', { error: describeError(error) }),
+        );
+      }),
+  };
+}
+
 /** Tells the person why nothing changed, or hands what changed to the work that follows (cards, run, App Home). */
 export async function applyResult(
-  deps: ActionListenerDeps,
+  deps: DecisionDeps,
   result: DecisionResult,
   fallback: CardLocation | undefined,
   tell: (text: string) => Promise<void>,

@@ -2,14 +2,13 @@ import type { App } from '@slack/bolt';
 import type { ConversationService } from '../../conversations/conversation-service.js';
 import type { IncomingMessage } from '../../conversations/ports.js';
 import type { RunWork } from '../../conversations/run-work.js';
-import { describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { parseIncomingMessage } from '../incoming-message.js';
 
 export interface MessageListenerDeps {
-  conversations: Pick<ConversationService, 'receive' | 'isKnownThread'>;
-  /** Drives the runs messages start (in this thread, or in a worker). */
-  work: Pick<RunWork, 'drive'>;
+  conversations: Pick<ConversationService, 'isKnownThread'>;
+  /** Takes messages in and drives their runs (in this thread, or in a worker). */
+  work: Pick<RunWork, 'message'>;
   logger: Logger;
 }
 
@@ -32,18 +31,8 @@ export function registerMessageListeners(app: App, deps: MessageListenerDeps): v
     }
     const keys = [`msg:${message.teamId}:${message.channelId}:${message.messageTs}`];
     if (eventId) keys.push(`event:${eventId}`);
-    // Deduplicated, stored and started (or queued) in one transaction; the run is then handed to the work.
-    deps.conversations.receive(message, keys).then(
-      (received) => {
-        if (received.kind === 'started') deps.work.drive(received);
-      },
-      (error: unknown) => {
-        deps.logger.error('message handling failed', {
-          channelId: message.channelId,
-          error: describeError(error),
-        });
-      },
-    );
+    // Deduplicated, stored and started (or queued) in one transaction, then driven, where the work runs.
+    deps.work.message(message, keys);
   };
 
   app.event('app_mention', async ({ event, body, context }) => {
