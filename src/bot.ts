@@ -11,6 +11,7 @@ import { createSlackRuntime } from './slack/app.js';
 import { registerListeners } from './slack/register-listeners.js';
 import type { SlackAdapters } from './slack/slack-adapters.js';
 import { SYSTEM_PROMPT } from './slack/system-prompt.js';
+import { threadMemory } from './workers/protocol.js';
 import { startWorkerPool, type WorkerPool } from './workers/worker-pool.js';
 
 export interface BotOverrides extends CoreOverrides, BackgroundTimings {
@@ -49,12 +50,16 @@ export async function createBot(
     logLevel: config.logLevel,
     logger,
     clock: overrides.clock ?? { now: () => Date.now() },
-    health: () => ({
+    health: async () => ({
       ok: core?.database.isOpen() ?? false,
       detail: {
         database: core?.database.isOpen() ? 'ok' : 'closed',
         ...(pool ? { workers: pool.running() } : {}),
         ...(config.mcpServersFile && core ? { mcp: core.mcp.status() } : {}),
+        memory: {
+          rss: Math.round(process.memoryUsage.rss() / 104_857.6) / 10,
+          threads: [threadMemory(), ...((await pool?.memory()) ?? [])],
+        },
       },
     }),
     ...(overrides.retryConfig ? { retryConfig: overrides.retryConfig } : {}),

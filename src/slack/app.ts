@@ -17,7 +17,7 @@ export interface SlackRuntimeOptions {
   /** The time, for caches (user groups). */
   clock: Clock;
   /** Health of what the bot depends on; /healthz answers 503 while it is false. */
-  health: () => { ok: boolean; detail: Record<string, unknown> };
+  health: () => Promise<{ ok: boolean; detail: Record<string, unknown> }>;
   /** Web API retry policy; tests use none. */
   retryConfig?: webApi.RetryOptions;
 }
@@ -47,8 +47,8 @@ const BOLT_LEVELS: Record<OurLevel, LogLevel> = {
  * Listeners are registered separately (register-listeners.ts), once the core exists.
  */
 export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
-  const healthz = (_req: IncomingMessage, res: ServerResponse) => {
-    const { ok, detail } = options.health();
+  const healthz = async (_req: IncomingMessage, res: ServerResponse) => {
+    const { ok, detail } = await options.health();
     res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ status: ok ? 'ok' : 'unavailable', mode: options.mode.kind, ...detail }));
   };

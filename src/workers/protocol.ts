@@ -18,6 +18,7 @@ export type ToWorker =
   | { kind: 'click'; click: ApprovalClick }
   | { kind: 'settled'; settlement: Settlement; where: { fallback?: CardLocation } }
   | { kind: 'check-deadlines' }
+  | { kind: 'memory' }
   | { kind: 'stop'; graceMs: number };
 
 /** From a worker to the intake thread. */
@@ -25,7 +26,25 @@ export type FromWorker =
   | { kind: 'ready' }
   | { kind: 'deadlines-checked' }
   | { kind: 'stopped' }
+  | { kind: 'memory'; memory: ThreadMemory }
   | { kind: 'failed'; error: string };
+
+/** One thread's JavaScript memory, in MiB (the process's resident set is shared by all threads). */
+export interface ThreadMemory {
+  heapUsed: number;
+  heapTotal: number;
+  /** Memory of JavaScript objects kept outside the heap (buffers). */
+  external: number;
+}
+
+const MIB = 1024 * 1024;
+
+/** This thread's memory, for /healthz. */
+export function threadMemory(): ThreadMemory {
+  const usage = process.memoryUsage();
+  const mib = (bytes: number) => Math.round((bytes / MIB) * 10) / 10;
+  return { heapUsed: mib(usage.heapUsed), heapTotal: mib(usage.heapTotal), external: mib(usage.external) };
+}
 
 /** Checks what a worker was started with (it is this program's own, but arrives as `unknown`). */
 export function isWorkerData(value: unknown): value is WorkerData {
@@ -44,5 +63,5 @@ export function isWorkerData(value: unknown): value is WorkerData {
 /** Recognises a message from a worker (it is this program's own, but arrives as `unknown`). */
 export function isFromWorker(value: unknown): value is FromWorker {
   if (value === null || typeof value !== 'object' || !('kind' in value)) return false;
-  return ['ready', 'deadlines-checked', 'stopped', 'failed'].includes(String(value.kind));
+  return ['ready', 'deadlines-checked', 'stopped', 'failed', 'memory'].includes(String(value.kind));
 }

@@ -11,7 +11,7 @@ import { createHomePublisher } from '../slack/home-publisher.js';
 import { decideClick } from '../slack/listeners/decision-replies.js';
 import { createSlackAdapters, WEB_API_LEVELS } from '../slack/slack-adapters.js';
 import { SYSTEM_PROMPT } from '../slack/system-prompt.js';
-import { type FromWorker, isWorkerData, type ToWorker, type WorkerData } from './protocol.js';
+import { type FromWorker, isWorkerData, type ToWorker, threadMemory, type WorkerData } from './protocol.js';
 
 /**
  * A worker thread that drives runs: the core on a connection of its own, the model and Slack clients, the
@@ -87,6 +87,9 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
         void (background?.checkDeadlines() ?? Promise.resolve()).then(() =>
           send({ kind: 'deadlines-checked' }),
         );
+        return;
+      case 'memory':
+        send({ kind: 'memory', memory: threadMemory() });
         return;
       case 'stop':
         void stop(message.graceMs);

@@ -6,7 +6,13 @@ import type { RunWork } from '../conversations/run-work.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ClickWork } from '../slack/listeners/decision-replies.js';
-import { type FromWorker, isFromWorker, type ToWorker, type WorkerData } from './protocol.js';
+import {
+  type FromWorker,
+  isFromWorker,
+  type ThreadMemory,
+  type ToWorker,
+  type WorkerData,
+} from './protocol.js';
 
 /** The worker threads of a process, to which the intake thread hands the work after each request. */
 export interface WorkerPool extends RunWork, ClickWork {
@@ -16,6 +22,8 @@ export interface WorkerPool extends RunWork, ClickWork {
   stop(graceMs: number): Promise<void>;
   /** Workers running now, for /healthz. */
   running(): number;
+  /** Each worker's JavaScript memory (a worker that does not answer within a second is left out). */
+  memory(): Promise<ThreadMemory[]>;
 }
 
 /** The compiled worker beside this file; under tsx (development) the TypeScript one, with tsx inherited. */
@@ -102,5 +110,26 @@ export function startWorkerPool(
       );
     },
     running: () => workers.filter((worker) => worker.threadId !== -1).length,
+    async memory() {
+      const answers = await Promise.all(
+        workers.map(
+          (_, index) =>
+            new Promise<ThreadMemory | undefined>((resolve) => {
+              const timer = setTimeout(() => done(undefined), 1_000);
+              const listener = (from: number, message: FromWorker) => {
+                if (from === index && message.kind === 'memory') done(message.memory);
+              };
+              const done = (memory: ThreadMemory | undefined) => {
+                clearTimeout(timer);
+                listeners.delete(listener);
+                resolve(memory);
+              };
+              listeners.add(listener);
+              post(index, { kind: 'memory' });
+            }),
+        ),
+      );
+      return answers.filter((memory): memory is ThreadMemory => memory !== undefined);
+    },
   };
 }

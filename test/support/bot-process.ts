@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -7,8 +8,17 @@ import { sleep } from './wait.js';
 /** Repository root: this file lives in `<root>/test/support/`. */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** What `npm start` runs: the compiled bot (built by the tests' global setup, rebuilt here only if stale). */
-const ENTRY_POINT = join(REPO_ROOT, 'scripts', 'start.mjs');
+/**
+ * What `npm start` runs, read from package.json (`node [flags] scripts/start.mjs`): the compiled bot, built by the
+ * tests' global setup, with the same Node flags.
+ */
+function npmStart(): string[] {
+  const scripts: unknown = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).scripts;
+  const start = scripts && typeof scripts === 'object' && 'start' in scripts ? String(scripts.start) : '';
+  const [command, ...args] = start.split(/\s+/);
+  if (command !== 'node' || args.length === 0) throw new Error(`npm start is not "node …": ${start}`);
+  return args.map((arg) => (arg.startsWith('-') ? arg : join(REPO_ROOT, arg)));
+}
 // An absolute URL, so `--import` works whatever the child's working directory is.
 export const TSX_LOADER = pathToFileURL(join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 
@@ -19,7 +29,7 @@ export interface BotProcessOptions {
   env: ProcessEnv;
   /** Working directory of the child; default the repo root. */
   cwd?: string;
-  /** File to run; default what `npm start` runs (`scripts/start.mjs`). */
+  /** A TypeScript file to run under tsx; default what `npm start` runs. */
   entry?: string;
   /** How long to wait for `GET /healthz` to answer 200; default 20 s. */
   readyTimeoutMs?: number;
@@ -80,9 +90,8 @@ interface Spawned {
 
 /** Spawns `node --import tsx <entry>` and collects its output. */
 function spawnBot(env: ProcessEnv, cwd: string | undefined, entry: string | undefined): Spawned {
-  const file = entry ?? ENTRY_POINT;
-  // TypeScript (a test's own entry) runs under tsx; JavaScript as it is.
-  const args = file.endsWith('.ts') ? ['--import', TSX_LOADER, file] : [file];
+  // A test's own entry (TypeScript) runs under tsx; by default, what `npm start` runs.
+  const args = entry ? ['--import', TSX_LOADER, entry] : npmStart();
   const child = spawn(process.execPath, args, {
     cwd: cwd ?? REPO_ROOT,
     env: childEnv(env),
@@ -167,7 +176,7 @@ export async function startBotProcess(options: BotProcessOptions): Promise<BotPr
 export interface RunToExitOptions {
   env: ProcessEnv;
   cwd?: string;
-  /** File to run; default what `npm start` runs (`scripts/start.mjs`). */
+  /** A TypeScript file to run under tsx; default what `npm start` runs. */
   entry?: string;
   /** Default 20 s; on timeout the child is killed and the promise rejects with its output. */
   timeoutMs?: number;
