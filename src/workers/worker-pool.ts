@@ -26,6 +26,13 @@ export interface WorkerPool extends RunWork, ClickWork {
   memory(): Promise<ThreadMemory[]>;
 }
 
+/**
+ * A worker's old generation, in MiB. Runs keep little alive (their state is in the database), so the heap stays
+ * small and V8 collects instead of growing; a worker that still runs out is started again and its runs are
+ * taken over through their leases, while the thread answering Slack goes on.
+ */
+const WORKER_HEAP_MB = 128;
+
 /** The compiled worker beside this file; under tsx (development) the TypeScript one, with tsx inherited. */
 const ENTRY = new URL(
   import.meta.url.endsWith('.ts') ? './run-worker.ts' : './run-worker.js',
@@ -49,6 +56,7 @@ export function startWorkerPool(
   const spawn = (index: number): void => {
     const worker = new Worker(ENTRY, {
       workerData: { ...data, background: index === 0 } satisfies WorkerData,
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
     });
     workers[index] = worker;
     worker.on('message', (message: unknown) => {
