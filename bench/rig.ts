@@ -1,12 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createOpenAIModel } from '../src/agent/openai-client.js';
-import { loadApprovalPolicy } from '../src/approvals/policy-file.js';
-import { type Bot, createBot } from '../src/bot.js';
-import { SYSTEM_PROMPT } from '../src/slack/system-prompt.js';
-import { loadConfig } from '../src/config.js';
-import { createLogger } from '../src/logger.js';
 import { approvalIdOf, cardTs, isApprovalCard } from '../test/e2e/harness.js';
 import { type FakeOpenAI, reply, startFakeOpenAI } from '../test/support/fake-openai.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../test/support/fake-slack.js';
@@ -18,7 +12,7 @@ import { type LoadGenerator, type PreparedRequest, signedRequest, startLoadGener
 export const SECRET = 'bench-signing-secret';
 export const ANSWER = 'Done.';
 
-/** The fakes, a scratch folder and a load generator; the bot runs in this process or in a child. */
+/** The fakes, a scratch folder and a load generator; the bot runs as a child process against them. */
 export interface Fakes {
   slack: FakeSlack;
   model: FakeOpenAI;
@@ -60,29 +54,6 @@ export async function startFakes(): Promise<Fakes> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** The real bot (composition root, Bolt HTTP receiver, SQLite) in this process, against the fakes. */
-export async function startInProcessBot(
-  fakes: Fakes,
-): Promise<{ bot: Bot; url: string; warnings: string[] }> {
-  // One thread: the diagnostics channels that time a turn see this thread only.
-  const loaded = loadConfig({ ...fakes.env, PORT: '0', WORKERS: '0' });
-  if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
-  const policy = loadApprovalPolicy(loaded.config.approvalPolicyFile);
-  if (!policy.ok) throw new Error(policy.problems.join('\n'));
-  const warnings: string[] = [];
-  const bot = await createBot(
-    loaded.config,
-    createLogger('warn', (line) => warnings.push(line)),
-    policy.policy,
-    {
-      model: createOpenAIModel({ ...loaded.config.openai, systemPrompt: SYSTEM_PROMPT, maxRetries: 0 }),
-      retryConfig: { retries: 0 },
-    },
-  );
-  const { port } = await bot.start();
-  return { bot, url: `http://127.0.0.1:${port}/slack/events`, warnings };
 }
 
 /** The model asks for `create_note` (which needs an approval) and answers once the tool output is in. */
