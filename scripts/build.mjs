@@ -2,7 +2,16 @@
 // memory. Run by `npm ci` (the `prepare` script) and by `npm start` when the sources changed since the last
 // build. `--if-stale` builds only then; the build is recorded by a hash of every source file.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,11 +36,45 @@ function sourceHash(files) {
   return hash.digest('hex');
 }
 
+/**
+ * Holds dist.lock while `work` runs, so processes started together (after a deploy) build one at a time; a lock
+ * left by a build that died is taken over after a minute.
+ */
+async function withBuildLock(work) {
+  const lock = join(root, 'dist.lock');
+  for (;;) {
+    try {
+      closeSync(openSync(lock, 'wx'));
+      break;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+      if (Date.now() - statSync(lock, { throwIfNoEntry: false })?.mtimeMs > 60_000)
+        rmSync(lock, { force: true });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
 /** Builds dist/ unless `ifStale` and it is already built from these sources; resolves true when it built. */
 export async function build({ ifStale = false } = {}) {
   const files = sources();
   const hash = sourceHash(files);
-  if (ifStale && existsSync(stamp) && readFileSync(stamp, 'utf8') === hash) return false;
+  const fresh = () => ifStale && existsSync(stamp) && readFileSync(stamp, 'utf8') === hash;
+  if (fresh()) return false;
+  return withBuildLock(async () => {
+    // Another process may have built it while this one waited for the lock.
+    if (fresh()) return false;
+    await compile(files, hash);
+    return true;
+  });
+}
+
+async function compile(files, hash) {
   // Loaded only to build: a start with an up-to-date build never loads the compiler.
   const esbuild = await import('esbuild');
   rmSync(dist, { recursive: true, force: true });
@@ -45,7 +88,6 @@ export async function build({ ifStale = false } = {}) {
     logLevel: 'warning',
   });
   writeFileSync(stamp, hash);
-  return true;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
