@@ -19,7 +19,9 @@ export function createProgressIndicator(
 ): Progress {
   let statusRefused = false;
   let reacted = false;
-  let chain: Promise<void> = Promise.resolve();
+  // The first call waits for the next turn of the event loop, so the request to the model, which starts in
+  // the same turn, goes out first; the status is shown a moment later.
+  let chain: Promise<void> = new Promise((resolve) => setImmediate(resolve));
   const enqueue = (what: string, step: () => Promise<void>) => {
     chain = chain.then(step).catch((error: unknown) => {
       logger.warn(`progress indicator: ${what} failed`, {
