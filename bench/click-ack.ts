@@ -103,12 +103,15 @@ function row(m: Measured, suffix: string): Row {
       'bot p99 ms': quantile(m.bot, 0.99),
       'floor p50 ms': quantile(m.floor, 0.5),
       'floor p99 ms': quantile(m.floor, 0.99),
+      'p50 ratio': p50Ratio(m),
       'p99 ratio': ratio(m),
     },
   };
 }
 
-const ratio = (m: Measured) => quantile(m.bot, 0.99) / Math.max(quantile(m.floor, 0.99), 1e-6);
+const quantileRatio = (m: Measured, q: number) => quantile(m.bot, q) / Math.max(quantile(m.floor, q), 1e-6);
+const ratio = (m: Measured) => quantileRatio(m, 0.99);
+const p50Ratio = (m: Measured) => quantileRatio(m, 0.5);
 
 /** PostgreSQL setups: figures only, no targets (two cores are not a scaling target). */
 const POSTGRES_PROCESSES = [1, 3];
@@ -134,6 +137,7 @@ export async function benchClickAck(size: ClickAckSize, postgresUrl: string): Pr
     for (const m of sqlite) {
       rows.push(row(m, ''));
       targets.push(target(`click ack p99 / floor p99 at ${m.concurrency} concurrent`, ratio(m), 1.5, '×'));
+      targets.push(target(`click ack p50 / floor p50 at ${m.concurrency} concurrent`, p50Ratio(m), 1.2, '×'));
     }
     const { DATABASE_PATH: _sqliteOnly, ...withoutPath } = fakes.env;
     for (const processes of POSTGRES_PROCESSES) {

@@ -4,6 +4,7 @@ import { benchMemory, type MemorySize } from './memory.js';
 import { benchPauseResume, type PauseResumeSize } from './pause-resume.js';
 import type { BenchResult } from './report.js';
 import { benchSdkCompare, type SdkCompareSize } from './sdk-compare.js';
+import { benchStartup, type StartupSize } from './startup.js';
 import { benchTurnOverhead, type TurnOverheadSize } from './turn-overhead.js';
 
 export interface SuiteSizes {
@@ -13,6 +14,7 @@ export interface SuiteSizes {
   sdkCompare: SdkCompareSize;
   decisions: DecisionsSize;
   memory: MemorySize;
+  startup: StartupSize;
 }
 
 /** The sizes of `npm run bench` (a few minutes on 2 cores). */
@@ -23,6 +25,7 @@ export const FULL_SIZES: SuiteSizes = {
   sdkCompare: { lengths: [10, 100, 1000], repetitions: 20 },
   decisions: { approvals: 1000, writers: [1, 10] },
   memory: { threads: 1000 },
+  startup: { starts: 5 },
 };
 
 /** Each benchmark once at a tiny size: the smoke test that keeps the bench from rotting. */
@@ -33,6 +36,7 @@ export const SMOKE_SIZES: SuiteSizes = {
   sdkCompare: { lengths: [2, 100], repetitions: 1 },
   decisions: { approvals: 6, writers: [1, 3] },
   memory: { threads: 3 },
+  startup: { starts: 1 },
 };
 
 export interface SuiteOptions {
@@ -56,6 +60,7 @@ export async function runSuite(sizes: SuiteSizes, options: SuiteOptions) {
     () => benchSdkCompare(sizes.sdkCompare),
     () => benchDecisions(sizes.decisions, postgresUrl),
     () => benchMemory(sizes.memory),
+    () => benchStartup(sizes.startup),
   ];
   const results: BenchResult[] = [];
   for (const step of steps) {

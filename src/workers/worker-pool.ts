@@ -20,9 +20,12 @@ export interface WorkerPool extends RunWork, ClickWork {
   checkDeadlines(): Promise<void>;
   /** Lets the work in flight finish (bounded by `graceMs`), then ends the workers. */
   stop(graceMs: number): Promise<void>;
-  /** Workers running now, for /healthz. */
+  /** Workers started and ready for work now, for /healthz. */
   running(): number;
-  /** Each worker's JavaScript memory (a worker that does not answer within a second is left out). */
+  /**
+   * Each ready worker's JavaScript memory (one still starting, or not answering within a second, is left out,
+   * so /healthz never waits on a worker that loads its code).
+   */
   memory(): Promise<ThreadMemory[]>;
 }
 
@@ -52,6 +55,7 @@ export function startWorkerPool(
 ): WorkerPool {
   let stopping = false;
   const workers: Worker[] = [];
+  const ready: boolean[] = [];
   const listeners = new Set<(index: number, message: FromWorker) => void>();
   const spawn = (index: number): void => {
     const worker = new Worker(ENTRY, {
@@ -59,8 +63,10 @@ export function startWorkerPool(
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
     });
     workers[index] = worker;
+    ready[index] = false;
     worker.on('message', (message: unknown) => {
       if (!isFromWorker(message)) return;
+      if (message.kind === 'ready') ready[index] = true;
       if (message.kind === 'failed') logger.error('worker failed to start', { index, error: message.error });
       for (const listener of listeners) listener(index, message);
     });
@@ -68,7 +74,9 @@ export function startWorkerPool(
       logger.error('worker stopped on an error', { index, error: describeError(error) }),
     );
     worker.on('exit', (code) => {
-      if (stopping || workers[index] !== worker) return;
+      if (workers[index] !== worker) return;
+      ready[index] = false;
+      if (stopping) return;
       logger.error('worker exited; starting it again', { index, code });
       setTimeout(() => spawn(index), 1_000).unref();
     });
@@ -117,24 +125,25 @@ export function startWorkerPool(
         }),
       );
     },
-    running: () => workers.filter((worker) => worker.threadId !== -1).length,
+    running: () => ready.filter(Boolean).length,
     async memory() {
       const answers = await Promise.all(
-        workers.map(
-          (_, index) =>
-            new Promise<ThreadMemory | undefined>((resolve) => {
-              const timer = setTimeout(() => done(undefined), 1_000);
-              const listener = (from: number, message: FromWorker) => {
-                if (from === index && message.kind === 'memory') done(message.memory);
-              };
-              const done = (memory: ThreadMemory | undefined) => {
-                clearTimeout(timer);
-                listeners.delete(listener);
-                resolve(memory);
-              };
-              listeners.add(listener);
-              post(index, { kind: 'memory' });
-            }),
+        workers.map((_, index) =>
+          !ready[index]
+            ? undefined
+            : new Promise<ThreadMemory | undefined>((resolve) => {
+                const timer = setTimeout(() => done(undefined), 1_000);
+                const listener = (from: number, message: FromWorker) => {
+                  if (from === index && message.kind === 'memory') done(message.memory);
+                };
+                const done = (memory: ThreadMemory | undefined) => {
+                  clearTimeout(timer);
+                  listeners.delete(listener);
+                  resolve(memory);
+                };
+                listeners.add(listener);
+                post(index, { kind: 'memory' });
+              }),
         ),
       );
       return answers.filter((memory): memory is ThreadMemory => memory !== undefined);

@@ -13,6 +13,7 @@ describe('npm run bench', () => {
       'sdk-compare',
       'decisions',
       'memory',
+      'startup',
     ]);
     for (const result of results) {
       expect(result.rows.length).toBeGreaterThan(0);
@@ -36,7 +37,8 @@ describe('npm run bench', () => {
       ['1 concurrent (PostgreSQL, 3 processes)', 3],
       ['3 concurrent (PostgreSQL, 3 processes)', 3],
     ]);
-    expect(byId['click-ack']?.targets).toHaveLength(2);
+    // p99 and p50 against the floor, per SQLite concurrency.
+    expect(byId['click-ack']?.targets).toHaveLength(4);
     expect(byId['turn-overhead']?.rows.map((r) => r.metrics.turns)).toEqual([3, 3]);
     // Exactly one decision committed per approval, however many writers raced for it.
     expect(byId.decisions?.rows.map((r) => [r.case, r.metrics.decisions, r.metrics['lost races']])).toEqual([
@@ -50,5 +52,11 @@ describe('npm run bench', () => {
     expect(sdk[1]?.['sdk bytes']).toBeGreaterThan(sdk[0]?.['sdk bytes'] ?? 0);
     expect(sdk[1]?.['ours bytes']).toBeLessThan((sdk[0]?.['ours bytes'] ?? 0) * 1.1);
     expect(byId.memory?.rows.every((r) => (r.metrics['RSS MiB'] ?? 0) > 10)).toBe(true);
+    // A start takes real time: spawning Node alone takes tens of milliseconds.
+    expect(byId.startup?.rows.map((r) => [r.case, r.metrics.starts])).toEqual([
+      ['new database (migrations run)', 1],
+      ['existing database', 1],
+    ]);
+    expect(byId.startup?.rows.every((r) => (r.metrics['median ms'] ?? 0) > 20)).toBe(true);
   }, 120_000);
 });

@@ -20,6 +20,26 @@ describe.each(DATABASE_KINDS)('the real entry point as a child process, on %s', 
 
   const storedCardTs = async () => (await f.query('SELECT message_ts AS ts FROM approvals'))[0]?.ts;
 
+  it('/healthz counts the workers that are ready and gives the memory of each thread that runs', async () => {
+    const bot = await f.start({ WORKERS: '2' });
+    const health = async () => {
+      const body = (await (await fetch(`${bot.url}/healthz`)).json()) as {
+        status: string;
+        workers: number;
+        memory: { rss: number; threads: { heapUsed: number; heapTotal: number; external: number }[] };
+      };
+      // The intake thread, then each ready worker: a worker still loading is neither counted nor waited for.
+      expect(body.memory.threads).toHaveLength(1 + body.workers);
+      return body;
+    };
+    expect((await health()).status).toBe('ok');
+    await waitUntil(async () => (await health()).workers === 2, { timeoutMs: 10_000 });
+    const { memory } = await health();
+    for (const thread of memory.threads) expect(thread.heapUsed).toBeGreaterThan(1);
+    expect(memory.rss).toBeGreaterThan(memory.threads.reduce((sum, t) => sum + t.heapUsed, 0));
+    await bot.kill('SIGTERM');
+  });
+
   it('a card survives SIGKILL: after a restart the click completes the run, and the tool ran once', async () => {
     let bot = await f.start();
     f.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'survives' } }]));

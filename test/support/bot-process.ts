@@ -33,6 +33,8 @@ export interface BotProcessOptions {
   entry?: string;
   /** How long to wait for `GET /healthz` to answer 200; default 20 s. */
   readyTimeoutMs?: number;
+  /** How often to ask `GET /healthz` while waiting; default 100 ms. */
+  readyPollMs?: number;
 }
 
 export interface ProcessExit {
@@ -158,7 +160,7 @@ export async function startBotProcess(options: BotProcessOptions): Promise<BotPr
       await spawned.exited;
       throw new Error(`bot process ${reason} on port ${port}; output:\n${spawned.output()}`);
     }
-    await sleep(100);
+    await sleep(options.readyPollMs ?? 100);
   }
   return {
     port,
