@@ -61,6 +61,9 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
       slackApiUrl: options.apiUrl,
       ...(options.retryConfig ? { retryConfig: options.retryConfig } : {}),
     },
+    // Conversation state lives in the database; Bolt's in-memory conversation store would only cost every
+    // request a failed look-up (an Error thrown and caught).
+    convoStore: false as const,
   };
   const app =
     options.mode.kind === 'socket'
@@ -68,6 +71,7 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
       : new App({
           token: common.token,
           clientOptions: common.clientOptions,
+          convoStore: common.convoStore,
           receiver: createGuardedReceiver({
             signingSecret: options.mode.signingSecret,
             endpoint: '/slack/events',

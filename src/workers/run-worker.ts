@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { WebClient } from '@slack/web-api';
 import { loadApprovalPolicy } from '../approvals/policy-file.js';
@@ -14,12 +15,29 @@ import { SYSTEM_PROMPT } from '../slack/system-prompt.js';
 import { type FromWorker, isWorkerData, type ToWorker, threadMemory, type WorkerData } from './protocol.js';
 
 /**
+ * Lowers this thread's scheduling priority (on Linux the nice value belongs to each thread), so when the cores
+ * are busy the thread answering Slack, which has 3 seconds to do it, runs first; runs wait a moment instead.
+ * Where the system does not allow it, nothing changes.
+ */
+function yieldToIntake(): void {
+  try {
+    setPriority(0, WORKER_NICENESS);
+  } catch {
+    // Not permitted or not supported: the worker runs at the process's priority.
+  }
+}
+
+/** The nice value of a worker thread: below the intake's (0), well above the lowest (19). */
+const WORKER_NICENESS = 5;
+
+/**
  * A worker thread that drives runs: the core on a connection of its own, the model and Slack clients, the
  * follow-up of decisions (cards, the resumed run, App Home), and, for one worker of the process, the background
  * work (deadlines, recovery). The intake thread hands it what to do; it never answers Slack requests itself.
  */
 async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Promise<void> {
   const send = (message: FromWorker) => port.postMessage(message);
+  yieldToIntake();
   const { config } = data;
   const logger = createLogger(config.logLevel);
   const policy = loadApprovalPolicy(config.approvalPolicyFile);
