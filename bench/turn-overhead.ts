@@ -32,6 +32,12 @@ interface Marks {
 
 /** After a turn's post, how long the fakes must hear nothing before the next turn (the bot clears its status). */
 const QUIET_MS = 20;
+/**
+ * How long the fake model takes before it answers. No real model answers in under a millisecond; with an
+ * instant answer the bot's thread status call (which the floor does not make) would still be in flight when
+ * the answer arrives and be timed as overhead of the answer's post.
+ */
+const MODEL_THINK_MS = 50;
 const TURN_TIMEOUT_MS = 10_000;
 
 /** A field of an object we do not own (a diagnostics-channel message, a parsed body), or undefined. */
@@ -66,7 +72,8 @@ function turnClock(fakes: Fakes) {
     }
   };
   subscribe('http.server.request.start', onRequest);
-  fakes.model.setHandler(() => {
+  fakes.model.setHandler(async () => {
+    await sleep(MODEL_THINK_MS);
     if (marks !== undefined) marks.modelResponse ??= performance.now();
     return reply.text(ANSWER);
   });
@@ -110,7 +117,9 @@ function turnClock(fakes: Fakes) {
       }
       const post = fakes.slack.callsTo('chat.postMessage').at(-1);
       if (post === undefined || post.params.thread_ts !== thread || post.params.text !== ANSWER)
-        throw new Error(`the answer was not posted in thread ${String(thread)}`);
+        throw new Error(
+          `the answer was not posted in thread ${String(thread)}; last post: ${JSON.stringify(post?.params)}; output:\n${target.output()}`,
+        );
       const { modelRequest, modelResponse, slackPost } = current;
       if (modelRequest === undefined || modelResponse === undefined || slackPost === undefined)
         throw new Error('a turn is missing one of its timing points');
@@ -161,7 +170,7 @@ function row(name: string, bot: number[], floor: number[]): Row {
 const ratio = (bot: number[], floor: number[]) => median(bot) / Math.max(median(floor), 1e-6);
 
 /**
- * Bot overhead per turn with a model that answers at once, next to a floor process timed the same way: the
+ * Bot overhead per turn with a model that answers after `MODEL_THINK_MS`, next to a floor process timed the same way: the
  * bot as `npm start` runs it (its own process, its default worker threads) and bench/turn-floor.ts, one
  * mention at a time, each in a new thread, turns of the two alternating.
  */
@@ -221,7 +230,7 @@ export async function benchTurnOverhead(size: TurnOverheadSize): Promise<BenchRe
     : "the bot's default WORKERS";
   return {
     id: 'turn-overhead',
-    title: 'Bot overhead per turn vs a floor process (model answers at once; timed from outside)',
+    title: `Bot overhead per turn vs a floor process (model answers after ${MODEL_THINK_MS} ms; timed from outside)`,
     rows: [
       row('event → model request', before(spans.bot), before(spans.floor)),
       row('model response → Slack post', after(spans.bot), after(spans.floor)),
@@ -243,6 +252,7 @@ export async function benchTurnOverhead(size: TurnOverheadSize): Promise<BenchRe
     notes: [
       `the bot runs as npm start runs it (its own process, ${workers}, SQLite); the floor (bench/turn-floor.ts) is a Node process that reads the body, checks the Slack signature, parses the JSON, answers 200, sends the same Chat Completions request with fetch (checked equal to the bot's) and posts the answer with the same chat.postMessage form body`,
       `all times on the bench's main thread, where the fakes run: event → model request = the fake model receives the request (http.server.request.start) minus the bench's fetch of the signed event; model response → Slack post = the fake Slack receives chat.postMessage minus the fake model's handler returning its reply`,
+      `the fake model answers ${MODEL_THINK_MS} ms after it receives a request, for bot and floor alike (no real model answers sooner); with an instant answer the bot's thread status call, which the floor does not make, is still in flight when the answer arrives (median ratio about 2.1× on this machine)`,
       `one mention at a time, each in a new thread, bot and floor turns alternating; each turn starts after ${QUIET_MS} ms in which the fakes heard nothing; ${Math.min(20, spans.bot.length)} warm-up turns each`,
     ],
   };
