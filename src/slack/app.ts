@@ -92,6 +92,9 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
     }
   });
   const { logger } = options;
+  /** The HTTP server (HTTP mode), once listening. */
+  let server: Server | undefined;
+  let stopping = false;
   return {
     app,
     adapters: (cards, systemPrompt) =>
@@ -111,10 +114,30 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
       if (options.mode.kind === 'socket' && options.port !== 0) await assertPortFree(options.port);
       const started: unknown = await app.start(options.port);
       // HTTP mode resolves with the listening server; its port matters when `port` was 0.
-      const address = started instanceof Server ? started.address() : null;
+      if (started instanceof Server) {
+        server = started;
+        // Once stopping, every answer closes its connection, so no client keeps sending on a kept-alive one.
+        server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+          if (stopping) res.shouldKeepAlive = false;
+        });
+      }
+      const address = server?.address();
       return { port: address && typeof address === 'object' ? address.port : options.port };
     },
-    stop: () => app.stop().then(() => undefined),
+    async stop() {
+      stopping = true;
+      const stopped = app.stop();
+      // The server stops listening at once but only closes when its connections have ended: close each one
+      // as soon as it is idle (a request in flight is answered first), or a client polling on a kept-alive
+      // connection would still be served and keep the process from stopping.
+      server?.closeIdleConnections();
+      const sweep = setInterval(() => server?.closeIdleConnections(), 25);
+      try {
+        await stopped;
+      } finally {
+        clearInterval(sweep);
+      }
+    },
     async idle() {
       await Promise.allSettled([...running]);
     },

@@ -27,7 +27,11 @@ describe('shutdown (SIGTERM, SIGINT)', () => {
     await approveSlowPost(f, bot, held, 'Posted before stopping.');
 
     const exited = bot.kill('SIGTERM');
-    await waitUntil(() => refused(bot.url), { message: 'the bot still accepted requests after SIGTERM' });
+    await waitUntil(() => refused(bot.url)).catch((error: unknown) => {
+      throw new Error(`the bot still accepted requests after SIGTERM; output:\n${bot.output()}`, {
+        cause: error,
+      });
+    });
     held.open();
     expect(await exited).toBe(0);
     // A cleanly closed SQLite database in WAL mode leaves no write-ahead log behind.

@@ -1,0 +1,67 @@
+import { Agent, request } from 'node:http';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/logger.js';
+import { createSlackRuntime, type SlackRuntime } from '../../src/slack/app.js';
+import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
+
+/** GET `path` over `agent`; resolves with the status. */
+function get(port: number, path: string, agent: Agent): Promise<{ status: number }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('stopping the HTTP intake', () => {
+  let slack: FakeSlack;
+  let runtime: SlackRuntime | undefined;
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+  beforeEach(async () => {
+    slack = await startFakeSlack();
+  });
+  afterEach(async () => {
+    agent.destroy();
+    await slack.close();
+  });
+
+  it('closes a kept-alive connection whose request was in flight, so stop() resolves and nothing more is served', async () => {
+    let release: () => void = () => undefined;
+    let healthCalls = 0;
+    runtime = createSlackRuntime({
+      botToken: 'xoxb-test',
+      mode: { kind: 'http', signingSecret: 'secret' },
+      apiUrl: `${slack.url}/api/`,
+      port: 0,
+      logLevel: 'error',
+      logger: silentLogger,
+      clock: { now: () => Date.now() },
+      health: async () => {
+        healthCalls += 1;
+        // The first health check is held until the test releases it: a request in flight when stop() begins.
+        if (healthCalls === 1) await new Promise<void>((done) => (release = done));
+        return { ok: true, detail: {} };
+      },
+    });
+    const { port } = await runtime.start();
+
+    const inFlight = get(port, '/healthz', agent);
+    await new Promise((done) => setTimeout(done, 50));
+    const stopped = runtime.stop();
+    release();
+    // The request in flight is answered; its kept-alive connection is then closed, so the server stops at once
+    // (not after the 5 s keep-alive timeout) and serves nothing more on it.
+    expect((await inFlight).status).toBe(200);
+    const outcome = await Promise.race([
+      stopped.then(() => 'stopped'),
+      new Promise((done) => setTimeout(() => done('still open after 2 s'), 2000)),
+    ]);
+    expect(outcome).toBe('stopped');
+    await expect(get(port, '/healthz', agent)).rejects.toThrow(/ECONNREFUSED|socket hang up|ECONNRESET/);
+    expect(healthCalls).toBe(1);
+  });
+});
