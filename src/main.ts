@@ -22,7 +22,7 @@ async function main(): Promise<void> {
       `Approval policy error: the bot cannot start.\n${policy.problems.map((p) => `  - ${p}`).join('\n')}\n`,
     );
     process.stderr.write(
-      'Fix the file named in APPROVAL_POLICY_FILE (see "Approval policy" in the README).\n',
+      'Fix the file named in APPROVAL_POLICY_FILE (see docs/policy.md).\n',
     );
     process.exit(1);
   }
