@@ -134,6 +134,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       systemPrompt: SYSTEM_PROMPT,
       maxRetries: 0,
       timeoutMs: 5000,
+      logger,
     }),
     retryConfig: { retries: 0 },
     ...options.overrides,

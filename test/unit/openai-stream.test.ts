@@ -48,7 +48,7 @@ describe('readCompletionStream', () => {
     });
   });
 
-  it('refuses a stream without choices, an unreadable chunk, or a tool call without a name', async () => {
+  it('refuses a stream without choices, an unreadable chunk, or a tool call that never got a name', async () => {
     const none = () => undefined;
     await expect(readCompletionStream(chunks({ choices: [] }), none)).rejects.toBeInstanceOf(ModelError);
     await expect(readCompletionStream(chunks({ choices: 'x' }), none)).rejects.toBeInstanceOf(ModelError);
@@ -57,6 +57,6 @@ describe('readCompletionStream', () => {
         chunks(delta({ tool_calls: [{ index: 0, function: { arguments: '{}' } }] })),
         none,
       ),
-    ).rejects.toThrow(/no id or name/);
+    ).rejects.toThrow(/has no name/);
   });
 });
