@@ -1,8 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ChatModel } from '../../src/agent/model.js';
-import { createOpenAIModel } from '../../src/agent/openai-client.js';
-import { createLogger } from '../../src/logger.js';
-import { SYSTEM_PROMPT } from '../../src/slack/system-prompt.js';
 import { type ChatRequest, reply } from '../support/fake-openai.js';
 import { dialect, refuses } from '../support/fake-openai-dialects.js';
 import { type Harness, type HarnessOptions, startHarness } from './harness.js';
@@ -23,27 +19,7 @@ afterEach(async () => {
 });
 
 /** A harness whose model client retries as production does (twice), so a retry that should not happen shows. */
-async function startWithRetries(options: HarnessOptions = {}): Promise<Harness> {
-  let client: ChatModel | undefined;
-  const model: ChatModel = {
-    complete: (request) => {
-      if (!client) throw new Error('model client not ready');
-      return client.complete(request);
-    },
-  };
-  const started = await startHarness({ ...options, overrides: { model } });
-  client = createOpenAIModel({
-    apiKey: 'sk-test',
-    baseURL: started.model.baseURL,
-    model: 'gpt-test',
-    systemPrompt: SYSTEM_PROMPT,
-    maxRetries: 2,
-    timeoutMs: 5000,
-    stream: options.env?.OPENAI_STREAM !== 'false',
-    logger: createLogger('debug', (line) => started.logs.push(line)),
-  });
-  return started;
-}
+const startWithRetries = (options: HarnessOptions = {}) => startHarness({ ...options, modelRetries: 2 });
 
 async function approveCards(count: number): Promise<void> {
   const cards = await h.waitForCards(count);
