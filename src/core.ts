@@ -83,7 +83,8 @@ export async function createCore<A extends SurfaceAdapters>(
   const builtIn = createBuiltInTools({ clock, notes: stores.notes, poster: adapters.surface });
   const tools = new ToolRegistry(overrides.tools ? overrides.tools(builtIn) : builtIn);
   const runner = new Runner({
-    model: overrides.model ?? createOpenAIModel({ ...config.openai, systemPrompt: adapters.systemPrompt }),
+    model:
+      overrides.model ?? createOpenAIModel({ ...config.openai, systemPrompt: adapters.systemPrompt, logger }),
     tools,
     policy,
     store: stores.runs,

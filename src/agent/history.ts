@@ -1,7 +1,18 @@
 import { z } from 'zod';
 
+/** A tool call as a paused run's state keeps it. */
 export const toolCallSchema = z.object({ callId: z.string(), name: z.string(), arguments: z.string() });
-export type ToolCall = z.infer<typeof toolCallSchema>;
+
+/**
+ * Fields of a server's own that it needs back on the next request (DeepSeek's `reasoning_content` on the
+ * assistant message, Gemini's `extra_content` on a tool call): kept verbatim and opaque, sent back exactly,
+ * never shown. History written before these existed has none.
+ */
+export const serverFieldsSchema = z.record(z.string(), z.unknown());
+export type ServerFields = z.infer<typeof serverFieldsSchema>;
+
+const historyToolCallSchema = toolCallSchema.extend({ serverFields: serverFieldsSchema.optional() });
+export type ToolCall = z.infer<typeof historyToolCallSchema>;
 
 export const TOOL_OUTPUT_STATUSES = ['ok', 'error', 'rejected', 'expired', 'cancelled', 'unknown'] as const;
 
@@ -25,8 +36,11 @@ const threadContextSchema = z.object({
 /** Every history item kind with its stored data, validated whenever history is read back. */
 export const historyItemSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('user_message'), data: userMessageSchema }),
-  z.object({ kind: z.literal('assistant_message'), data: z.object({ text: z.string() }) }),
-  z.object({ kind: z.literal('tool_call'), data: toolCallSchema }),
+  z.object({
+    kind: z.literal('assistant_message'),
+    data: z.object({ text: z.string(), serverFields: serverFieldsSchema.optional() }),
+  }),
+  z.object({ kind: z.literal('tool_call'), data: historyToolCallSchema }),
   z.object({ kind: z.literal('tool_output'), data: toolOutputSchema }),
   z.object({ kind: z.literal('thread_context'), data: threadContextSchema }),
 ]);
@@ -48,7 +62,7 @@ export type StoredItem = HistoryItem & { runId: string | null; turn: number | nu
 export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string | null; toolCalls: ToolCall[] }
+  | { role: 'assistant'; content: string | null; toolCalls: ToolCall[]; serverFields?: ServerFields }
   | { role: 'tool'; callId: string; content: string };
 
 const MISSING_OUTPUT = 'The tool call did not complete; no output was recorded.';
@@ -70,6 +84,8 @@ export function historyToMessages(items: readonly StoredItem[]): ChatMessage[] {
   let open: OpenTurn | undefined;
   const close = () => {
     if (!open) return;
+    // A turn stored only for its server fields has no text: the calls speak for it, as they did before.
+    if (open.message.content === '' && open.message.toolCalls.length > 0) open.message.content = null;
     for (const call of open.message.toolCalls) {
       messages.push({
         role: 'tool',
@@ -101,8 +117,10 @@ export function historyToMessages(items: readonly StoredItem[]): ChatMessage[] {
       messages.push(message);
       open = { key, message, outputs: new Map() };
     }
-    if (item.kind === 'assistant_message') open.message.content = item.data.text;
-    else open.message.toolCalls.push(item.data);
+    if (item.kind === 'assistant_message') {
+      open.message.content = item.data.text;
+      if (item.data.serverFields) open.message.serverFields = item.data.serverFields;
+    } else open.message.toolCalls.push(item.data);
   }
   close();
   return messages;

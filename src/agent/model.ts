@@ -1,5 +1,5 @@
 import { AppError } from '../errors.js';
-import type { ChatMessage, ToolCall } from './history.js';
+import type { ChatMessage, ServerFields, ToolCall } from './history.js';
 import type { Usage } from './run-state.js';
 
 export interface ToolSpec {
@@ -12,6 +12,8 @@ export interface ModelResponse {
   text: string | null;
   toolCalls: ToolCall[];
   usage: Usage;
+  /** Fields of the assistant message the server needs back with it (e.g. `reasoning_content`). */
+  serverFields?: ServerFields;
 }
 
 /** The runner's view of the model: one Chat Completions call. The only implementation that talks to a
@@ -38,20 +40,39 @@ const SENTENCES: Record<ModelFailure, string> = {
   timeout: 'The model service did not answer in time, so I could not answer; please try again.',
   bad_response:
     'The model service sent a response I could not read, so I could not answer; please try again.',
-  rejected: 'The model service refused the request (check the bot’s model settings); please try again later.',
+  rejected: 'The model service refused this request (check the bot’s model settings), so I could not answer.',
 };
+
+/** At most this many characters of the server's own reason reach the thread. */
+const REASON_LIMIT = 160;
 
 /** A model call that failed after the client's own retries. */
 export class ModelError extends AppError {
   readonly failure: ModelFailure;
+  /** Why the server refused, in its own words (short), when it said why. */
+  readonly reason: string | undefined;
 
-  constructor(failure: ModelFailure, message: string, options?: ErrorOptions) {
+  constructor(failure: ModelFailure, message: string, options?: ErrorOptions & { reason?: string }) {
     super(`model.${failure}`, message, options);
     this.failure = failure;
+    this.reason = options?.reason;
   }
 
-  /** One sentence for the thread: what failed, and that the user can try again. */
+  /** One sentence for the thread: what failed, and whether trying again can help. */
   get userMessage(): string {
+    if (this.failure === 'rejected' && this.reason) {
+      return `The model service refused this request (“${shortReason(this.reason)}”), so I could not answer.`;
+    }
     return SENTENCES[this.failure];
   }
+}
+
+/** The first sentence or line of a server's message, cut at a word near `REASON_LIMIT` characters. */
+export function shortReason(message: string): string {
+  const first = message.trim().split(/\n|(?<=[.!?])\s/, 1)[0] ?? '';
+  const line = first.replace(/[.\s]+$/, '');
+  if (line.length <= REASON_LIMIT) return line;
+  const cut = line.slice(0, REASON_LIMIT);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > REASON_LIMIT / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }

@@ -1,15 +1,18 @@
-import OpenAI, {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  InternalServerError,
-  RateLimitError,
-} from 'openai';
+import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { z } from 'zod';
+import type { Logger } from '../logger.js';
 import type { ChatMessage } from './history.js';
 import { type ChatModel, ModelError, type ModelResponse, type ToolSpec } from './model.js';
-import { readCompletionStream } from './openai-stream.js';
+import {
+  cannotStreamWithTools,
+  ErrorBodies,
+  readServerError,
+  refusesStreamOptions,
+  toModelError,
+} from './model-server-errors.js';
+import { completionUsageSchema, readCompletionStream, readUsage } from './openai-stream.js';
+import { messageServerFields, toolCallServerFields } from './server-fields.js';
 
 export interface OpenAIModelOptions {
   apiKey: string;
@@ -21,21 +24,25 @@ export interface OpenAIModelOptions {
   systemPrompt: string;
   /** Stream answers (`stream: true`) when the caller wants text deltas; off means one JSON response. */
   stream?: boolean;
+  /** Where the client says, once, how it adapted to what the server refused. */
+  logger?: Logger;
 }
 
-/** What we read of a completion; validated, because any OpenAI-compatible server may answer. */
+/**
+ * What we read of a completion; validated, because any OpenAI-compatible server may answer. A tool call's id
+ * may be empty (Gemini) and its `type` missing (Mistral); the server's own fields are kept as they came.
+ */
 const completionSchema = z.object({
   choices: z
     .array(
       z.object({
-        message: z.object({
+        message: z.looseObject({
           content: z.string().nullish(),
           tool_calls: z
             .array(
-              z.object({
-                id: z.string(),
-                type: z.string().optional(),
-                function: z.object({ name: z.string(), arguments: z.string().nullish() }),
+              z.looseObject({
+                id: z.string().nullish(),
+                function: z.object({ name: z.string().min(1), arguments: z.string().nullish() }),
               }),
             )
             .nullish(),
@@ -43,22 +50,67 @@ const completionSchema = z.object({
       }),
     )
     .min(1, 'the response has no choices'),
-  usage: z
-    .object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() })
-    .nullish(),
+  usage: completionUsageSchema.nullish(),
 });
 
-/** The only module that imports `openai`: a Chat Completions model for the runner. */
+type RequestBody = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
+
+/**
+ * The only module that imports `openai`: a Chat Completions model for the runner. It adapts, once for the
+ * life of the process, to what a server refuses: a 400/422 naming `stream_options` (the request is sent again
+ * without it, and it is never sent again), and a server that cannot stream when the request has tools (the
+ * request is sent again without streaming, and requests with tools are not streamed again).
+ */
 export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
+  const bodies = new ErrorBodies();
   const client = new OpenAI({
     apiKey: options.apiKey,
     baseURL: options.baseURL,
     maxRetries: options.maxRetries ?? 2,
     timeout: options.timeoutMs ?? 60_000,
+    fetch: bodies.fetch,
   });
+  let sendStreamOptions = true;
+  let streamWithTools = true;
+
+  const streamed = async (body: RequestBody, onTextDelta: (text: string) => void) => {
+    const stream = await client.chat.completions.create({
+      ...body,
+      stream: true,
+      ...(sendStreamOptions ? { stream_options: { include_usage: true } } : {}),
+    });
+    return readCompletionStream(stream, onTextDelta);
+  };
+
+  /** Whether the failure of a streamed request says how to send it so that the server accepts it. */
+  const adapt = (error: unknown, hasTools: boolean): boolean => {
+    if (!(error instanceof OpenAI.APIError) || error.status === undefined) return false;
+    const server = readServerError(error, bodies.bodyOf(error));
+    if (sendStreamOptions && refusesStreamOptions(server)) {
+      sendStreamOptions = false;
+      options.logger?.warn(
+        'the model server refuses stream_options; requests are sent without it from now on',
+        {
+          status: server.status,
+          server: server.message,
+        },
+      );
+      return true;
+    }
+    if (hasTools && streamWithTools && cannotStreamWithTools(server.message)) {
+      streamWithTools = false;
+      options.logger?.warn(
+        'the model server cannot stream with tools; requests with tools are not streamed from now on',
+        { status: server.status, server: server.message },
+      );
+      return true;
+    }
+    return false;
+  };
+
   return {
     async complete({ messages, tools, onTextDelta }) {
-      const body = {
+      const body: RequestBody = {
         model: options.model,
         messages: [
           { role: 'system' as const, content: options.systemPrompt },
@@ -66,18 +118,21 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
         ],
         ...(tools.length > 0 ? { tools: tools.map(toOpenAITool) } : {}),
       };
+      const hasTools = tools.length > 0;
       try {
-        if (options.stream !== false && onTextDelta) {
-          const stream = await client.chat.completions.create({
-            ...body,
-            stream: true,
-            stream_options: { include_usage: true },
-          });
-          return await readCompletionStream(stream, onTextDelta);
+        for (;;) {
+          if (options.stream === false || !onTextDelta || (hasTools && !streamWithTools)) {
+            return readCompletion(await client.chat.completions.create(body));
+          }
+          try {
+            return await streamed(body, onTextDelta);
+          } catch (error) {
+            // Each adaptation happens at most once, so this loop ends.
+            if (!adapt(error, hasTools)) throw error;
+          }
         }
-        return readCompletion(await client.chat.completions.create(body));
       } catch (error) {
-        throw error instanceof ModelError ? error : toModelError(error);
+        throw toModelError(error, bodies);
       }
     },
   };
@@ -86,42 +141,30 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
 function readCompletion(raw: unknown): ModelResponse {
   const parsed = completionSchema.safeParse(raw);
   if (!parsed.success) {
+    const issue = parsed.error.issues[0];
     throw new ModelError(
       'bad_response',
-      `Unreadable completion: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+      `Unreadable completion at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
     );
   }
   const [choice] = parsed.data.choices;
   const message = choice?.message;
-  const usage = parsed.data.usage;
-  return {
-    text: message?.content ?? null,
-    toolCalls: (message?.tool_calls ?? []).map((call) => ({
-      callId: call.id,
+  const toolCalls = (message?.tool_calls ?? []).map((call) => {
+    const serverFields = toolCallServerFields(call);
+    return {
+      callId: call.id ?? '',
       name: call.function.name,
       arguments: call.function.arguments ?? '',
-    })),
-    usage: {
-      promptTokens: usage?.prompt_tokens ?? 0,
-      completionTokens: usage?.completion_tokens ?? 0,
-      totalTokens: usage?.total_tokens ?? 0,
-    },
+      ...(serverFields ? { serverFields } : {}),
+    };
+  });
+  const serverFields = message ? messageServerFields(message, toolCalls.length > 0) : undefined;
+  return {
+    text: message?.content ?? null,
+    toolCalls,
+    usage: readUsage(parsed.data.usage),
+    ...(serverFields ? { serverFields } : {}),
   };
-}
-
-function toModelError(error: unknown): ModelError {
-  const options = { cause: error };
-  if (error instanceof APIConnectionTimeoutError)
-    return new ModelError('timeout', 'Model request timed out', options);
-  if (error instanceof APIConnectionError)
-    return new ModelError('unavailable', 'Model server unreachable', options);
-  if (error instanceof RateLimitError) return new ModelError('rate_limited', 'Model rate limited', options);
-  if (error instanceof InternalServerError) {
-    return new ModelError('unavailable', `Model server error ${error.status}`, options);
-  }
-  if (error instanceof APIError)
-    return new ModelError('rejected', `Model request refused: ${error.status}`, options);
-  return new ModelError('bad_response', 'Model response could not be read', options);
 }
 
 function toOpenAIMessage(message: ChatMessage): ChatCompletionMessageParam {
@@ -132,12 +175,15 @@ function toOpenAIMessage(message: ChatMessage): ChatCompletionMessageParam {
     case 'tool':
       return { role: 'tool', tool_call_id: message.callId, content: message.content };
     case 'assistant':
+      // The server's own fields go first, so they can never replace the standard ones.
       return {
+        ...message.serverFields,
         role: 'assistant',
         content: message.content,
         ...(message.toolCalls.length > 0
           ? {
               tool_calls: message.toolCalls.map((call) => ({
+                ...call.serverFields,
                 id: call.callId,
                 type: 'function' as const,
                 function: { name: call.name, arguments: call.arguments },

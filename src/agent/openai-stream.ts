@@ -1,6 +1,36 @@
 import { z } from 'zod';
-import type { ToolCall } from './history.js';
+import type { ServerFields, ToolCall } from './history.js';
 import { ModelError, type ModelResponse } from './model.js';
+import { messageServerFields, toolCallServerFields } from './server-fields.js';
+
+/** `usage` as servers send it (some leave counts out). */
+export const completionUsageSchema = z.object({
+  prompt_tokens: z.number().nullish(),
+  completion_tokens: z.number().nullish(),
+  total_tokens: z.number().nullish(),
+});
+
+/** Usage as the runner counts it; a server that leaves a count out counts 0 for it. */
+export function readUsage(
+  usage: z.infer<typeof completionUsageSchema> | null | undefined,
+): ModelResponse['usage'] {
+  return {
+    promptTokens: usage?.prompt_tokens ?? 0,
+    completionTokens: usage?.completion_tokens ?? 0,
+    totalTokens: usage?.total_tokens ?? 0,
+  };
+}
+
+/**
+ * One tool-call fragment as servers really send it: `index` may be missing (Mistral, Gemini), `id` and
+ * `name` may be empty or the string "null" on continuations (Alibaba, LiteLLM), `type` may be missing or
+ * upper case; other fields (Gemini's `extra_content`) are kept as they came.
+ */
+const fragmentSchema = z.looseObject({
+  index: z.number().int().min(0).nullish(),
+  id: z.string().nullish(),
+  function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+});
 
 /** What we read of one `chat.completion.chunk`; validated, because any OpenAI-compatible server may answer. */
 const chunkSchema = z.object({
@@ -10,53 +40,93 @@ const chunkSchema = z.object({
         delta: z
           .object({
             content: z.string().nullish(),
-            tool_calls: z
-              .array(
-                z.object({
-                  index: z.number().int().min(0),
-                  id: z.string().nullish(),
-                  function: z
-                    .object({ name: z.string().nullish(), arguments: z.string().nullish() })
-                    .nullish(),
-                }),
-              )
-              .nullish(),
+            reasoning_content: z.string().nullish(),
+            tool_calls: z.array(fragmentSchema).nullish(),
           })
           .nullish(),
       }),
     )
     .nullish(),
-  usage: z
-    .object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() })
-    .nullish(),
+  usage: completionUsageSchema.nullish(),
 });
+
+type Fragment = z.infer<typeof fragmentSchema>;
+interface Building {
+  callId: string;
+  name: string;
+  arguments: string;
+  serverFields?: ServerFields;
+}
+
+/**
+ * Joins tool-call fragments into calls. A fragment belongs to the call at its `index`, unless it brings an id
+ * other than that call's (Ollama sends parallel calls all at index 0, each with its own id); a fragment
+ * without `index` belongs to the call with its id, else continues the last call. The name is the first
+ * non-empty one (never a concatenation: LiteLLM repeats "null"), the id the first non-empty one.
+ */
+class ToolCallAssembler {
+  readonly #calls: Building[] = [];
+  readonly #byIndex = new Map<number, Building>();
+
+  add(fragment: Fragment): void {
+    const id = fragment.id ? fragment.id : undefined;
+    const index = fragment.index ?? undefined;
+    let call: Building | undefined;
+    if (index !== undefined) {
+      call = this.#byIndex.get(index);
+      if (call && id && call.callId && call.callId !== id) call = undefined;
+    } else {
+      call = id ? this.#calls.find((c) => c.callId === id) : this.#calls.at(-1);
+    }
+    if (!call) {
+      call = { callId: '', name: '', arguments: '' };
+      this.#calls.push(call);
+    }
+    if (index !== undefined) this.#byIndex.set(index, call);
+    if (id && !call.callId) call.callId = id;
+    const name = fragment.function?.name;
+    if (name && name !== 'null' && !call.name) call.name = name;
+    if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
+    const serverFields = toolCallServerFields(fragment);
+    if (serverFields) call.serverFields = { ...serverFields, ...call.serverFields };
+  }
+
+  /** The calls in the order they began; an empty id is made unique later, a missing name is unreadable. */
+  calls(): ToolCall[] {
+    if (this.#calls.some((call) => call.name === '')) {
+      throw new ModelError('bad_response', 'Unreadable completion: a streamed tool call has no name');
+    }
+    return this.#calls.map(({ serverFields, ...call }) => (serverFields ? { ...call, serverFields } : call));
+  }
+}
 
 /**
  * Assembles a streamed Chat Completions answer into the same response a non-streamed call gives: text deltas
- * are concatenated (and handed to `onTextDelta` as they arrive), tool-call fragments are joined by their
- * index (the first fragment carries id and name, later ones only argument text).
+ * are concatenated (and handed to `onTextDelta` as they arrive), tool-call fragments are joined into calls,
+ * `reasoning_content` deltas are kept (never shown) for a message with tool calls. Usage may come on any
+ * chunk or in a last chunk without choices; `finish_reason` is not relied on (servers send "stop" after tool
+ * calls, or none).
  */
 export async function readCompletionStream(
   chunks: AsyncIterable<unknown>,
   onTextDelta: (text: string) => void,
 ): Promise<ModelResponse> {
   let text = '';
+  let reasoning: string | undefined;
   let sawChoice = false;
-  const calls = new Map<number, { callId: string; name: string; arguments: string }>();
-  let usage: ModelResponse['usage'] = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  const assembler = new ToolCallAssembler();
+  let usage = readUsage(undefined);
   for await (const raw of chunks) {
     const parsed = chunkSchema.safeParse(raw);
     if (!parsed.success) {
-      throw new ModelError('bad_response', `Unreadable stream chunk: ${parsed.error.issues[0]?.message}`);
+      const issue = parsed.error.issues[0];
+      throw new ModelError(
+        'bad_response',
+        `Unreadable stream chunk at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
+      );
     }
     const { choices, usage: chunkUsage } = parsed.data;
-    if (chunkUsage) {
-      usage = {
-        promptTokens: chunkUsage.prompt_tokens,
-        completionTokens: chunkUsage.completion_tokens,
-        totalTokens: chunkUsage.total_tokens,
-      };
-    }
+    if (chunkUsage) usage = readUsage(chunkUsage);
     const delta = choices?.[0]?.delta;
     if (choices && choices.length > 0) sawChoice = true;
     if (!delta) continue;
@@ -64,18 +134,11 @@ export async function readCompletionStream(
       text += delta.content;
       onTextDelta(delta.content);
     }
-    for (const fragment of delta.tool_calls ?? []) {
-      const call = calls.get(fragment.index) ?? { callId: '', name: '', arguments: '' };
-      if (fragment.id) call.callId = fragment.id;
-      if (fragment.function?.name) call.name += fragment.function.name;
-      if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
-      calls.set(fragment.index, call);
-    }
+    if (typeof delta.reasoning_content === 'string') reasoning = (reasoning ?? '') + delta.reasoning_content;
+    for (const fragment of delta.tool_calls ?? []) assembler.add(fragment);
   }
   if (!sawChoice) throw new ModelError('bad_response', 'Unreadable completion: the response has no choices');
-  const toolCalls: ToolCall[] = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
-  if (toolCalls.some((call) => call.callId === '' || call.name === '')) {
-    throw new ModelError('bad_response', 'Unreadable completion: a streamed tool call has no id or name');
-  }
-  return { text: text === '' ? null : text, toolCalls, usage };
+  const toolCalls = assembler.calls();
+  const serverFields = messageServerFields({ reasoning_content: reasoning }, toolCalls.length > 0);
+  return { text: text === '' ? null : text, toolCalls, usage, ...(serverFields ? { serverFields } : {}) };
 }

@@ -184,8 +184,10 @@ export class Runner {
       const turn = state.turn + 1;
       state = { ...state, turn, usage: addUsage(state.usage, response.usage) };
       const items: HistoryItem[] = [];
-      if (response.text || response.toolCalls.length === 0) {
-        items.push({ kind: 'assistant_message', data: { text: response.text ?? '' } });
+      if (response.text || response.toolCalls.length === 0 || response.serverFields) {
+        const text = response.text ?? '';
+        const { serverFields } = response;
+        items.push({ kind: 'assistant_message', data: serverFields ? { text, serverFields } : { text } });
       }
       const calls = withUniqueCallIds(response.toolCalls, callIdsOf(history), turn);
       for (const call of calls) items.push({ kind: 'tool_call', data: call });
@@ -231,7 +233,16 @@ export class Runner {
     const saved: RunState = {
       ...state,
       approvalRounds: rounds,
-      pausedTurn: { turn, calls: calls.map((call) => ({ ...call, done: done.has(call.callId) })) },
+      // The state keeps what deciding needs; server fields live in the history only.
+      pausedTurn: {
+        turn,
+        calls: calls.map(({ callId, name, arguments: args }) => ({
+          callId,
+          name,
+          arguments: args,
+          done: done.has(callId),
+        })),
+      },
     };
     // Saved as still running: the calls that need nobody run first, and no decision can claim the run meanwhile.
     const created = await this.#deps.store.saveTurn(leaseOf(run), {

@@ -100,6 +100,8 @@ export interface HarnessOptions {
   database?: FreshDatabase;
   /** The engine of the fresh database; default SQLite. */
   kind?: DatabaseKind;
+  /** The model client's own retries (429, 5xx, timeouts); default 0, production 2. */
+  modelRetries?: number;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -132,8 +134,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     model: createOpenAIModel({
       ...loaded.config.openai,
       systemPrompt: SYSTEM_PROMPT,
-      maxRetries: 0,
+      maxRetries: options.modelRetries ?? 0,
       timeoutMs: 5000,
+      logger,
     }),
     retryConfig: { retries: 0 },
     ...options.overrides,

@@ -28,7 +28,9 @@ describe('secrets and files of the running bot', () => {
       }),
     );
     await f.mention(bot, 'hello');
-    await f.waitForText((text) => text.startsWith('The model service refused the request'));
+    await f.waitForText((text) =>
+      text.startsWith('The model service refused this request (check the bot’s model settings)'),
+    );
     // Slack failing (a card that cannot be posted) and a forged request, for more log lines.
     f.slack.setResponse('chat.postMessage', (params) =>
       params.blocks ? slackReply.error('invalid_auth') : f.slack.defaultReply('chat.postMessage', params),

@@ -24,6 +24,8 @@ export type ModelReply =
   | { kind: 'empty_choices' }
   | { kind: 'error'; status: number; body: unknown; headers: Record<string, string> }
   | { kind: 'raw'; status: number; body: string; headers: Record<string, string> }
+  /** An SSE body (HTTP 200) written event by event, each followed by a blank line, with no `[DONE]` added. */
+  | { kind: 'sse'; events: string[] }
   | { kind: 'hang' }
   | { kind: 'delayed'; ms: number; reply: ModelReply };
 
@@ -89,6 +91,14 @@ export const reply = {
     status,
     body,
     headers,
+  }),
+  /**
+   * A stream exactly as given: a string is one SSE event written verbatim (`data: …`, `event: error\ndata: …`,
+   * `: comment`), an object becomes `data: <its JSON>`. Add `'data: [DONE]'` where the server sends it.
+   */
+  sse: (events: (string | Record<string, unknown>)[]): ModelReply => ({
+    kind: 'sse',
+    events: events.map((e) => (typeof e === 'string' ? e : `data: ${JSON.stringify(e)}`)),
   }),
   /** Never answers; the connection is dropped only when the fake closes. For client timeouts. */
   hang: (): ModelReply => ({ kind: 'hang' }),

@@ -175,6 +175,11 @@ async function send(
         ...scripted.headers,
       });
       return;
+    case 'sse':
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', ...headers });
+      for (const event of scripted.events) res.write(`${event}\n\n`);
+      res.end();
+      return;
     default:
       sendCompletion(res, scripted, request, id, headers);
   }

@@ -48,7 +48,7 @@ describe('readCompletionStream', () => {
     });
   });
 
-  it('refuses a stream without choices, an unreadable chunk, or a tool call without a name', async () => {
+  it('refuses a stream without choices, an unreadable chunk, or a tool call that never got a name', async () => {
     const none = () => undefined;
     await expect(readCompletionStream(chunks({ choices: [] }), none)).rejects.toBeInstanceOf(ModelError);
     await expect(readCompletionStream(chunks({ choices: 'x' }), none)).rejects.toBeInstanceOf(ModelError);
@@ -57,6 +57,51 @@ describe('readCompletionStream', () => {
         chunks(delta({ tool_calls: [{ index: 0, function: { arguments: '{}' } }] })),
         none,
       ),
-    ).rejects.toThrow(/no id or name/);
+    ).rejects.toThrow(/has no name/);
+  });
+});
+
+describe('readCompletionStream, as servers really stream', () => {
+  const none = () => undefined;
+  const call = { index: 0, id: 'c1', function: { name: 'list_notes', arguments: '{}' } };
+
+  it('takes usage from the chunk that carries it, with choices or without', async () => {
+    const onChoice = await readCompletionStream(
+      chunks({
+        choices: [{ index: 0, delta: { tool_calls: [call] }, finish_reason: 'tool_calls' }],
+        usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+      }),
+      none,
+    );
+    expect(onChoice.usage).toEqual({ promptTokens: 5, completionTokens: 2, totalTokens: 7 });
+    const last = await readCompletionStream(
+      chunks(delta({ content: 'hi' }), {
+        choices: [],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      }),
+      none,
+    );
+    expect(last.usage.totalTokens).toBe(2);
+  });
+
+  it('keeps tool calls whatever the finish_reason says (none, or "stop")', async () => {
+    const stop = await readCompletionStream(
+      chunks({ choices: [{ index: 0, delta: { tool_calls: [call] }, finish_reason: 'stop' }] }),
+      none,
+    );
+    expect(stop.toolCalls).toEqual([{ callId: 'c1', name: 'list_notes', arguments: '{}' }]);
+    const missing = await readCompletionStream(
+      chunks({ choices: [{ delta: { tool_calls: [call] } }] }),
+      none,
+    );
+    expect(missing.toolCalls).toHaveLength(1);
+  });
+
+  it('keeps reasoning_content only for a message with tool calls', async () => {
+    const text = await readCompletionStream(
+      chunks(delta({ reasoning_content: 'hmm' }), delta({ content: 'Hello' })),
+      none,
+    );
+    expect(text.serverFields).toBeUndefined();
   });
 });
