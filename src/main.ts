@@ -21,9 +21,7 @@ async function main(): Promise<void> {
     process.stderr.write(
       `Approval policy error: the bot cannot start.\n${policy.problems.map((p) => `  - ${p}`).join('\n')}\n`,
     );
-    process.stderr.write(
-      'Fix the file named in APPROVAL_POLICY_FILE (see docs/policy.md).\n',
-    );
+    process.stderr.write('Fix the file named in APPROVAL_POLICY_FILE (see docs/policy.md).\n');
     process.exit(1);
   }
   process.stdout.write(`${policy.policy.summary}\n`);
