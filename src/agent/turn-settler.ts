@@ -9,7 +9,7 @@ import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ToolCall, ToolOutputItem } from './history.js';
-import { leaseOf, type RunRecord, type RunStore } from './ports.js';
+import { leaseOf, type RunRecord, RunStopped, type RunStore } from './ports.js';
 import { runEvent } from './run-events.js';
 import type { RunState } from './run-state.js';
 import type { ToolContext } from './tool.js';
@@ -56,6 +56,9 @@ export class TurnSettler {
     for (const call of paused.calls) {
       const approval = byCall.get(call.callId);
       if (call.done || approval?.status === 'pending') continue;
+      // Someone stopped the run: nothing more executes (the runner ends the run and cancels what is left).
+      const stoppedBy = await this.#deps.store.stopRequest(run.id);
+      if (stoppedBy !== undefined) throw new RunStopped(run.id, stoppedBy);
       const audit: AuditInput[] = [];
       const settled = approval
         ? await this.#settleCall(run, call, approval, audit, observer)

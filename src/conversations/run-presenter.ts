@@ -18,12 +18,18 @@ export class RunPresenter {
   #stream: AnswerStream | undefined;
   #ending: Promise<string> = Promise.resolve('');
 
-  constructor(surface: ThreadSurface, target: AnswerTarget & ProgressTarget, logger: Logger) {
+  /** `working: false` when the run is driven only to end it (a stop): it is not shown as working. */
+  constructor(
+    surface: ThreadSurface,
+    target: AnswerTarget & ProgressTarget,
+    logger: Logger,
+    { working = true }: { working?: boolean } = {},
+  ) {
     this.#surface = surface;
     this.#target = target;
     this.#logger = logger;
     this.#progress = surface.startProgress?.(target);
-    this.#progress?.set(THINKING_STATUS);
+    if (working) this.#progress?.set(THINKING_STATUS);
   }
 
   /** Hooks for the runner. */
@@ -34,8 +40,12 @@ export class RunPresenter {
       this.#stream.append(text);
     },
     onToolStart: (toolName) => {
-      void this.endStream();
-      this.#progress?.set(`is running ${toolName}…`);
+      const streamed = this.#stream !== undefined;
+      const ending = this.endStream();
+      const status = `is running ${toolName}…`;
+      // Ending a streamed message may end Slack's working state with it: shown again once it has ended.
+      if (streamed) void ending.then(() => this.#progress?.set(status));
+      else this.#progress?.set(status);
     },
   };
 
@@ -70,11 +80,28 @@ export class RunPresenter {
     }
   }
 
-  /** Clears the status (or the fallback reaction). */
-  async done(): Promise<void> {
+  /**
+   * Ends what shows work: `waiting` when the run waits for a person (Slack shows the session as needing input),
+   * `ended` otherwise (the status, or the fallback reaction, is cleared).
+   */
+  async done(how: 'waiting' | 'ended' = 'ended'): Promise<void> {
     await this.endStream();
-    await this.#progress?.clear();
+    if (how === 'waiting') await this.#progress?.suspend();
+    else await this.#progress?.clear();
   }
+}
+
+/** Slack limits a session title to this many characters. */
+export const MAX_TITLE_CHARS = 200;
+
+/** A session's title from the message that started it: mentions left out, on one line, at most 200 characters. */
+export function sessionTitle(text: string): string | undefined {
+  const line = text
+    .replace(/<@[A-Z0-9]+(?:\|[^>]*)?>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (line === '') return undefined;
+  return line.length <= MAX_TITLE_CHARS ? line : `${line.slice(0, MAX_TITLE_CHARS - 1).trimEnd()}…`;
 }
 
 /** Part of an answer Slack would not show, neither streamed nor posted: it stays owed to the thread. */

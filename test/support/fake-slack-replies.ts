@@ -21,6 +21,25 @@ function nextMessageTs(ids: SlackIds): string {
 }
 
 const ok = (fields: Record<string, unknown> = {}): FakeReply => ({ body: { ok: true, ...fields } });
+const error = (code: string): FakeReply => ({ body: { ok: false, error: code } });
+
+/** What `agents.sessions.setStatus` accepts (docs.slack.dev/reference/methods/agents.sessions.setStatus). */
+export const SESSION_STATUSES = ['processing', 'active', 'suspended', 'closed'] as const;
+const MAX_SESSION_TITLE = 200;
+
+/**
+ * `agents.sessions.setStatus` as Slack answers an app declared as an agent that subscribes to
+ * `agent_session_stopped`: the channel and a known status are required, a title is at most 200 characters.
+ * (An app that is not an agent gets `not_authorized`: tests script that with `setResponse`.)
+ */
+function sessionStatusReply(params: Record<string, unknown>): FakeReply {
+  const status = stringOr(params.status);
+  if (!stringOr(params.channel_id)) return error('channel_not_found');
+  if (!status || !(SESSION_STATUSES as readonly string[]).includes(status)) return error('invalid_arguments');
+  const title = stringOr(params.title);
+  if (title !== undefined && title.length > MAX_SESSION_TITLE) return error('invalid_arguments');
+  return ok();
+}
 
 function postedMessage(params: Record<string, unknown>, ts: string): Record<string, unknown> {
   const message: Record<string, unknown> = {
@@ -125,6 +144,14 @@ export function defaultSlackReply(method: string, params: Record<string, unknown
       return ok({ channel: { id: dmChannel(params, ids) } });
     case 'usergroups.users.list':
       return ok({ users: [] });
+    case 'agents.sessions.setStatus':
+      return sessionStatusReply(params);
+    case 'agents.sessions.rename': {
+      const title = stringOr(params.title) ?? '';
+      if (!stringOr(params.channel_id)) return error('channel_not_found');
+      if (title.length === 0 || title.length > MAX_SESSION_TITLE) return error('invalid_arguments');
+      return ok();
+    }
     case 'reactions.add':
     case 'reactions.remove':
     case 'assistant.threads.setStatus':
