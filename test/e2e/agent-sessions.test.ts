@@ -4,6 +4,7 @@ import { defineTool } from '../../src/agent/tool.js';
 import { reply } from '../support/fake-openai.js';
 import type { SlackCall } from '../support/fake-slack.js';
 import { nextTs } from '../support/slack-requests.js';
+import { DATABASE_KINDS } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 import { execute, rows } from './db-rows.js';
 import { cardTs, type Harness, startHarness } from './harness.js';
@@ -39,7 +40,7 @@ function waitForStatus(h: Harness, threadTs: string, status: string): Promise<Sl
 
 async function auditOf(h: Harness, kind: string) {
   return rows(
-    h.dbPath,
+    h.database,
     'select actor, run_id, approval_id, payload from audit_events where kind = ? order by seq',
     kind,
   );
@@ -110,7 +111,7 @@ describe("Slack's agent sessions", () => {
     const [cancelled] = await auditOf(h, 'run.cancelled');
     expect(cancelled?.actor).toBe('U0STOPPER');
     expect(String(cancelled?.payload)).toContain('stopped by <@U0STOPPER>');
-    const [run] = await rows(h.dbPath, 'select status, stop_requested_by from runs');
+    const [run] = await rows(h.database, 'select status, stop_requested_by from runs');
     expect(run).toMatchObject({ status: 'cancelled', stop_requested_by: 'U0STOPPER' });
 
     h.model.enqueue(reply.text('Here I am again.'));
@@ -118,45 +119,48 @@ describe("Slack's agent sessions", () => {
     await h.waitForText((text) => text === 'Here I am again.');
     // The stopped run asked the model nothing more: two requests for it, one for the new message.
     expect(h.model.requests).toHaveLength(3);
-    const runs = await rows(h.dbPath, 'select status from runs order by created_at');
+    const runs = await rows(h.database, 'select status from runs order by created_at');
     expect(runs.map((r) => r.status)).toEqual(['cancelled', 'completed']);
   });
 
-  it('stop while a card waits: nothing executes, the card says who stopped it without buttons, the audit names them', async () => {
-    h = await startHarness();
-    h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'secret plan' } }]));
-    const ts = await h.mention('add a note: secret plan');
-    const [card] = await h.waitForCards(1);
-    if (!card) throw new Error('no card');
-    await waitForStatus(h, ts, 'suspended');
+  it.each(DATABASE_KINDS)(
+    'stop while a card waits (%s): nothing executes, the card says who stopped it without buttons, the audit names them',
+    async (kind) => {
+      h = await startHarness({ kind });
+      h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'secret plan' } }]));
+      const ts = await h.mention('add a note: secret plan');
+      const [card] = await h.waitForCards(1);
+      if (!card) throw new Error('no card');
+      await waitForStatus(h, ts, 'suspended');
 
-    await h.sendEvent(stopEvent(ts, 'U0STOPPER'));
-    await h.waitForText((text) => text.startsWith('Stopped by <@U0STOPPER>'));
-    const update = await h.slack.waitForCall('chat.update', (c) => c.params.ts === cardTs(card));
-    const blocks = JSON.stringify(update.params.blocks);
-    expect(blocks).toContain('stopped by <@U0STOPPER>');
-    expect(blocks).not.toContain('approval:approve');
-    await waitForStatus(h, ts, 'active');
-    // Never shown as working again: the stop only ended the run.
-    expect(sessionStatuses(h, ts)).toEqual(['processing', 'suspended', 'active']);
+      await h.sendEvent(stopEvent(ts, 'U0STOPPER'));
+      await h.waitForText((text) => text.startsWith('Stopped by <@U0STOPPER>'));
+      const update = await h.slack.waitForCall('chat.update', (c) => c.params.ts === cardTs(card));
+      const blocks = JSON.stringify(update.params.blocks);
+      expect(blocks).toContain('stopped by <@U0STOPPER>');
+      expect(blocks).not.toContain('approval:approve');
+      await waitForStatus(h, ts, 'active');
+      // Never shown as working again: the stop only ended the run.
+      expect(sessionStatuses(h, ts)).toEqual(['processing', 'suspended', 'active']);
 
-    const [approval] = await rows(h.dbPath, 'select status, reason from approvals');
-    expect(approval).toMatchObject({ status: 'cancelled', reason: 'stopped by <@U0STOPPER>' });
-    expect((await auditOf(h, 'run.cancelled'))[0]?.actor).toBe('U0STOPPER');
-    expect((await auditOf(h, 'approval.cancelled'))[0]?.actor).toBe('U0STOPPER');
+      const [approval] = await rows(h.database, 'select status, reason from approvals');
+      expect(approval).toMatchObject({ status: 'cancelled', reason: 'stopped by <@U0STOPPER>' });
+      expect((await auditOf(h, 'run.cancelled'))[0]?.actor).toBe('U0STOPPER');
+      expect((await auditOf(h, 'approval.cancelled'))[0]?.actor).toBe('U0STOPPER');
 
-    // A click on the stale card executes nothing.
-    await h.click(card, 'approve', 'U2');
-    h.model.enqueue(reply.text('Fresh start.'));
-    await h.message('what now?', { threadTs: ts });
-    await h.waitForText((text) => text === 'Fresh start.');
-    await h.bot.conversations.idle();
-    expect(await rows(h.dbPath, 'select id from notes')).toHaveLength(0);
-    expect(h.model.requests).toHaveLength(2);
-    const toolMessages = h.model.requests[1]?.messages.filter((m) => m.role === 'tool') ?? [];
-    expect(toolMessages.map((m) => String(m.content))).not.toContain('Created note #1.');
-    expect(await auditOf(h, 'tool.started')).toHaveLength(0);
-  });
+      // A click on the stale card executes nothing.
+      await h.click(card, 'approve', 'U2');
+      h.model.enqueue(reply.text('Fresh start.'));
+      await h.message('what now?', { threadTs: ts });
+      await h.waitForText((text) => text === 'Fresh start.');
+      await h.bot.conversations.idle();
+      expect(await rows(h.database, 'select id from notes')).toHaveLength(0);
+      expect(h.model.requests).toHaveLength(2);
+      const toolMessages = h.model.requests[1]?.messages.filter((m) => m.role === 'tool') ?? [];
+      expect(toolMessages.map((m) => String(m.content))).not.toContain('Created note #1.');
+      expect(await auditOf(h, 'tool.started')).toHaveLength(0);
+    },
+  );
 
   it('stop while a tool runs: the tool finishes, its output is kept, the model is not called again', async () => {
     let release: () => void = () => undefined;
@@ -181,7 +185,7 @@ describe("Slack's agent sessions", () => {
     await waitUntil(() => started || undefined, { timeoutMs: 5_000, message: 'the tool did not start' });
     await h.sendEvent(stopEvent(ts, 'U0STOPPER'));
     await waitUntil(
-      async () => (await rows(h.dbPath, 'select stop_requested_by from runs'))[0]?.stop_requested_by,
+      async () => (await rows(h.database, 'select stop_requested_by from runs'))[0]?.stop_requested_by,
       {
         message: 'the stop was not recorded',
       },
@@ -189,7 +193,7 @@ describe("Slack's agent sessions", () => {
     release();
     await h.waitForText((text) => text.startsWith('Stopped by <@U0STOPPER>'));
     expect(h.model.requests).toHaveLength(1);
-    const outputs = await rows(h.dbPath, "select data from conversation_items where kind = 'tool_output'");
+    const outputs = await rows(h.database, "select data from conversation_items where kind = 'tool_output'");
     expect(String(outputs[0]?.data)).toContain('looked up');
   });
 
@@ -200,7 +204,7 @@ describe("Slack's agent sessions", () => {
     await h.model.waitForRequests(1);
     // As another process would record it: the driver finds it in the database.
     await execute(
-      h.dbPath,
+      h.database,
       "update runs set stop_requested_by = 'U0OTHER', stop_requested_at = 1 where status = 'running'",
     );
     await h.waitForText((text) => text.startsWith('Stopped by <@U0OTHER>'));
