@@ -19,7 +19,7 @@ import { leaseOf, RunHandedOver, type RunRecord, RunStopped, type RunStore } fro
 import { runEvent } from './run-events.js';
 import { parseRunState, type RunState } from './run-state.js';
 import type { ToolRegistry } from './tool-registry.js';
-import { TurnSettler } from './turn-settler.js';
+import { type ToolProgress, TurnSettler } from './turn-settler.js';
 
 export interface RunnerLimits {
   /** Model calls per run, across every pause and resume. */
@@ -64,6 +64,8 @@ export interface RunObserver {
   onTextDelta?: (text: string) => void;
   /** A tool is about to run. */
   onToolStart?: (toolName: string) => void;
+  /** Where each tool call of the run stands, in call order (for surfaces that show calls as tasks). */
+  onToolProgress?: (progress: ToolProgress) => void;
   /** Something to say in the thread while the run works (e.g. that a call was approved automatically). */
   notify?: (text: string) => Promise<void>;
 }

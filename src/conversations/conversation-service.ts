@@ -45,6 +45,8 @@ export interface ConversationServiceDeps {
   threadContextMessages?: number;
   /** How often a driven run looks for a stop request made through another process; default 1 s. */
   stopPollMs?: number;
+  /** Answers are streamed (the model is asked to stream): tool calls are shown as tasks in them. */
+  streamTasks?: boolean;
 }
 
 /** What became of a message taken in. */
@@ -262,7 +264,10 @@ export class ConversationService {
     conversationId: string,
     options: { working?: boolean } = {},
   ): Promise<void> {
-    const presenter = new RunPresenter(this.#deps.surface, thread, this.#deps.logger, options);
+    const presenter = new RunPresenter(this.#deps.surface, thread, this.#deps.logger, {
+      ...options,
+      tasks: this.#deps.streamTasks ?? false,
+    });
     const renewal = this.#keepLease(runId);
     const abort = new AbortController();
     this.#driving.set(runId, abort);

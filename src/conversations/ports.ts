@@ -191,9 +191,23 @@ export interface Progress {
   clear(): Promise<void>;
 }
 
+/** One tool call shown as a task in a streamed answer; the same `id` updates it. */
+export interface TaskUpdate {
+  id: string;
+  title: string;
+  status: 'pending' | 'in_progress' | 'complete' | 'error';
+  /** A short result (at most 256 characters), never the call's arguments. */
+  output?: string;
+}
+
 /** An answer written while the model produces it. Never throws; falls back to plain messages by itself. */
 export interface AnswerStream {
   append(text: string): void;
+  /**
+   * Shows a tool call as a task in the answer, after the text appended so far; text appended later follows it.
+   * Optional: a surface without tasks keeps ending the answer at a tool call.
+   */
+  task?(update: TaskUpdate): void;
   /** Ends the answer; resolves with the text Slack could not be made to show ('' once all of it is). */
   finish(): Promise<string>;
 }

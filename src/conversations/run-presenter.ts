@@ -1,33 +1,51 @@
 import type { RunObserver } from '../agent/runner.js';
+import type { ToolProgress } from '../agent/turn-settler.js';
+import { redactText } from '../audit/redact.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { AnswerStream, AnswerTarget, Progress, ProgressTarget, ThreadSurface } from './ports.js';
+import type {
+  AnswerStream,
+  AnswerTarget,
+  Progress,
+  ProgressTarget,
+  TaskUpdate,
+  ThreadSurface,
+} from './ports.js';
 
 export const THINKING_STATUS = 'is thinking…';
 
 /**
  * What the people in a thread see while one run is driven: a status while it works ("is thinking…", "is
- * running list_notes…"), the answer streamed as the model writes it, and nothing left over afterwards. Text
- * streamed before a tool call stays in the thread; the answer after it starts a new message.
+ * running list_notes…"), the answer streamed as the model writes it, and nothing left over afterwards. With
+ * `tasks`, each tool call is a task in the streamed answer (waiting for approval, running, complete or failed)
+ * and the answer goes on after it in the same message; without, text streamed before a tool call stays in the
+ * thread and the answer after it starts a new message.
  */
 export class RunPresenter {
   readonly #surface: ThreadSurface;
   readonly #target: AnswerTarget & ProgressTarget;
   readonly #logger: Logger;
   readonly #progress: Progress | undefined;
+  readonly #tasks: boolean;
   #stream: AnswerStream | undefined;
+  /** The model's text reached the stream since it was started or last showed a task. */
+  #textSinceTask = false;
   #ending: Promise<string> = Promise.resolve('');
 
-  /** `working: false` when the run is driven only to end it (a stop): it is not shown as working. */
+  /**
+   * `working: false` when the run is driven only to end it (a stop): it is not shown as working. `tasks` when
+   * answers are streamed: tool calls are then shown as tasks in the stream.
+   */
   constructor(
     surface: ThreadSurface,
     target: AnswerTarget & ProgressTarget,
     logger: Logger,
-    { working = true }: { working?: boolean } = {},
+    { working = true, tasks = false }: { working?: boolean; tasks?: boolean } = {},
   ) {
     this.#surface = surface;
     this.#target = target;
     this.#logger = logger;
+    this.#tasks = tasks && surface.streamAnswer !== undefined;
     this.#progress = surface.startProgress?.(target);
     if (working) this.#progress?.set(THINKING_STATUS);
   }
@@ -38,8 +56,20 @@ export class RunPresenter {
       if (!this.#surface.streamAnswer) return;
       this.#stream ??= this.#surface.streamAnswer(this.#target);
       this.#stream.append(text);
+      this.#textSinceTask = true;
+    },
+    onToolProgress: (progress) => {
+      if (!this.#tasks || !this.#surface.streamAnswer) return;
+      this.#stream ??= this.#surface.streamAnswer(this.#target);
+      this.#stream.task?.(taskUpdate(progress));
+      this.#textSinceTask = false;
     },
     onToolStart: (toolName) => {
+      // The stream stays open: its task shows the call.
+      if (this.#tasks) {
+        this.#progress?.set(`is running ${toolName}…`);
+        return;
+      }
       const streamed = this.#stream !== undefined;
       const ending = this.endStream();
       const status = `is running ${toolName}…`;
@@ -58,12 +88,15 @@ export class RunPresenter {
   endStream(): Promise<string> {
     const stream = this.#stream;
     this.#stream = undefined;
+    this.#textSinceTask = false;
     if (stream) this.#ending = this.#ending.then(() => stream.finish());
     return this.#ending;
   }
 
   /** Delivers the final answer: the streamed message is finished, or the text is posted when nothing streamed. */
   async answer(text: string): Promise<void> {
+    // A stream that shows only tasks (the model did not stream this text): the answer ends it.
+    if (this.#stream && !this.#textSinceTask) this.#stream.append(text.trim() === '' ? 'Done.' : text);
     const streamed = this.#stream !== undefined;
     const missing = await this.endStream();
     if (missing) throw new UndeliveredAnswer(missing);
@@ -89,6 +122,34 @@ export class RunPresenter {
     if (how === 'waiting') await this.#progress?.suspend();
     else await this.#progress?.clear();
   }
+}
+
+/** Slack limits each task update to this many characters. */
+export const MAX_TASK_CHARS = 256;
+
+/** A tool call's progress as a task: never its arguments; a short output, credentials redacted. */
+export function taskUpdate(progress: ToolProgress): TaskUpdate {
+  const base = { id: progress.callId, title: shortText(progress.toolName) };
+  switch (progress.kind) {
+    case 'waiting':
+      return {
+        ...base,
+        status: 'pending',
+        output: shortText(`Waiting for approval by ${progress.approvers}`),
+      };
+    case 'running':
+      return { ...base, status: 'in_progress' };
+    case 'settled': {
+      const output = shortText(progress.output) || (progress.status === 'ok' ? 'Done.' : 'Failed.');
+      return { ...base, status: progress.status === 'ok' ? 'complete' : 'error', output };
+    }
+  }
+}
+
+/** One line, credentials redacted, at most `MAX_TASK_CHARS` characters. */
+function shortText(text: string): string {
+  const line = redactText(text).replace(/\s+/g, ' ').trim();
+  return line.length <= MAX_TASK_CHARS ? line : `${line.slice(0, MAX_TASK_CHARS - 1).trimEnd()}…`;
 }
 
 /** Slack limits a session title to this many characters. */
