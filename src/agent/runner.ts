@@ -40,7 +40,13 @@ export type RunOutcome =
    * The run ended early; `message` is one sentence for the thread. `cancelledApprovals` were pending or approved
    * and will now never execute: their cards need updating.
    */
-  | { kind: 'failed' | 'cancelled'; message: string; cancelledApprovals: ApprovalRecord[] }
+  | {
+      kind: 'failed' | 'cancelled';
+      message: string;
+      cancelledApprovals: ApprovalRecord[];
+      /** Who stopped the run, when someone did (Slack's stop button). */
+      stoppedBy?: string;
+    }
   /**
    * Nothing more for this process to do: it stalled past its lease and another process drives the run now, or
    * the run had already ended.
@@ -335,15 +341,16 @@ export class Runner {
   }
 
   /** Someone stopped the run: it ends `cancelled` with them as the actor, and the thread is told who. */
-  #stopped(run: RunRecord, by: string): Promise<RunOutcome> {
+  async #stopped(run: RunRecord, by: string): Promise<RunOutcome> {
     this.#deps.logger.info('run stopped on request', { runId: run.id, by });
-    return this.#end(
+    const ended = await this.#end(
       run,
       'cancelled',
       `Stopped by <@${by}>. Nothing more runs for this request; send a new message to start again.`,
       `stopped by <@${by}>`,
       by,
     );
+    return ended.kind === 'cancelled' ? { ...ended, stoppedBy: by } : ended;
   }
 
   async #end(

@@ -358,7 +358,9 @@ export class ConversationService {
         return 'ended';
       case 'failed':
       case 'cancelled':
-        await presenter.endStream();
+        // A stopped answer ends where it is: nothing of it is posted afterwards.
+        if (outcome.stoppedBy !== undefined) await presenter.abandonStream();
+        else await presenter.endStream();
         await this.#delivery.postReply(runId, thread, outcome.message);
         for (const approval of outcome.cancelledApprovals) await this.#updateCard(approval);
         return 'ended';

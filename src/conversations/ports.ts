@@ -210,6 +210,11 @@ export interface AnswerStream {
   task?(update: TaskUpdate): void;
   /** Ends the answer; resolves with the text Slack could not be made to show ('' once all of it is). */
   finish(): Promise<string>;
+  /**
+   * Ends the answer where it is, dropping what was not shown yet (someone stopped the work; Slack may have
+   * stopped the message already). Optional: without it the answer is finished.
+   */
+  abandon?(): Promise<void>;
 }
 
 /** A message read back from a thread, for context. */

@@ -93,6 +93,23 @@ export class RunPresenter {
     return this.#ending;
   }
 
+  /** Ends the message being streamed where it is, dropping what was not shown yet (the work was stopped). */
+  async abandonStream(): Promise<void> {
+    const stream = this.#stream;
+    if (!stream?.abandon) {
+      await this.endStream();
+      return;
+    }
+    this.#stream = undefined;
+    this.#textSinceTask = false;
+    const abandon = stream.abandon.bind(stream);
+    this.#ending = this.#ending.then(async () => {
+      await abandon();
+      return '';
+    });
+    await this.#ending;
+  }
+
   /** Delivers the final answer: the streamed message is finished, or the text is posted when nothing streamed. */
   async answer(text: string): Promise<void> {
     // A stream that shows only tasks (the model did not stream this text): the answer ends it.

@@ -156,6 +156,13 @@ export function createAnswerStream(
       });
       if (raw.trim() !== '') taskAfterText = true;
     },
+    async abandon() {
+      // What was not shown is dropped; the message is stopped (Slack may have stopped it already).
+      raw = raw.slice(0, shown);
+      await enqueue(async () => {
+        if (!refused) await stop();
+      });
+    },
     async finish() {
       await flush(true);
       await enqueue(stop);

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/agent/tool.js';
 import { reply } from '../support/fake-openai.js';
-import type { SlackCall } from '../support/fake-slack.js';
+import { type SlackCall, slackReply } from '../support/fake-slack.js';
 import { nextTs } from '../support/slack-requests.js';
 import { DATABASE_KINDS } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
@@ -195,6 +195,27 @@ describe("Slack's agent sessions", () => {
     expect(h.model.requests).toHaveLength(1);
     const outputs = await rows(h.database, "select data from conversation_items where kind = 'tool_output'");
     expect(String(outputs[0]?.data)).toContain('looked up');
+  });
+
+  it('stop while the answer streams: what was shown stays, the rest is never posted', async () => {
+    h = await startHarness();
+    const shown = Array.from(
+      { length: 8 },
+      (_, i) => `Line ${i + 1} of an answer that is being written.`,
+    ).join('\n');
+    h.model.enqueue(reply.streamThenHang(`${shown}\nA last line still being writ`));
+    const ts = await h.mention('write a lot');
+    const started = await h.slack.waitForCall('chat.startStream');
+    const streamTs = String((started.reply as { ts: string }).ts);
+    // As Slack does once someone clicks stop: the stream it listed is stopped and takes nothing more.
+    h.slack.setResponse('chat.appendStream', () => slackReply.error('message_not_in_streaming_state'));
+    h.slack.setResponse('chat.stopStream', () => slackReply.error('message_not_in_streaming_state'));
+    await h.sendEvent(stopEvent(ts, 'U0STOPPER', [streamTs]));
+    await h.waitForText((text) => text.startsWith('Stopped by <@U0STOPPER>'));
+    await h.bot.conversations.idle();
+    const posted = h.slack.callsTo('chat.postMessage').map((c) => String(c.params.text));
+    expect(posted.filter((text) => text.includes('still being writ'))).toEqual([]);
+    expect(posted).toHaveLength(1);
   });
 
   it('a stop recorded by another process reaches the process that drives the run', async () => {
