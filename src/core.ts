@@ -108,6 +108,7 @@ export async function createCore<A extends SurfaceAdapters>(
     leaseMs: config.runLeaseMs,
     deliveryRetryMs: overrides.deliveryRetryMs ?? 30_000,
     threadContextMessages: config.threadContextMessages,
+    streamTasks: config.openai.stream,
   });
   const approvals = new ApprovalService({
     store: stores.approvals,

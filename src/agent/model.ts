@@ -27,6 +27,8 @@ export interface ChatModel {
     messages: ChatMessage[];
     tools: ToolSpec[];
     onTextDelta?: (text: string) => void;
+    /** Abandons the request (someone stopped the run); the call then rejects. */
+    signal?: AbortSignal;
   }): Promise<ModelResponse>;
 }
 

@@ -73,12 +73,19 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
   let sendStreamOptions = true;
   let streamWithTools = true;
 
-  const streamed = async (body: RequestBody, onTextDelta: (text: string) => void) => {
-    const stream = await client.chat.completions.create({
-      ...body,
-      stream: true,
-      ...(sendStreamOptions ? { stream_options: { include_usage: true } } : {}),
-    });
+  const streamed = async (
+    body: RequestBody,
+    onTextDelta: (text: string) => void,
+    signal: AbortSignal | undefined,
+  ) => {
+    const stream = await client.chat.completions.create(
+      {
+        ...body,
+        stream: true,
+        ...(sendStreamOptions ? { stream_options: { include_usage: true } } : {}),
+      },
+      signal ? { signal } : undefined,
+    );
     return readCompletionStream(stream, onTextDelta);
   };
 
@@ -109,7 +116,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
   };
 
   return {
-    async complete({ messages, tools, onTextDelta }) {
+    async complete({ messages, tools, onTextDelta, signal }) {
       const body: RequestBody = {
         model: options.model,
         messages: [
@@ -122,10 +129,12 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
       try {
         for (;;) {
           if (options.stream === false || !onTextDelta || (hasTools && !streamWithTools)) {
-            return readCompletion(await client.chat.completions.create(body));
+            return readCompletion(
+              await client.chat.completions.create(body, signal ? { signal } : undefined),
+            );
           }
           try {
-            return await streamed(body, onTextDelta);
+            return await streamed(body, onTextDelta, signal);
           } catch (error) {
             // Each adaptation happens at most once, so this loop ends.
             if (!adapt(error, hasTools)) throw error;

@@ -135,4 +135,22 @@ export interface RunStore {
    * (true, with nothing to extend, once the run paused or ended).
    */
   renewLease(runId: string): Promise<boolean>;
+  /** Who asked to stop the run (see `ConversationStore.requestStop`), when someone did. */
+  stopRequest(runId: string): Promise<string | undefined>;
+}
+
+/**
+ * Thrown inside a run's drive when someone asked to stop it: nothing more executes and the model is not called
+ * again; the runner ends the run `cancelled` with `by` as the actor.
+ */
+export class RunStopped extends Error {
+  readonly runId: string;
+  readonly by: string;
+
+  constructor(runId: string, by: string) {
+    super(`Run ${runId} was stopped by ${by}`);
+    this.name = new.target.name;
+    this.runId = runId;
+    this.by = by;
+  }
 }

@@ -14,8 +14,16 @@ export function runEvent(
   kind: AuditInput['kind'],
   payload: Record<string, unknown>,
   approvalId: string | null = null,
+  /** Who caused it, when a person did (by default the system). */
+  actor?: string,
 ): AuditInput {
-  return auditEvent(kind, { at: clock.now(), ...runScope(run), approvalId, payload });
+  return auditEvent(kind, {
+    at: clock.now(),
+    ...runScope(run),
+    approvalId,
+    payload,
+    ...(actor !== undefined ? { actor } : {}),
+  });
 }
 
 /** Arguments as an object when they parse, else the raw string: the audit log keeps exactly what was asked. */

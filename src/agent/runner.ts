@@ -15,11 +15,11 @@ import {
   withUniqueCallIds,
 } from './history.js';
 import { type ChatModel, ModelError } from './model.js';
-import { leaseOf, RunHandedOver, type RunRecord, type RunStore } from './ports.js';
+import { leaseOf, RunHandedOver, type RunRecord, RunStopped, type RunStore } from './ports.js';
 import { runEvent } from './run-events.js';
 import { parseRunState, type RunState } from './run-state.js';
 import type { ToolRegistry } from './tool-registry.js';
-import { TurnSettler } from './turn-settler.js';
+import { type ToolProgress, TurnSettler } from './turn-settler.js';
 
 export interface RunnerLimits {
   /** Model calls per run, across every pause and resume. */
@@ -40,7 +40,13 @@ export type RunOutcome =
    * The run ended early; `message` is one sentence for the thread. `cancelledApprovals` were pending or approved
    * and will now never execute: their cards need updating.
    */
-  | { kind: 'failed' | 'cancelled'; message: string; cancelledApprovals: ApprovalRecord[] }
+  | {
+      kind: 'failed' | 'cancelled';
+      message: string;
+      cancelledApprovals: ApprovalRecord[];
+      /** Who stopped the run, when someone did (Slack's stop button). */
+      stoppedBy?: string;
+    }
   /**
    * Nothing more for this process to do: it stalled past its lease and another process drives the run now, or
    * the run had already ended.
@@ -64,6 +70,8 @@ export interface RunObserver {
   onTextDelta?: (text: string) => void;
   /** A tool is about to run. */
   onToolStart?: (toolName: string) => void;
+  /** Where each tool call of the run stands, in call order (for surfaces that show calls as tasks). */
+  onToolProgress?: (progress: ToolProgress) => void;
   /** Something to say in the thread while the run works (e.g. that a call was approved automatically). */
   notify?: (text: string) => Promise<void>;
 }
@@ -101,16 +109,28 @@ export class Runner {
     this.#planner = new CallPlanner(deps);
   }
 
-  async advance(runId: string, observer: RunObserver = {}): Promise<RunOutcome> {
+  /**
+   * Drives the run. `signal` aborts the model request in flight when someone asks to stop the run; whether or
+   * not it fires, a stop request recorded in the store is honoured before every model call and every tool call.
+   */
+  async advance(runId: string, observer: RunObserver = {}, signal?: AbortSignal): Promise<RunOutcome> {
     const run = await this.#deps.store.getRun(runId);
     if (!run) throw new Error(`Run ${runId} not found`);
     this.#observers.set(runId, observer);
     try {
-      return await this.#advance(run, { notify: observer.notify ?? NO_HOOKS.notify });
+      return await this.#advance(run, { notify: observer.notify ?? NO_HOOKS.notify }, signal);
     } catch (error) {
       if (error instanceof RunHandedOver) {
         this.#deps.logger.warn('run taken over by another process', { runId });
         return { kind: 'handed_over' };
+      }
+      if (error instanceof RunStopped) {
+        try {
+          return await this.#stopped(run, error.by);
+        } catch (ending) {
+          if (ending instanceof RunHandedOver) return { kind: 'handed_over' };
+          throw ending;
+        }
       }
       // A bug or an infrastructure failure (a predicate that throws, a busy database): end the run, so the
       // conversation is not left blocked behind it, and cancel whatever it would still have executed.
@@ -131,11 +151,13 @@ export class Runner {
     }
   }
 
-  async #advance(run: RunRecord, hooks: RunHooks): Promise<RunOutcome> {
+  async #advance(run: RunRecord, hooks: RunHooks, signal: AbortSignal | undefined): Promise<RunOutcome> {
     // Only a running run this process holds is driven: a paused one waits for a decision, an ended one is done,
     // and one another process claimed (this one stalled past its lease) is that process's to drive.
     if (run.status === 'paused') return { kind: 'waiting' };
     if (run.status !== 'running' || run.leaseToken === null) return { kind: 'handed_over' };
+    // Stopped while it waited (or before this process took it up): it ends here, nothing executes.
+    await this.#checkStop(run);
     const parsed = parseRunState(run.state);
     if (!parsed.ok)
       return this.#end(run, 'cancelled', `I cannot resume this run: ${parsed.reason}`, parsed.reason);
@@ -155,15 +177,22 @@ export class Runner {
       if (!settled) return { kind: 'waiting' };
       state = settled;
     }
-    return this.#loop(run, state, hooks);
+    return this.#loop(run, state, hooks, signal);
   }
 
-  async #loop(run: RunRecord, initial: RunState, hooks: RunHooks): Promise<RunOutcome> {
+  async #loop(
+    run: RunRecord,
+    initial: RunState,
+    hooks: RunHooks,
+    signal: AbortSignal | undefined,
+  ): Promise<RunOutcome> {
     let state = initial;
     for (;;) {
       if (state.turn >= this.#limits.maxTurns) {
         return this.#stopAtLimit(run, `${this.#limits.maxTurns} model calls`);
       }
+      // A stop asked for while a tool ran: its output is kept, but the model is not called again.
+      await this.#checkStop(run);
       const history = await this.#deps.store.loadHistory(run.conversationId);
       let response: Awaited<ReturnType<ChatModel['complete']>>;
       try {
@@ -171,8 +200,11 @@ export class Runner {
           messages: historyToMessages(history),
           tools: this.#toolSpecs(),
           ...onTextDelta(this.#observers.get(run.id)),
+          ...(signal ? { signal } : {}),
         });
       } catch (error) {
+        // The request was abandoned because someone stopped the run.
+        if (signal?.aborted) await this.#checkStop(run);
         if (!(error instanceof ModelError)) throw error;
         this.#deps.logger.warn('model call failed', {
           runId: run.id,
@@ -181,6 +213,8 @@ export class Runner {
         });
         return this.#end(run, 'failed', error.userMessage, error.message);
       }
+      // Stopped while the model answered: its answer and calls are dropped, nothing runs.
+      await this.#checkStop(run);
       const turn = state.turn + 1;
       state = { ...state, turn, usage: addUsage(state.usage, response.usage) };
       const items: HistoryItem[] = [];
@@ -300,23 +334,46 @@ export class Runner {
     return this.#end(run, 'failed', `I stopped because ${reason}; please ask again, more narrowly.`, reason);
   }
 
+  /** Throws `RunStopped` when someone asked to stop the run. */
+  async #checkStop(run: RunRecord): Promise<void> {
+    const by = await this.#deps.store.stopRequest(run.id);
+    if (by !== undefined) throw new RunStopped(run.id, by);
+  }
+
+  /** Someone stopped the run: it ends `cancelled` with them as the actor, and the thread is told who. */
+  async #stopped(run: RunRecord, by: string): Promise<RunOutcome> {
+    this.#deps.logger.info('run stopped on request', { runId: run.id, by });
+    const ended = await this.#end(
+      run,
+      'cancelled',
+      `Stopped by <@${by}>. Nothing more runs for this request; send a new message to start again.`,
+      `stopped by <@${by}>`,
+      by,
+    );
+    return ended.kind === 'cancelled' ? { ...ended, stoppedBy: by } : ended;
+  }
+
   async #end(
     run: RunRecord,
     status: 'failed' | 'cancelled',
     message: string,
     reason: string,
+    actor?: string,
   ): Promise<RunOutcome> {
     const cancelledApprovals = await this.#deps.store.finishRun(leaseOf(run), {
       status,
       error: reason,
       reply: message,
-      audit: [this.#event(run, status === 'failed' ? 'run.failed' : 'run.cancelled', { reason })],
+      audit: [
+        this.#event(run, status === 'failed' ? 'run.failed' : 'run.cancelled', { reason }, null, actor),
+      ],
       cancelAudit: (approval) =>
         this.#event(
           run,
           'approval.cancelled',
           { tool: approval.toolName, callId: approval.callId, reason },
           approval.id,
+          actor,
         ),
     });
     return { kind: status, message, cancelledApprovals };
@@ -333,8 +390,9 @@ export class Runner {
     kind: AuditInput['kind'],
     payload: Record<string, unknown>,
     approvalId: string | null = null,
+    actor?: string,
   ) {
-    return runEvent(this.#deps.clock, run, kind, payload, approvalId);
+    return runEvent(this.#deps.clock, run, kind, payload, approvalId, actor);
   }
 }
 

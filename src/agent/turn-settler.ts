@@ -4,18 +4,28 @@ import {
   expiryOutput,
   rejectionOutput,
 } from '../approvals/approval.js';
+import { describeApprovers } from '../approvals/policy.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ToolCall, ToolOutputItem } from './history.js';
-import { leaseOf, type RunRecord, type RunStore } from './ports.js';
+import { leaseOf, type RunRecord, RunStopped, type RunStore } from './ports.js';
 import { runEvent } from './run-events.js';
 import type { RunState } from './run-state.js';
 import type { ToolContext } from './tool.js';
 import type { ToolRegistry } from './tool-registry.js';
 
-type Observer = { onToolStart?: (toolName: string) => void };
+/** Where one tool call stands: waiting for a person, running, or settled with its output. */
+export type ToolProgress =
+  | { kind: 'waiting'; callId: string; toolName: string; approvers: string }
+  | { kind: 'running'; callId: string; toolName: string }
+  | { kind: 'settled'; callId: string; toolName: string; status: ToolOutputStatus; output: string };
+
+type Observer = {
+  onToolStart?: (toolName: string) => void;
+  onToolProgress?: (progress: ToolProgress) => void;
+};
 
 export interface TurnSettlerDeps {
   tools: ToolRegistry;
@@ -47,7 +57,7 @@ export class TurnSettler {
     run: RunRecord,
     state: RunState,
     approvals: readonly ApprovalRecord[],
-    observer: { onToolStart?: (toolName: string) => void } = {},
+    observer: Observer = {},
   ): Promise<RunState> {
     const paused = state.pausedTurn;
     if (!paused) return state;
@@ -55,7 +65,19 @@ export class TurnSettler {
     let current = state;
     for (const call of paused.calls) {
       const approval = byCall.get(call.callId);
-      if (call.done || approval?.status === 'pending') continue;
+      if (call.done) continue;
+      if (approval?.status === 'pending') {
+        observer.onToolProgress?.({
+          kind: 'waiting',
+          callId: call.callId,
+          toolName: call.name,
+          approvers: describeApprovers(approval.rule),
+        });
+        continue;
+      }
+      // Someone stopped the run: nothing more executes (the runner ends the run and cancels what is left).
+      const stoppedBy = await this.#deps.store.stopRequest(run.id);
+      if (stoppedBy !== undefined) throw new RunStopped(run.id, stoppedBy);
       const audit: AuditInput[] = [];
       const settled = approval
         ? await this.#settleCall(run, call, approval, audit, observer)
@@ -73,6 +95,17 @@ export class TurnSettler {
             ? { id: approval.id, status: settled.approvalStatus, result: settled.text }
             : null,
         audit,
+      });
+      observer.onToolProgress?.({
+        kind: 'settled',
+        callId: call.callId,
+        toolName: call.name,
+        status: settled.status,
+        // Never the arguments: an edited call's text for the model quotes them.
+        output:
+          approval?.editedArguments && settled.status === 'ok'
+            ? 'Ran with arguments a person edited.'
+            : settled.text,
       });
     }
     // A turn whose calls all had their outputs already (unknown tools, say) is finished too.
@@ -173,6 +206,7 @@ export class TurnSettler {
   ): Promise<{ text: string; status: 'ok' | 'error' }> {
     const tool = this.#deps.tools.get(call.name);
     observer.onToolStart?.(call.name);
+    observer.onToolProgress?.({ kind: 'running', callId: call.callId, toolName: call.name });
     const started = this.#deps.clock.now();
     let result: { text: string; status: 'ok' | 'error' };
     try {

@@ -14,11 +14,13 @@ import type {
   ConversationStore,
   DeliveryOutbox,
   IncomingMessage,
+  ProgressTarget,
   RunRecovery,
+  StopRequest,
   ThreadRef,
   ThreadSurface,
 } from './ports.js';
-import { RunPresenter } from './run-presenter.js';
+import { RunPresenter, sessionTitle } from './run-presenter.js';
 import { readThreadContext } from './thread-context.js';
 import { ThreadDelivery } from './thread-delivery.js';
 
@@ -26,8 +28,8 @@ export interface ConversationServiceDeps {
   store: ConversationStore;
   outbox: DeliveryOutbox;
   recovery: RunRecovery;
-  /** Renews this process's lease on the runs it drives. */
-  runs: Pick<RunStore, 'renewLease'>;
+  /** Renews this process's lease on the runs it drives, and reads stop requests. */
+  runs: Pick<RunStore, 'renewLease' | 'stopRequest'>;
   runner: Runner;
   surface: ThreadSurface;
   /** Who this process serves: it creates, recovers and posts in these conversations only. */
@@ -41,6 +43,10 @@ export interface ConversationServiceDeps {
   deliveryRetryMs: number;
   /** Earlier thread messages given to the model when the bot joins a thread mid-way; 0 turns it off. */
   threadContextMessages?: number;
+  /** How often a driven run looks for a stop request made through another process; default 1 s. */
+  stopPollMs?: number;
+  /** Answers are streamed (the model is asked to stream): tool calls are shown as tasks in them. */
+  streamTasks?: boolean;
 }
 
 /** What became of a message taken in. */
@@ -73,6 +79,8 @@ export class ConversationService {
   /** Messages being taken in (their transaction), so `idle` waits for them too. */
   readonly #receiving = new Set<Promise<Received>>();
   readonly #delivery: ThreadDelivery;
+  /** The runs this process drives now, to abandon their model request when someone stops one. */
+  readonly #driving = new Map<string, AbortController>();
 
   constructor(deps: ConversationServiceDeps) {
     this.#deps = deps;
@@ -153,8 +161,35 @@ export class ConversationService {
   #driveStarted(started: Extract<Received, { kind: 'started' }>): Promise<void> {
     const { runId, conversationId, message } = started;
     return this.#queue.run(conversationId, () =>
-      this.#drive(runId, { ...message, recipientUserId: message.userId }, conversationId),
+      this.#drive(runId, { ...message, ...startedBy(message) }, conversationId),
     );
+  }
+
+  /**
+   * Someone asked to stop the thread's work (Slack's stop button). The request is recorded in the database, so
+   * whichever process drives the run honours it: the model request in flight is abandoned, nothing more
+   * executes, the run's pending approvals are cancelled, and the thread is told who stopped it. A paused run is
+   * ended here at once. Stopping only ever prevents work: a run is never driven further because of it.
+   */
+  async requestStop(stop: StopRequest): Promise<void> {
+    const { store, surface, logger } = this.#deps;
+    const thread = { teamId: stop.teamId, channelId: stop.channelId, threadTs: stop.threadTs };
+    const recorded = await store.requestStop({ thread, userId: stop.userId });
+    logger.info('stop requested', { channelId: stop.channelId, userId: stop.userId, found: recorded.kind });
+    switch (recorded.kind) {
+      case 'no_run':
+        // Nothing works here (any more): the session must not stay "working".
+        await surface.startProgress?.(thread).clear();
+        return;
+      case 'running':
+        this.#driving.get(recorded.runId)?.abort();
+        return;
+      case 'claimed':
+        await this.#queue.run(recorded.conversationId, () =>
+          this.#drive(recorded.runId, thread, recorded.conversationId, { working: false }),
+        );
+        return;
+    }
   }
 
   /** Resumes a run whose paused turn was just settled (the caller's decision or expiry claimed it). */
@@ -225,19 +260,44 @@ export class ConversationService {
 
   async #drive(
     runId: string,
-    thread: AnswerTarget & { messageTs?: string },
+    thread: AnswerTarget & ProgressTarget,
     conversationId: string,
+    options: { working?: boolean } = {},
   ): Promise<void> {
-    const presenter = new RunPresenter(this.#deps.surface, thread, this.#deps.logger);
+    const presenter = new RunPresenter(this.#deps.surface, thread, this.#deps.logger, {
+      ...options,
+      tasks: this.#deps.streamTasks ?? false,
+    });
     const renewal = this.#keepLease(runId);
-    let ended: boolean;
+    const abort = new AbortController();
+    this.#driving.set(runId, abort);
+    const watch = this.#watchStop(runId, abort);
+    let shown: Shown;
     try {
-      ended = await this.#present(runId, thread, presenter);
+      shown = await this.#present(runId, thread, presenter, abort.signal);
     } finally {
       clearInterval(renewal);
+      clearInterval(watch);
+      this.#driving.delete(runId);
     }
-    await presenter.done();
-    if (ended) await this.#startQueued(conversationId, thread);
+    await presenter.done(shown === 'waiting' ? 'waiting' : 'ended');
+    if (shown === 'ended') await this.#startQueued(conversationId, thread);
+  }
+
+  /** Abandons the run's model request once a stop request shows up (made through any process). */
+  #watchStop(runId: string, abort: AbortController): NodeJS.Timeout {
+    const { runs, logger, stopPollMs = 1_000 } = this.#deps;
+    const timer = setInterval(() => {
+      if (abort.signal.aborted) return;
+      runs.stopRequest(runId).then(
+        (by) => {
+          if (by !== undefined) abort.abort();
+        },
+        (error: unknown) => logger.warn('stop check failed', { runId, error: describeError(error) }),
+      );
+    }, stopPollMs);
+    timer.unref();
+    return timer;
   }
 
   /** Renews the run's lease every third of it while this process drives the run. */
@@ -255,28 +315,38 @@ export class ConversationService {
     return timer;
   }
 
-  /** Drives the run and shows its outcome; true when the run ended (so queued messages may start). */
-  async #present(runId: string, thread: ThreadRef, presenter: RunPresenter): Promise<boolean> {
+  /**
+   * Drives the run and shows its outcome: `ended` when the run ended (so queued messages may start), `waiting`
+   * when it waits for decisions, `other` when this process has nothing more to do with it.
+   */
+  async #present(
+    runId: string,
+    thread: ThreadRef,
+    presenter: RunPresenter,
+    signal: AbortSignal,
+  ): Promise<Shown> {
     let outcome: RunOutcome;
     try {
-      outcome = await this.#deps.runner.advance(runId, {
-        ...presenter.observer,
-        notify: (text) => this.#say(thread, text),
-      });
+      outcome = await this.#deps.runner.advance(
+        runId,
+        { ...presenter.observer, notify: (text) => this.#say(thread, text) },
+        signal,
+      );
     } catch (error) {
       this.#deps.logger.error('run failed unexpectedly', { runId, error: describeError(error) });
       await presenter.endStream();
       await this.#say(thread, INTERNAL_FAILURE);
-      return false;
+      return 'other';
     }
     switch (outcome.kind) {
       case 'paused':
         await presenter.endStream();
         await this.#delivery.postCards(outcome.approvals);
-        return false;
+        return 'waiting';
       case 'waiting':
+        return 'waiting';
       case 'handed_over':
-        return false;
+        return 'other';
       case 'completed':
         // A streamed answer is finished by the presenter; either way it stays owed until Slack has it.
         await this.#delivery.postReply(
@@ -285,13 +355,15 @@ export class ConversationService {
           outcome.text,
           presenter.streaming ? () => presenter.answer(outcome.text) : undefined,
         );
-        return true;
+        return 'ended';
       case 'failed':
       case 'cancelled':
-        await presenter.endStream();
+        // A stopped answer ends where it is: nothing of it is posted afterwards.
+        if (outcome.stoppedBy !== undefined) await presenter.abandonStream();
+        else await presenter.endStream();
         await this.#delivery.postReply(runId, thread, outcome.message);
         for (const approval of outcome.cancelledApprovals) await this.#updateCard(approval);
-        return true;
+        return 'ended';
     }
   }
 
@@ -310,8 +382,8 @@ export class ConversationService {
           teamId: thread.teamId,
           channelId: thread.channelId,
           threadTs: thread.threadTs,
-          recipientUserId: message.userId,
           messageTs: message.messageTs,
+          ...startedBy(message),
         },
         conversationId,
       );
@@ -343,4 +415,16 @@ export class ConversationService {
       payload: { channelId: thread.channelId, threadTs: thread.threadTs },
     });
   }
+}
+
+/** What a driven run shows in the end: see `#present`. */
+type Shown = 'ended' | 'waiting' | 'other';
+
+/** Who a run started from a message answers, and the session's title, from that message. */
+function startedBy(message: { userId: string; text: string }) {
+  return {
+    recipientUserId: message.userId,
+    initiatorUserId: message.userId,
+    title: sessionTitle(message.text),
+  };
 }

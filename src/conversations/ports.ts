@@ -71,6 +71,26 @@ export interface ConversationStore {
     state: RunState;
     audit: (message: QueuedMessage) => AuditInput[];
   }): Promise<QueuedMessage | undefined>;
+  /**
+   * Records `userId`'s request to stop the thread's active run, in one transaction holding the run: a running
+   * run keeps driving until its driver (whichever process) sees the request; a paused run is claimed (leased
+   * to this process) so that this process ends it at once. The first request is kept.
+   */
+  requestStop(input: { thread: ThreadRef; userId: string }): Promise<StopRecorded>;
+}
+
+/** What a stop request found. */
+export type StopRecorded =
+  /** The thread has no active run (none ever, or it ended already). */
+  | { kind: 'no_run' }
+  /** A running run: its driver honours the request. */
+  | { kind: 'running'; runId: string; conversationId: string }
+  /** A paused run, now claimed by this process, to end it. */
+  | { kind: 'claimed'; runId: string; conversationId: string };
+
+/** Someone clicked Slack's stop button in a thread. */
+export interface StopRequest extends ThreadRef {
+  userId: string;
 }
 
 /** An owed delivery a process has taken (with a lease) to post. */
@@ -152,20 +172,49 @@ export interface AnswerTarget extends ThreadRef {
 /** Where progress shows: the thread, and the user's message for the fallback reaction. */
 export interface ProgressTarget extends ThreadRef {
   messageTs?: string;
+  /** The session's title, when the thread's work starts from a message (used where the session is new). */
+  title?: string;
+  /** Who started the work. */
+  initiatorUserId?: string;
 }
 
-/** Shows that the bot is working. Best effort: failures are logged, never thrown, never delay an answer. */
+/**
+ * Shows what the bot does in a thread: working, waiting for a person, or done. Best effort: failures are
+ * logged, never thrown, never delay an answer.
+ */
 export interface Progress {
+  /** Working; `status` says on what, where the surface can show text ("is running list_notes…"). */
   set(status: string): void;
+  /** Waiting for a person (an approval); resolves once Slack was told (or refused). */
+  suspend(): Promise<void>;
   /** Removes every sign of work; resolves once Slack was told (or refused). */
   clear(): Promise<void>;
+}
+
+/** One tool call shown as a task in a streamed answer; the same `id` updates it. */
+export interface TaskUpdate {
+  id: string;
+  title: string;
+  status: 'pending' | 'in_progress' | 'complete' | 'error';
+  /** A short result (at most 256 characters), never the call's arguments. */
+  output?: string;
 }
 
 /** An answer written while the model produces it. Never throws; falls back to plain messages by itself. */
 export interface AnswerStream {
   append(text: string): void;
+  /**
+   * Shows a tool call as a task in the answer, after the text appended so far; text appended later follows it.
+   * Optional: a surface without tasks keeps ending the answer at a tool call.
+   */
+  task?(update: TaskUpdate): void;
   /** Ends the answer; resolves with the text Slack could not be made to show ('' once all of it is). */
   finish(): Promise<string>;
+  /**
+   * Ends the answer where it is, dropping what was not shown yet (someone stopped the work; Slack may have
+   * stopped the message already). Optional: without it the answer is finished.
+   */
+  abandon?(): Promise<void>;
 }
 
 /** A message read back from a thread, for context. */

@@ -1,29 +1,53 @@
 import type { RunObserver } from '../agent/runner.js';
+import type { ToolProgress } from '../agent/turn-settler.js';
+import { redactText } from '../audit/redact.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { AnswerStream, AnswerTarget, Progress, ProgressTarget, ThreadSurface } from './ports.js';
+import type {
+  AnswerStream,
+  AnswerTarget,
+  Progress,
+  ProgressTarget,
+  TaskUpdate,
+  ThreadSurface,
+} from './ports.js';
 
 export const THINKING_STATUS = 'is thinking…';
 
 /**
  * What the people in a thread see while one run is driven: a status while it works ("is thinking…", "is
- * running list_notes…"), the answer streamed as the model writes it, and nothing left over afterwards. Text
- * streamed before a tool call stays in the thread; the answer after it starts a new message.
+ * running list_notes…"), the answer streamed as the model writes it, and nothing left over afterwards. With
+ * `tasks`, each tool call is a task in the streamed answer (waiting for approval, running, complete or failed)
+ * and the answer goes on after it in the same message; without, text streamed before a tool call stays in the
+ * thread and the answer after it starts a new message.
  */
 export class RunPresenter {
   readonly #surface: ThreadSurface;
   readonly #target: AnswerTarget & ProgressTarget;
   readonly #logger: Logger;
   readonly #progress: Progress | undefined;
+  readonly #tasks: boolean;
   #stream: AnswerStream | undefined;
+  /** The model's text reached the stream since it was started or last showed a task. */
+  #textSinceTask = false;
   #ending: Promise<string> = Promise.resolve('');
 
-  constructor(surface: ThreadSurface, target: AnswerTarget & ProgressTarget, logger: Logger) {
+  /**
+   * `working: false` when the run is driven only to end it (a stop): it is not shown as working. `tasks` when
+   * answers are streamed: tool calls are then shown as tasks in the stream.
+   */
+  constructor(
+    surface: ThreadSurface,
+    target: AnswerTarget & ProgressTarget,
+    logger: Logger,
+    { working = true, tasks = false }: { working?: boolean; tasks?: boolean } = {},
+  ) {
     this.#surface = surface;
     this.#target = target;
     this.#logger = logger;
+    this.#tasks = tasks && surface.streamAnswer !== undefined;
     this.#progress = surface.startProgress?.(target);
-    this.#progress?.set(THINKING_STATUS);
+    if (working) this.#progress?.set(THINKING_STATUS);
   }
 
   /** Hooks for the runner. */
@@ -32,10 +56,26 @@ export class RunPresenter {
       if (!this.#surface.streamAnswer) return;
       this.#stream ??= this.#surface.streamAnswer(this.#target);
       this.#stream.append(text);
+      this.#textSinceTask = true;
+    },
+    onToolProgress: (progress) => {
+      if (!this.#tasks || !this.#surface.streamAnswer) return;
+      this.#stream ??= this.#surface.streamAnswer(this.#target);
+      this.#stream.task?.(taskUpdate(progress));
+      this.#textSinceTask = false;
     },
     onToolStart: (toolName) => {
-      void this.endStream();
-      this.#progress?.set(`is running ${toolName}…`);
+      // The stream stays open: its task shows the call.
+      if (this.#tasks) {
+        this.#progress?.set(`is running ${toolName}…`);
+        return;
+      }
+      const streamed = this.#stream !== undefined;
+      const ending = this.endStream();
+      const status = `is running ${toolName}…`;
+      // Ending a streamed message may end Slack's working state with it: shown again once it has ended.
+      if (streamed) void ending.then(() => this.#progress?.set(status));
+      else this.#progress?.set(status);
     },
   };
 
@@ -48,12 +88,32 @@ export class RunPresenter {
   endStream(): Promise<string> {
     const stream = this.#stream;
     this.#stream = undefined;
+    this.#textSinceTask = false;
     if (stream) this.#ending = this.#ending.then(() => stream.finish());
     return this.#ending;
   }
 
+  /** Ends the message being streamed where it is, dropping what was not shown yet (the work was stopped). */
+  async abandonStream(): Promise<void> {
+    const stream = this.#stream;
+    if (!stream?.abandon) {
+      await this.endStream();
+      return;
+    }
+    this.#stream = undefined;
+    this.#textSinceTask = false;
+    const abandon = stream.abandon.bind(stream);
+    this.#ending = this.#ending.then(async () => {
+      await abandon();
+      return '';
+    });
+    await this.#ending;
+  }
+
   /** Delivers the final answer: the streamed message is finished, or the text is posted when nothing streamed. */
   async answer(text: string): Promise<void> {
+    // A stream that shows only tasks (the model did not stream this text): the answer ends it.
+    if (this.#stream && !this.#textSinceTask) this.#stream.append(text.trim() === '' ? 'Done.' : text);
     const streamed = this.#stream !== undefined;
     const missing = await this.endStream();
     if (missing) throw new UndeliveredAnswer(missing);
@@ -70,11 +130,56 @@ export class RunPresenter {
     }
   }
 
-  /** Clears the status (or the fallback reaction). */
-  async done(): Promise<void> {
+  /**
+   * Ends what shows work: `waiting` when the run waits for a person (Slack shows the session as needing input),
+   * `ended` otherwise (the status, or the fallback reaction, is cleared).
+   */
+  async done(how: 'waiting' | 'ended' = 'ended'): Promise<void> {
     await this.endStream();
-    await this.#progress?.clear();
+    if (how === 'waiting') await this.#progress?.suspend();
+    else await this.#progress?.clear();
   }
+}
+
+/** Slack limits each task update to this many characters. */
+export const MAX_TASK_CHARS = 256;
+
+/** A tool call's progress as a task: never its arguments; a short output, credentials redacted. */
+export function taskUpdate(progress: ToolProgress): TaskUpdate {
+  const base = { id: progress.callId, title: shortText(progress.toolName) };
+  switch (progress.kind) {
+    case 'waiting':
+      return {
+        ...base,
+        status: 'pending',
+        output: shortText(`Waiting for approval by ${progress.approvers}`),
+      };
+    case 'running':
+      return { ...base, status: 'in_progress' };
+    case 'settled': {
+      const output = shortText(progress.output) || (progress.status === 'ok' ? 'Done.' : 'Failed.');
+      return { ...base, status: progress.status === 'ok' ? 'complete' : 'error', output };
+    }
+  }
+}
+
+/** One line, credentials redacted, at most `MAX_TASK_CHARS` characters. */
+function shortText(text: string): string {
+  const line = redactText(text).replace(/\s+/g, ' ').trim();
+  return line.length <= MAX_TASK_CHARS ? line : `${line.slice(0, MAX_TASK_CHARS - 1).trimEnd()}…`;
+}
+
+/** Slack limits a session title to this many characters. */
+export const MAX_TITLE_CHARS = 200;
+
+/** A session's title from the message that started it: mentions left out, on one line, at most 200 characters. */
+export function sessionTitle(text: string): string | undefined {
+  const line = text
+    .replace(/<@[A-Z0-9]+(?:\|[^>]*)?>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (line === '') return undefined;
+  return line.length <= MAX_TITLE_CHARS ? line : `${line.slice(0, MAX_TITLE_CHARS - 1).trimEnd()}…`;
 }
 
 /** Part of an answer Slack would not show, neither streamed nor posted: it stays owed to the thread. */

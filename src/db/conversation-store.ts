@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import type { HistoryItem } from '../agent/history.js';
 import type { RunState } from '../agent/run-state.js';
 import type { AuditInput } from '../audit/audit-event.js';
-import type { ConversationStore, IncomingMessage, ThreadRef } from '../conversations/ports.js';
-import { activeRunStatus, insertItems, insertRun } from './run-rows.js';
+import type { ConversationStore, IncomingMessage, StopRecorded, ThreadRef } from '../conversations/ports.js';
+import { activeRunStatus, claimColumns, insertItems, insertRun } from './run-rows.js';
 import { readNumber, readString } from './sql/columns.js';
 import { audit, count, type Program, row } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
@@ -94,7 +94,36 @@ export function createConversationStore(ctx: StoreContext): ConversationStore {
         return message;
       });
     },
+
+    requestStop({ thread, userId }) {
+      const at = clock.now();
+      return db.write(() => recordStop(ctx, thread, userId, at));
+    },
   };
+}
+
+/**
+ * Records a stop request on the thread's active run (the first one is kept); a paused run is claimed by this
+ * process (paused -> running, with a new lease) so that it ends the run; a running one is its driver's to end.
+ */
+function* recordStop(
+  ctx: StoreContext,
+  thread: ThreadRef,
+  userId: string,
+  at: number,
+): Program<StopRecorded> {
+  const conversationId = yield* conversationIdOf(thread);
+  if (!conversationId) return { kind: 'no_run' };
+  const active = yield* row(sql`select id, status from runs where conversation_id = ${conversationId}
+    and status in ('running', 'paused') ${ctx.db.dialect.forUpdate}`);
+  if (!active) return { kind: 'no_run' };
+  const runId = readString(active, 'id');
+  yield* count(sql`update runs set stop_requested_by = coalesce(stop_requested_by, ${userId}),
+    stop_requested_at = coalesce(stop_requested_at, ${at}) where id = ${runId}`);
+  if (readString(active, 'status') === 'running') return { kind: 'running', runId, conversationId };
+  yield* count(sql`update runs set status = 'running', ${claimColumns(ctx, at)}, updated_at = ${at}
+    where id = ${runId} and status = 'paused'`);
+  return { kind: 'claimed', runId, conversationId };
 }
 
 function* conversationIdOf(thread: ThreadRef): Program<string | undefined> {

@@ -15,7 +15,7 @@ import {
   runById,
   stateColumns,
 } from './run-rows.js';
-import { readString } from './sql/columns.js';
+import { readOptionalString, readString } from './sql/columns.js';
 import { audit, count, row, rows } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
 
@@ -151,5 +151,11 @@ export function createRunStore(ctx: StoreContext): RunStore {
         return now?.status !== 'running';
       });
     },
+
+    stopRequest: (runId) =>
+      db.read(function* () {
+        const found = yield* row(sql`select stop_requested_by from runs where id = ${runId}`);
+        return (found && readOptionalString(found, 'stop_requested_by')) ?? undefined;
+      }),
   };
 }

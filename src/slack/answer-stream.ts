@@ -1,11 +1,27 @@
 import type { webApi } from '@slack/bolt';
-import type { AnswerStream, AnswerTarget } from '../conversations/ports.js';
+import type { AnswerStream, AnswerTarget, TaskUpdate } from '../conversations/ports.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { cutPoint, MAX_ANSWER_CHARS, safeMarkdown, settledLength, softCut, splitAnswer } from './markdown.js';
 
 /** Characters gathered before each `chat.appendStream`: fewer calls, far from the rate limits. */
 export const STREAM_FLUSH_CHARS = 256;
+
+/** Slack's limit on each field of a task chunk. */
+const MAX_TASK_FIELD = 256;
+
+/** A task as Slack's `task_update` chunk: title and output within Slack's limit, nothing else. */
+export function taskChunk(update: TaskUpdate) {
+  const cut = (text: string) =>
+    text.length <= MAX_TASK_FIELD ? text : `${text.slice(0, MAX_TASK_FIELD - 1)}…`;
+  return {
+    type: 'task_update' as const,
+    id: update.id,
+    title: cut(update.title),
+    status: update.status,
+    ...(update.output ? { output: cut(update.output) } : {}),
+  };
+}
 
 /** Posts an answer as messages with a markdown block, split at paragraph boundaries when long. */
 export async function postAnswerMessages(
@@ -28,8 +44,9 @@ export async function postAnswerMessages(
  * Streams an answer into the thread with `chat.startStream` / `appendStream` / `stopStream` as the model writes
  * it, in pieces of at least `STREAM_FLUSH_CHARS` cut only where `settledLength` allows (so each piece is
  * sanitised exactly as the whole message would be). A message that would outgrow Slack's limit is stopped at a
- * paragraph boundary and continued in a new one. When Slack refuses streaming at any point, what it has not
- * shown yet is posted as ordinary messages at the end. Never throws.
+ * paragraph boundary and continued in a new one. Tool calls are `task_update` chunks, sent in order after the
+ * text before them, all before `chat.stopStream`. When Slack refuses streaming at any point, what it has not
+ * shown yet is posted as ordinary messages at the end (tasks are then left out). Never throws.
  */
 export function createAnswerStream(
   client: webApi.WebClient,
@@ -57,6 +74,22 @@ export function createAnswerStream(
     const { ts } = message;
     message = undefined;
     await client.chat.stopStream({ channel: target.channelId, ts });
+  };
+  const sendTask = async (update: TaskUpdate) => {
+    const chunks = [taskChunk(update)];
+    if (message) {
+      await client.chat.appendStream({ channel: target.channelId, ts: message.ts, chunks });
+      return;
+    }
+    const started = await client.chat.startStream({
+      channel: target.channelId,
+      thread_ts: target.threadTs,
+      chunks,
+      recipient_team_id: target.teamId,
+      ...(target.recipientUserId ? { recipient_user_id: target.recipientUserId } : {}),
+    });
+    if (!started.ts) throw new Error('chat.startStream returned no ts');
+    message = { ts: started.ts, length: 0 };
   };
   const send = async (text: string) => {
     if (message) {
@@ -104,10 +137,31 @@ export function createAnswerStream(
       shown = end;
     });
 
+  /** A task was shown after text: the text after it starts a new paragraph. */
+  let taskAfterText = false;
   return {
     append(text) {
+      if (taskAfterText && text !== '') {
+        taskAfterText = false;
+        raw += '\n\n';
+      }
       raw += text;
       if (!refused && settledLength(raw, shown) - shown >= STREAM_FLUSH_CHARS) void flush(false);
+    },
+    task(update) {
+      // The text so far is complete (the model asked for the call after writing it): it goes first.
+      void flush(true);
+      void enqueue(async () => {
+        if (!refused) await sendTask(update);
+      });
+      if (raw.trim() !== '') taskAfterText = true;
+    },
+    async abandon() {
+      // What was not shown is dropped; the message is stopped (Slack may have stopped it already).
+      raw = raw.slice(0, shown);
+      await enqueue(async () => {
+        if (!refused) await stop();
+      });
     },
     async finish() {
       await flush(true);

@@ -19,6 +19,7 @@ import { type ClickWork, localClicks } from './listeners/decision-replies.js';
 import { registerHomeListeners } from './listeners/home.js';
 import { registerMessageListeners } from './listeners/messages.js';
 import { registerMessagesTabListener } from './listeners/messages-tab.js';
+import { registerSessionStopListener } from './listeners/session-stop.js';
 import type { SlackAdapters } from './slack-adapters.js';
 
 /** The core as the listeners use it: its services, and the stores they read through their ports. */
@@ -67,6 +68,7 @@ export function registerListeners(
     logger,
   });
   registerMessageListeners(app, { conversations: core.conversations, work, logger });
+  registerSessionStopListener(app, { work, logger });
   const decisions = {
     approvals: core.approvals,
     edits: core.edits,

@@ -8,7 +8,7 @@ import { createAnswerStream, postAnswerMessages } from './answer-stream.js';
 import { createCardPublisher } from './approval-card-publisher.js';
 import { buildApprovalCard } from './blocks/approval-card.js';
 import { safeMrkdwn } from './mrkdwn.js';
-import { createProgressIndicator } from './progress-indicator.js';
+import { createProgressIndicator, StatusWays } from './progress-indicator.js';
 import { readThreadMessages } from './thread-reader.js';
 
 export interface SlackSurface extends ThreadSurface, ChannelPoster {
@@ -28,6 +28,8 @@ export function createSlackSurface(
 ): SlackSurface {
   const logger = options.logger ?? silentLogger;
   const publisher = createCardPublisher(client, options.cards, logger);
+  // What each workspace refused (agent sessions, the thread status), shared by every run in this surface.
+  const ways = new StatusWays();
   return {
     async postText(thread: ThreadRef, text: string) {
       await client.chat.postMessage({
@@ -55,7 +57,7 @@ export function createSlackSurface(
       return { channelId: posted.channel ?? approval.channelId, messageTs: posted.ts };
     },
     postAnswer: (thread, text) => postAnswerMessages(client, thread, text),
-    startProgress: (target) => createProgressIndicator(client, target, logger),
+    startProgress: (target) => createProgressIndicator(client, target, logger, ways),
     streamAnswer: (target) => createAnswerStream(client, target, logger),
     readThread: (thread, options) => readThreadMessages(client, thread, options),
     async setSuggestedPrompts(channelId, prompts, title) {

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import type { Settlement } from '../conversations/decision-follow-up.js';
-import type { CardLocation, IncomingMessage } from '../conversations/ports.js';
+import type { CardLocation, IncomingMessage, StopRequest } from '../conversations/ports.js';
 import type { ApprovalClick } from '../slack/listeners/decision-replies.js';
 
 /** What a worker thread is started with (cloned into it: plain data only). */
@@ -17,6 +17,7 @@ export type ToWorker =
   | { kind: 'message'; message: IncomingMessage; keys: readonly string[] }
   | { kind: 'click'; click: ApprovalClick }
   | { kind: 'settled'; settlement: Settlement; where: { fallback?: CardLocation } }
+  | { kind: 'stop-run'; stop: StopRequest }
   | { kind: 'check-deadlines' }
   | { kind: 'memory' }
   | { kind: 'stop'; graceMs: number };

@@ -101,6 +101,9 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
       case 'settled':
         core.followUp.after(message.settlement, message.where).catch(failed('decision follow-up'));
         return;
+      case 'stop-run':
+        core.conversations.requestStop(message.stop).catch(failed('stop'));
+        return;
       case 'check-deadlines':
         void (background?.checkDeadlines() ?? Promise.resolve()).then(() =>
           send({ kind: 'deadlines-checked' }),

@@ -105,6 +105,8 @@ export function startWorkerPool(
     click: (click) => post(spread(click.value ?? ''), { kind: 'click', click }),
     settled: (settlement, where = {}) =>
       post(route(settlement.approval), { kind: 'settled', settlement, where }),
+    // To the worker that drives the thread's runs, so the model request in flight is abandoned at once.
+    stopRun: (stop) => post(route(stop), { kind: 'stop-run', stop }),
     async checkDeadlines() {
       const checked = answer(0, 'deadlines-checked');
       post(0, { kind: 'check-deadlines' });

@@ -82,7 +82,13 @@ describe('the Messages tab', () => {
     await h.waitForText((text) => text === 'It is noon in Tokyo.');
     const start = await h.slack.waitForCall('chat.startStream');
     expect(start.params).toMatchObject({ channel: DM, thread_ts: ts, recipient_user_id: 'U0ALICE' });
-    const status = await h.slack.waitForCall('assistant.threads.setStatus');
-    expect(status.params).toMatchObject({ channel_id: DM, thread_ts: ts, status: 'is thinking…' });
+    const session = await h.slack.waitForCall('agents.sessions.setStatus');
+    expect(session.params).toMatchObject({
+      channel_id: DM,
+      thread_ts: ts,
+      status: 'processing',
+      title: 'What time is it in Tokyo?',
+      initiator_user_id: 'U0ALICE',
+    });
   });
 });

@@ -39,18 +39,24 @@ describe('streamed answers', () => {
     expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);
   });
 
-  it('keeps text streamed before a tool call and streams the answer after it as a new message', async () => {
+  it('keeps text streamed before a tool call, shows the call as a task, and goes on with the answer in the same message', async () => {
     h = await startHarness();
     h.model.enqueue(
       reply.toolCalls([{ name: 'list_notes', arguments: {} }], 'Let me look at the notes.'),
       reply.text('There are no notes.'),
     );
     await h.mention('notes?');
-    await h.waitForText((text) => text === 'There are no notes.');
+    await h.waitForText((text) => text.endsWith('There are no notes.'));
     expect(h.messages().map((m) => [m.via, m.text])).toEqual([
-      ['stream', 'Let me look at the notes.'],
-      ['stream', 'There are no notes.'],
+      ['stream', 'Let me look at the notes.\n\nThere are no notes.'],
     ]);
+    // The task comes after the text before it, and before the answer.
+    const order = h.slack.calls
+      .filter((c) => c.method.startsWith('chat.') && c.method.includes('Stream'))
+      .map((c) => (JSON.stringify(c.params.chunks ?? '').includes('task_update') ? 'task' : c.method));
+    expect(order[0]).toBe('chat.startStream');
+    expect(order.indexOf('task')).toBeGreaterThan(0);
+    expect(order.at(-1)).toBe('chat.stopStream');
     const second = h.model.requests[1]?.messages.find((m) => m.role === 'assistant');
     expect(second?.content).toBe('Let me look at the notes.');
   });

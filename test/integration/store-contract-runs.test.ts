@@ -237,6 +237,53 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
     expect(events.filter((e) => e.kind === 'approval.cancelled')).toHaveLength(2);
   });
 
+  it('a stop request is recorded on the active run: a running one keeps its driver, a paused one is claimed', async () => {
+    const nothing = newThread();
+    expect(await s.stores.conversations.requestStop({ thread: nothing, userId: 'U9' })).toEqual({
+      kind: 'no_run',
+    });
+
+    const { runId, conversationId, thread } = await startedRun(s);
+    const lease = await held(s, runId);
+    expect(await s.stores.runs.stopRequest(runId)).toBeUndefined();
+    expect(await s.stores.conversations.requestStop({ thread, userId: 'U9' })).toEqual({
+      kind: 'running',
+      runId,
+      conversationId,
+    });
+    // The first request is kept; the driver still holds the run.
+    await s.stores.conversations.requestStop({ thread, userId: 'U8' });
+    expect(await s.stores.runs.stopRequest(runId)).toBe('U9');
+    expect(await s.stores.runs.renewLease(runId)).toBe(true);
+    expect((await held(s, runId)).token).toBe(lease.token);
+
+    const paused = await pausedRun(s);
+    const pausedThread = await s.stores.conversations.thread(paused.conversationId);
+    if (!pausedThread) throw new Error('no thread');
+    expect(await s.stores.conversations.requestStop({ thread: pausedThread, userId: 'U7' })).toEqual({
+      kind: 'claimed',
+      runId: paused.runId,
+      conversationId: paused.conversationId,
+    });
+    const [claimed] = await rows(
+      where(),
+      'select status, lease_owner, stop_requested_by from runs where id = ?',
+      paused.runId,
+    );
+    expect(claimed).toMatchObject({ status: 'running', stop_requested_by: 'U7' });
+    expect(claimed?.lease_owner).not.toBeNull();
+    // Ended: nothing to stop any more.
+    await s.stores.runs.finishRun(await held(s, paused.runId), {
+      status: 'cancelled',
+      error: 'stopped',
+      audit: [],
+      cancelAudit: (a) => auditEvent('approval.cancelled', { at: clock.now(), approvalId: a.id }),
+    });
+    expect(await s.stores.conversations.requestStop({ thread: pausedThread, userId: 'U7' })).toEqual({
+      kind: 'no_run',
+    });
+  });
+
   it('only the lease holder writes a run: another process is refused, and renewing needs the lease', async () => {
     const { runId } = await startedRun(s);
     const other = await s.another({ clock, leaseMs: 30_000 });

@@ -25,7 +25,7 @@ export type ModelReply =
   | { kind: 'error'; status: number; body: unknown; headers: Record<string, string> }
   | { kind: 'raw'; status: number; body: string; headers: Record<string, string> }
   /** An SSE body (HTTP 200) written event by event, each followed by a blank line, with no `[DONE]` added. */
-  | { kind: 'sse'; events: string[] }
+  | { kind: 'sse'; events: string[]; open?: boolean }
   | { kind: 'hang' }
   | { kind: 'delayed'; ms: number; reply: ModelReply };
 
@@ -99,6 +99,20 @@ export const reply = {
   sse: (events: (string | Record<string, unknown>)[]): ModelReply => ({
     kind: 'sse',
     events: events.map((e) => (typeof e === 'string' ? e : `data: ${JSON.stringify(e)}`)),
+  }),
+  /** A streamed answer that writes `text` and then hangs, the stream left open (a model that stalls mid-answer). */
+  streamThenHang: (text: string): ModelReply => ({
+    kind: 'sse',
+    open: true,
+    events: [
+      `data: ${JSON.stringify({
+        id: 'chatcmpl-stall',
+        object: 'chat.completion.chunk',
+        created: 1,
+        model: 'fake',
+        choices: [{ index: 0, delta: { role: 'assistant', content: text }, finish_reason: null }],
+      })}`,
+    ],
   }),
   /** Never answers; the connection is dropped only when the fake closes. For client timeouts. */
   hang: (): ModelReply => ({ kind: 'hang' }),

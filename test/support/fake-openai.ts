@@ -178,7 +178,7 @@ async function send(
     case 'sse':
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', ...headers });
       for (const event of scripted.events) res.write(`${event}\n\n`);
-      res.end();
+      if (!scripted.open) res.end();
       return;
     default:
       sendCompletion(res, scripted, request, id, headers);

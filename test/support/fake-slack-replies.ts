@@ -21,6 +21,25 @@ function nextMessageTs(ids: SlackIds): string {
 }
 
 const ok = (fields: Record<string, unknown> = {}): FakeReply => ({ body: { ok: true, ...fields } });
+const error = (code: string): FakeReply => ({ body: { ok: false, error: code } });
+
+/** What `agents.sessions.setStatus` accepts (docs.slack.dev/reference/methods/agents.sessions.setStatus). */
+export const SESSION_STATUSES = ['processing', 'active', 'suspended', 'closed'] as const;
+const MAX_SESSION_TITLE = 200;
+
+/**
+ * `agents.sessions.setStatus` as Slack answers an app declared as an agent that subscribes to
+ * `agent_session_stopped`: the channel and a known status are required, a title is at most 200 characters.
+ * (An app that is not an agent gets `not_authorized`: tests script that with `setResponse`.)
+ */
+function sessionStatusReply(params: Record<string, unknown>): FakeReply {
+  const status = stringOr(params.status);
+  if (!stringOr(params.channel_id)) return error('channel_not_found');
+  if (!status || !(SESSION_STATUSES as readonly string[]).includes(status)) return error('invalid_arguments');
+  const title = stringOr(params.title);
+  if (title !== undefined && title.length > MAX_SESSION_TITLE) return error('invalid_arguments');
+  return ok();
+}
 
 function postedMessage(params: Record<string, unknown>, ts: string): Record<string, unknown> {
   const message: Record<string, unknown> = {
@@ -70,6 +89,37 @@ function dmChannel(params: Record<string, unknown>, ids: SlackIds): string {
   return id;
 }
 
+const TASK_STATUSES = ['pending', 'in_progress', 'complete', 'error'];
+const MAX_CHUNK_FIELD = 256;
+
+/**
+ * What Slack refuses in a stream call: neither `markdown_text` nor `chunks` where one is required, a malformed
+ * chunk (a `task_update` needs an id, a title and a known status; its fields are at most 256 characters), an
+ * unknown `session_status` on `chat.stopStream`.
+ */
+function streamProblem(params: Record<string, unknown>, textRequired: boolean): FakeReply | undefined {
+  const chunks = params.chunks;
+  if (textRequired && params.markdown_text === undefined && chunks === undefined)
+    return error('invalid_arguments');
+  if (chunks !== undefined) {
+    if (!Array.isArray(chunks) || chunks.length === 0) return error('invalid_chunks');
+    for (const chunk of chunks) {
+      if (!isRecord(chunk)) return error('invalid_chunks');
+      if (chunk.type === 'markdown_text' && typeof chunk.text === 'string') continue;
+      if (chunk.type !== 'task_update') return error('invalid_chunks');
+      const fields = [chunk.id, chunk.title, chunk.details, chunk.output].filter((f) => f !== undefined);
+      if (typeof chunk.id !== 'string' || typeof chunk.title !== 'string') return error('invalid_chunks');
+      if (!TASK_STATUSES.includes(String(chunk.status))) return error('invalid_chunks');
+      if (fields.some((f) => typeof f !== 'string' || f.length > MAX_CHUNK_FIELD))
+        return error('invalid_chunks');
+    }
+  }
+  const session = params.session_status;
+  if (session !== undefined && !(SESSION_STATUSES as readonly unknown[]).includes(session))
+    return error('invalid_arguments');
+  return undefined;
+}
+
 /** What real Slack answers (trimmed to the fields this bot reads) when a test has not scripted the method. */
 export function defaultSlackReply(method: string, params: Record<string, unknown>, ids: SlackIds): FakeReply {
   const channel = stringOr(params.channel);
@@ -95,10 +145,12 @@ export function defaultSlackReply(method: string, params: Record<string, unknown
     case 'chat.postEphemeral':
       return ok({ message_ts: nextMessageTs(ids) });
     case 'chat.startStream':
-      return ok({ channel, ts: nextMessageTs(ids) });
+      return streamProblem(params, true) ?? ok({ channel, ts: nextMessageTs(ids) });
     case 'chat.appendStream':
-      return ok({ channel, ts: stringOr(params.ts) });
+      return streamProblem(params, true) ?? ok({ channel, ts: stringOr(params.ts) });
     case 'chat.stopStream': {
+      const problem = streamProblem(params, false);
+      if (problem) return problem;
       const ts = stringOr(params.ts) ?? '';
       return ok({ channel, ts, message: postedMessage(params, ts) });
     }
@@ -125,6 +177,14 @@ export function defaultSlackReply(method: string, params: Record<string, unknown
       return ok({ channel: { id: dmChannel(params, ids) } });
     case 'usergroups.users.list':
       return ok({ users: [] });
+    case 'agents.sessions.setStatus':
+      return sessionStatusReply(params);
+    case 'agents.sessions.rename': {
+      const title = stringOr(params.title) ?? '';
+      if (!stringOr(params.channel_id)) return error('channel_not_found');
+      if (title.length === 0 || title.length > MAX_SESSION_TITLE) return error('invalid_arguments');
+      return ok();
+    }
     case 'reactions.add':
     case 'reactions.remove':
     case 'assistant.threads.setStatus':

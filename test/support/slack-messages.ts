@@ -39,7 +39,8 @@ function replyTs(call: SlackCall): string | undefined {
 
 /**
  * The thread messages other than Block Kit cards, in the order they appeared: plain posts, answers posted
- * as markdown blocks, and streamed answers (`chat.startStream` + `appendStream` + `stopStream`, joined).
+ * as markdown blocks, and streamed answers (`chat.startStream` + `appendStream` + `stopStream`, joined). A
+ * stream that showed only tasks (`task_update` chunks, no text) is left out: read its chunks instead.
  */
 export function seenMessages(calls: readonly SlackCall[]): SeenMessage[] {
   const seen: SeenMessage[] = [];
@@ -70,5 +71,5 @@ export function seenMessages(calls: readonly SlackCall[]): SeenMessage[] {
       if (call.method === 'chat.stopStream') message.finished = true;
     }
   }
-  return seen;
+  return seen.filter((message) => message.via === 'post' || message.text !== '');
 }

@@ -67,6 +67,12 @@ export const runs = pgTable(
     leaseToken: text('lease_token'),
     /** After this (epoch ms) any process may take the running run over. */
     leaseUntil: time('lease_until'),
+    /**
+     * Who asked to stop the run (Slack's stop button), and when: the process driving the run honours it before
+     * anything more executes; never set back.
+     */
+    stopRequestedBy: text('stop_requested_by'),
+    stopRequestedAt: time('stop_requested_at'),
     createdAt: createdAt(),
     updatedAt: millis('updated_at'),
   },

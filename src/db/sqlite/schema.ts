@@ -63,6 +63,12 @@ export const runs = sqliteTable(
     leaseToken: text('lease_token'),
     /** After this (epoch ms) any process may take the running run over. */
     leaseUntil: integer('lease_until'),
+    /**
+     * Who asked to stop the run (Slack's stop button), and when: the process driving the run honours it before
+     * anything more executes; never set back.
+     */
+    stopRequestedBy: text('stop_requested_by'),
+    stopRequestedAt: integer('stop_requested_at'),
     createdAt: createdAt(),
     updatedAt: millis('updated_at'),
   },
