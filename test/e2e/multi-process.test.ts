@@ -152,8 +152,13 @@ describe.each(DATABASE_KINDS)('three bot processes on one %s database', (kind) =
     );
     expect(clicks.flat().map((r) => r.status)).toEqual(clicks.flat().map(() => 200));
 
-    // While the decided runs wait for the model, one process dies.
-    await sleep(ANSWER_DELAY_MS / 3);
+    // While the decided runs wait for the model, one process dies: once every note exists, so the kill lands
+    // after the tools ran (a kill while a tool runs leaves its outcome unknown, by design, never run twice).
+    await waitUntil(
+      async () =>
+        (await rows(database.config, 'select id from notes')).length === CONVERSATIONS ? true : undefined,
+      { timeoutMs: 30_000, message: 'every approved note created' },
+    );
     const killedAt = Date.now();
     expect(await bots[0]?.kill('SIGKILL')).toBeNull();
     const saved = () => finalTexts(slack).filter((t) => t.startsWith('Saved'));

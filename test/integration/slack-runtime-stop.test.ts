@@ -31,6 +31,8 @@ describe('stopping the HTTP intake', () => {
 
   it('closes a kept-alive connection whose request was in flight, so stop() resolves and nothing more is served', async () => {
     let release: () => void = () => undefined;
+    let arrived: () => void = () => undefined;
+    const reachedHandler = new Promise<void>((done) => (arrived = done));
     let healthCalls = 0;
     runtime = createSlackRuntime({
       botToken: 'xoxb-test',
@@ -43,14 +45,18 @@ describe('stopping the HTTP intake', () => {
       health: async () => {
         healthCalls += 1;
         // The first health check is held until the test releases it: a request in flight when stop() begins.
-        if (healthCalls === 1) await new Promise<void>((done) => (release = done));
+        if (healthCalls === 1) {
+          const held = new Promise<void>((done) => (release = done));
+          arrived();
+          await held;
+        }
         return { ok: true, detail: {} };
       },
     });
     const { port } = await runtime.start();
 
     const inFlight = get(port, '/healthz', agent);
-    await new Promise((done) => setTimeout(done, 50));
+    await reachedHandler;
     const stopped = runtime.stop();
     release();
     // The request in flight is answered; its kept-alive connection is then closed, so the server stops at once
