@@ -8,10 +8,9 @@ import type { McpServers } from '../mcp/mcp-servers.js';
 import { createChatServices } from './chat-services.js';
 import { runChatSession } from './chat-session.js';
 import { createLineReader } from './line-reader.js';
-import { terminalThread } from './terminal-thread.js';
+import { TERMINAL_NAME, terminalThread } from './terminal-thread.js';
 
 const USAGE = 'Usage: npm run chat -- [--thread NAME] [--user NAME]';
-const NAME = /^[a-zA-Z0-9._@-]{1,64}$/;
 
 type ChatOptions = { ok: true; threadName: string; userId: string } | { ok: false; message: string };
 
@@ -27,7 +26,7 @@ function parseOptions(argv: string[]): ChatOptions {
   }
   const threadName = values.thread ?? new Date().toISOString().slice(0, 19).replaceAll(':', '-');
   const userId = values.user ?? userInfo().username;
-  if (!NAME.test(threadName) || !NAME.test(userId)) {
+  if (!TERMINAL_NAME.test(threadName) || !TERMINAL_NAME.test(userId)) {
     return { ok: false, message: '--thread and --user take letters, digits and . _ @ - (at most 64).' };
   }
   return { ok: true, threadName, userId };
