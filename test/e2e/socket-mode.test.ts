@@ -9,6 +9,7 @@ import { type Bot, createBot } from '../../src/bot.js';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
 import { SYSTEM_PROMPT } from '../../src/slack/system-prompt.js';
+import { toolNames } from '../../src/tools/built-in-tools.js';
 import { freePort } from '../support/bot-process.js';
 import { type FakeOpenAI, reply, startFakeOpenAI } from '../support/fake-openai.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
@@ -47,7 +48,7 @@ describe('Socket Mode', () => {
       LOG_LEVEL: 'error',
     });
     if (!loaded.ok) throw new Error(loaded.problems.join());
-    const policy = loadApprovalPolicy(loaded.config.approvalPolicyFile);
+    const policy = loadApprovalPolicy(loaded.config.approvalPolicyFile, toolNames());
     if (!policy.ok) throw new Error(policy.problems.join());
     return { config: loaded.config, policy: policy.policy };
   };
