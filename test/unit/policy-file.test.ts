@@ -42,7 +42,7 @@ describe('policy file', () => {
   const deps = {
     clock: { now: () => 0 },
     notes: { list: async () => [], create: async () => ({ id: 1, text: '' }), delete: async () => false },
-    poster: { post: async () => {} },
+    poster: { post: async () => ({ kind: 'posted' as const }), postText: async () => {} },
   };
 
   it('the tools the runner gets and the names the policy file may use come from one list', () => {
