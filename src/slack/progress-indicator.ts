@@ -8,7 +8,8 @@ export const WORKING_REACTION = 'eyes';
 
 /**
  * Shows that the bot works on a message: the thread status (`assistant.threads.setStatus`, "is thinking…"),
- * or, when Slack refuses it (no `assistant:write` scope, a workspace or conversation without the feature),
+ * or, when Slack refuses it (an app installed without `chat:write`, which the status needs since Slack's
+ * changelog of 2026-03-05; a workspace or conversation without the feature),
  * a 👀 reaction on the user's message, removed when the work is done. Calls run one after another in the
  * background, so a slow or failing Slack never delays the answer.
  */
