@@ -5,6 +5,7 @@ import { describeDatabase } from './db/open-database.js';
 import { describeError } from './errors.js';
 import { createLogger } from './logger.js';
 import { mcpServersFileProblem } from './mcp/load-mcp-servers.js';
+import { checkSlackTokens } from './slack/token-check.js';
 import { toolNames } from './tools/built-in-tools.js';
 
 /** `npm start`: configuration, database, Slack; one clear message and exit code 1 when anything is missing. */
@@ -33,6 +34,11 @@ async function main(): Promise<void> {
     );
   }
   if (!policy.ok || mcpProblem !== undefined) process.exit(1);
+  const tokens = await checkSlackTokens(config.slack);
+  if (!tokens.ok) {
+    process.stderr.write(`Slack error: the bot cannot start.\n  - ${tokens.problem}\n`);
+    process.exit(1);
+  }
   process.stdout.write(`${policy.policy.summary}\n`);
   const logger = createLogger(config.logLevel);
   // Nothing a request carries may end the process: log what escaped a handler and keep serving.
