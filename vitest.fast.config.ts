@@ -11,7 +11,7 @@ export const PROCESS_SUITES = [
   'test/e2e/model-faults.test.ts',
   'test/e2e/multi-process.test.ts',
   'test/e2e/policy-startup.test.ts',
-  'test/e2e/reference-scenario.test.ts',
+  'test/e2e/approve-restart-reject.test.ts',
   'test/e2e/restart.test.ts',
   'test/e2e/security.test.ts',
   'test/e2e/shutdown.test.ts',
