@@ -1,12 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Suites that start the bot, the terminal chat or other programs as processes, or need PostgreSQL only:
- * `npm test` runs them, `npm run test:fast` does not (docs/testing.md).
+ * Suites that start the bot, the terminal chat or other programs as processes, need PostgreSQL only, or
+ * measure load (many requests, seconds of waiting): `npm test` runs them, `npm run test:fast` does not
+ * (docs/testing.md).
  */
-export const PROCESS_SUITES = [
+export const SLOW_SUITES = [
   'test/bench/**',
   'test/e2e/crash-stages.test.ts',
+  'test/e2e/load.test.ts',
+  'test/e2e/malformed-input.test.ts',
   'test/e2e/mcp-servers.test.ts',
   'test/e2e/model-faults.test.ts',
   'test/e2e/multi-process.test.ts',
@@ -28,7 +31,7 @@ export const PROCESS_SUITES = [
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: PROCESS_SUITES,
+    exclude: SLOW_SUITES,
     environment: 'node',
     pool: 'forks',
     isolate: false,

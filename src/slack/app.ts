@@ -21,6 +21,8 @@ export interface SlackRuntimeOptions {
   health: () => Promise<{ ok: boolean; detail: Record<string, unknown> }>;
   /** Web API retry policy; tests use none. */
   retryConfig?: webApi.RetryOptions;
+  /** Socket Mode: how long to wait for a pong, also the step of the reconnect back-off; the client's default. */
+  socketPingTimeoutMs?: number;
 }
 
 export interface SlackRuntime {
@@ -83,6 +85,7 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
       appToken: options.mode.appToken,
       logLevel: common.logLevel,
       customRoutes: common.customRoutes,
+      ...(options.socketPingTimeoutMs ? { clientPingTimeout: options.socketPingTimeoutMs } : {}),
       // What Bolt passes to its own Socket Mode receiver: /healthz's port and the Web API base URL.
       installerOptions: { port: common.port, clientOptions: common.clientOptions },
     });

@@ -126,7 +126,11 @@ describe('Socket Mode', () => {
   it('/healthz says when the Socket Mode connection is lost (503, reconnecting since when) and when it is back', async () => {
     const port = await freePort();
     const loaded = socketConfig(port);
-    bot = await createBot(loaded.config, silentLogger, loaded.policy, { retryConfig: { retries: 0 } });
+    // A short back-off, so the reconnection comes within a second instead of five.
+    bot = await createBot(loaded.config, silentLogger, loaded.policy, {
+      retryConfig: { retries: 0 },
+      socketPingTimeoutMs: 500,
+    });
     await bot.start();
     await socket.connected();
     const healthz = async () => {
@@ -147,7 +151,7 @@ describe('Socket Mode', () => {
     expect(lost.body.status).toBe('unavailable');
     expect(lost.body.slack.connection).toBe('reconnecting');
     expect(Date.parse(lost.body.slack.since)).toBeGreaterThanOrEqual(before - 1000);
-    // The client connects again by itself (after its back-off, a few seconds).
+    // The client connects again by itself, after its back-off.
     const back = await waitUntil(
       async () => {
         const health = await healthz();
