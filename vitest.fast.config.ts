@@ -7,7 +7,7 @@ import { defineConfig } from 'vitest/config';
  */
 export const SLOW_SUITES = [
   'test/bench/**',
-  'test/e2e/crash-stages.test.ts',
+  'test/e2e/crash-stages-*.test.ts',
   'test/e2e/load.test.ts',
   'test/e2e/malformed-input.test.ts',
   'test/e2e/mcp-servers.test.ts',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
-import { DATABASE_KINDS } from '../support/test-database.js';
+import type { DatabaseKind } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 import {
   approveSlowPost,
@@ -10,18 +10,17 @@ import {
   useProcessFixture,
 } from './process-fixture.js';
 
-/**
- * SIGKILL at each stage of an approved call, then a restart on the same database: no approval lost, no call
- * executed twice, and the thread learns the outcome. The stages are reached by making one fake slow, so the
- * product needs no test hooks.
- */
 /** How long a bot process may take to reach a stage: each test starts two, on a machine that may be busy. */
 const PROCESS_WAIT_MS = 15_000;
 
-describe.each(DATABASE_KINDS)(
-  'crash at each stage (SIGKILL, then restart), on %s',
-  { timeout: 45_000 },
-  (kind) => {
+/**
+ * SIGKILL at each stage of an approved call, then a restart on the same database: no approval lost, no call
+ * executed twice, and the thread learns the outcome. The stages are reached by making one fake slow, so the
+ * product needs no test hooks. One test file per database engine (crash-stages-*.test.ts), so the two run
+ * side by side.
+ */
+export function crashStages(kind: DatabaseKind): void {
+  describe(`crash at each stage (SIGKILL, then restart), on ${kind}`, { timeout: 45_000 }, () => {
     let f: ProcessFixture;
     let held: Latch;
     useProcessFixture(
@@ -187,5 +186,5 @@ describe.each(DATABASE_KINDS)(
       await waitUntil(async () => (await owedReplies()).length === 0, { message: 'the answer stayed owed' });
       expect(f.model.requests).toHaveLength(1);
     });
-  },
-);
+  });
+}
