@@ -90,7 +90,7 @@ async function ask(deps: ChatSessionDeps, approval: ApprovalRecord): Promise<Ask
   const permission = await deps.approvals.mayDecide(approval, deps.userId, approval.channelId);
   if (!permission.ok) {
     write(`${plainText(permission.message)}\n`);
-    writeStaysPending(deps, 'someone who may decide it can run');
+    writeStaysPending(deps, 'someone else');
     return 'left';
   }
   for (;;) {
@@ -158,14 +158,22 @@ async function askArguments(
 /** The input ended (Ctrl-D) while a request waited for an answer: it stays pending, and this is how to resume. */
 function ended(deps: ChatSessionDeps): 'ended' {
   deps.write('\n');
-  writeStaysPending(deps, 'answer it later with');
+  writeStaysPending(deps, 'this person');
   return 'ended';
 }
 
-function writeStaysPending(deps: ChatSessionDeps, who: string): void {
-  const user = who.startsWith('someone') ? 'THEIR_NAME' : deps.userId;
-  deps.write(`The request stays pending; ${who}:\n`);
-  deps.write(`  npm run chat -- --thread ${deps.threadName} --user ${user}\n`);
+/** How a request left pending is answered later: by this person, or by someone who may decide it. */
+function writeStaysPending(deps: ChatSessionDeps, by: 'this person' | 'someone else'): void {
+  switch (by) {
+    case 'this person':
+      deps.write('The request stays pending; answer it later with:\n');
+      deps.write(`  npm run chat -- --thread ${deps.threadName} --user ${deps.userId}\n`);
+      return;
+    case 'someone else':
+      deps.write('The request stays pending; someone who may decide it can run:\n');
+      deps.write(`  npm run chat -- --thread ${deps.threadName} --user THEIR_NAME\n`);
+      return;
+  }
 }
 
 async function decide(
@@ -205,7 +213,7 @@ async function settle(
       return 'left';
     case 'not_allowed':
       deps.write(`${plainText(result.message)}\n`);
-      writeStaysPending(deps, 'someone who may decide it can run');
+      writeStaysPending(deps, 'someone else');
       return 'left';
     case 'already_voted':
       deps.write('You have already voted on this request.\n');
