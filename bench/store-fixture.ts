@@ -151,7 +151,7 @@ function storeFixture(db: SqlDatabase, walSize: () => number, checkpoint: () => 
   };
   const conversations = stores.conversations;
   const approvals = new ApprovalService({ store: stores.approvals, clock, adminUserIds: [] });
-  const poster = { post: async () => {} };
+  const poster = { post: async () => ({ kind: 'posted' as const }), postText: async () => {} };
   const tools = new ToolRegistry(createBuiltInTools({ clock, notes: stores.notes, poster }));
   const runner = new Runner({
     model: scriptedModel,

@@ -16,6 +16,8 @@ import { startWorkerPool, type WorkerPool } from './workers/worker-pool.js';
 
 export interface BotOverrides extends CoreOverrides, BackgroundTimings {
   retryConfig?: webApi.RetryOptions;
+  /** Socket Mode: how long to wait for a pong, also the step of the reconnect back-off; default 5 s. */
+  socketPingTimeoutMs?: number;
 }
 
 export interface Bot {
@@ -63,6 +65,7 @@ export async function createBot(
       },
     }),
     ...(overrides.retryConfig ? { retryConfig: overrides.retryConfig } : {}),
+    ...(overrides.socketPingTimeoutMs ? { socketPingTimeoutMs: overrides.socketPingTimeoutMs } : {}),
   });
   core = await createCore(
     config,

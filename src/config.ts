@@ -154,7 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
   const problems = parsed.success
     ? []
     : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-  problems.push(...missingSettings(cleaned, purpose));
+  problems.push(...placeholders(cleaned), ...missingSettings(cleaned, purpose));
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
   const e = parsed.data;
   const mode: SlackMode = e.SLACK_APP_TOKEN
@@ -188,6 +188,34 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
       shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     },
   };
+}
+
+/**
+ * The example values of .env.example. A copy that was not filled in is refused here, by name, instead of
+ * failing later at Slack or at the model with a message that does not say which setting is wrong.
+ */
+const PLACEHOLDERS: Record<string, { value: string; fix: string }> = {
+  SLACK_BOT_TOKEN: {
+    value: 'xoxb-your-bot-token',
+    fix: 'put the Bot User OAuth Token here (Slack app settings → OAuth & Permissions)',
+  },
+  SLACK_APP_TOKEN: {
+    value: 'xapp-your-app-level-token',
+    fix: 'put the app-level token here (Basic Information → App-Level Tokens), or leave it empty for HTTP mode',
+  },
+  OPENAI_API_KEY: {
+    value: 'sk-your-key',
+    fix: 'put your API key here, or leave it empty when OPENAI_BASE_URL points at a server that needs none',
+  },
+};
+
+function placeholders(env: Record<string, string | undefined>): string[] {
+  return Object.entries(PLACEHOLDERS)
+    .filter(([name, placeholder]) => env[name]?.trim() === placeholder.value)
+    .map(
+      ([name, placeholder]) =>
+        `${name}: still the example value "${placeholder.value}" from .env.example; ${placeholder.fix}`,
+    );
 }
 
 /** Settings that are optional one by one but required together, by what the program is for. */

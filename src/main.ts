@@ -4,6 +4,9 @@ import { loadConfig, withDotEnv } from './config.js';
 import { describeDatabase } from './db/open-database.js';
 import { describeError } from './errors.js';
 import { createLogger } from './logger.js';
+import { mcpServersFileProblem } from './mcp/load-mcp-servers.js';
+import { checkSlackTokens } from './slack/token-check.js';
+import { toolNames } from './tools/built-in-tools.js';
 
 /** `npm start`: configuration, database, Slack; one clear message and exit code 1 when anything is missing. */
 async function main(): Promise<void> {
@@ -16,12 +19,24 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const { config } = loaded;
-  const policy = loadApprovalPolicy(config.approvalPolicyFile);
+  // Both files are checked before either stops the start, so one run names every problem in both.
+  const policy = loadApprovalPolicy(config.approvalPolicyFile, toolNames());
+  const mcpProblem = mcpServersFileProblem(config.mcpServersFile);
   if (!policy.ok) {
     process.stderr.write(
       `Approval policy error: the bot cannot start.\n${policy.problems.map((p) => `  - ${p}`).join('\n')}\n`,
     );
     process.stderr.write('Fix the file named in APPROVAL_POLICY_FILE (see docs/policy.md).\n');
+  }
+  if (mcpProblem !== undefined) {
+    process.stderr.write(
+      `${mcpProblem}\nThe bot cannot start: fix the file (see docs/mcp.md) or unset MCP_SERVERS_FILE.\n`,
+    );
+  }
+  if (!policy.ok || mcpProblem !== undefined) process.exit(1);
+  const tokens = await checkSlackTokens(config.slack);
+  if (!tokens.ok) {
+    process.stderr.write(`Slack error: the bot cannot start.\n  - ${tokens.problem}\n`);
     process.exit(1);
   }
   process.stdout.write(`${policy.policy.summary}\n`);

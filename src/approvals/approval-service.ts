@@ -1,7 +1,7 @@
 import { auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
 import type { ApprovalRecord } from './approval.js';
-import { mayDecide } from './policy.js';
+import { type DecisionPermission, mayDecide } from './policy.js';
 import type { ApprovalStore, GroupDirectory, Vote } from './ports.js';
 
 export interface DecisionRequest {
@@ -49,6 +49,32 @@ export class ApprovalService {
     return this.#deps.adminUserIds.includes(userId);
   }
 
+  /**
+   * Whether `userId` may decide `approval` from `channelId`, with the sentence that says why not; records
+   * nothing. For a surface that asks a person only about requests they may decide (the terminal chat).
+   */
+  async mayDecide(
+    approval: ApprovalRecord,
+    userId: string,
+    channelId: string | undefined,
+  ): Promise<{ ok: true } | { ok: false; message: string }> {
+    const permission = await this.#permission(approval, userId, channelId);
+    return permission.ok ? permission : { ok: false, message: refusal(approval, permission) };
+  }
+
+  async #permission(
+    approval: ApprovalRecord,
+    userId: string,
+    channelId: string | undefined,
+  ): Promise<DecisionPermission> {
+    return mayDecide(approval.rule, approval.requesterId, {
+      userId,
+      isAdmin: this.isAdmin(userId),
+      inConversation: channelId === approval.channelId,
+      groupMembers: await this.#groupMembers(approval.rule.approvers),
+    });
+  }
+
   async decide(request: DecisionRequest): Promise<DecisionResult> {
     const { store, clock } = this.#deps;
     const approval = await store.get(request.approvalId);
@@ -64,12 +90,7 @@ export class ApprovalService {
     // Past its deadline the request is expired, even before the scheduler's next check records it.
     if (approval.expiresAt !== null && approval.expiresAt <= clock.now())
       return { ok: false, kind: 'already_decided', approval: { ...approval, status: 'expired' } };
-    const permission = mayDecide(approval.rule, approval.requesterId, {
-      userId: request.userId,
-      isAdmin: this.isAdmin(request.userId),
-      inConversation: request.channelId === approval.channelId,
-      groupMembers: await this.#groupMembers(approval.rule.approvers),
-    });
+    const permission = await this.#permission(approval, request.userId, request.channelId);
     const unavailable = unavailableOption(approval, request);
     if (permission.ok && unavailable) return { ok: false, kind: 'not_allowed', message: unavailable };
     if (!permission.ok) {
@@ -81,11 +102,7 @@ export class ApprovalService {
           payload: { vote: request.vote, reason: permission.reason, rule: approval.rule },
         }),
       ]);
-      const message =
-        permission.reason === 'self_approval'
-          ? `You asked for this, and ${approval.toolName} cannot be approved by the person who asked. It can be decided by ${permission.approvers}.`
-          : `You cannot decide this request. It can be decided by ${permission.approvers}.`;
-      return { ok: false, kind: 'not_allowed', message };
+      return { ok: false, kind: 'not_allowed', message: refusal(approval, permission) };
     }
     // An edit is its own kind of decision: approval with arguments a person rewrote.
     const kind =
@@ -139,6 +156,15 @@ export class ApprovalService {
 }
 
 /** Standing approvals and edits are approvals by one person; a rule can forbid them. */
+function refusal(approval: ApprovalRecord, permission: Exclude<DecisionPermission, { ok: true }>): string {
+  switch (permission.reason) {
+    case 'self_approval':
+      return `You asked for this, and ${approval.toolName} cannot be approved by the person who asked. It can be decided by ${permission.approvers}.`;
+    case 'not_an_approver':
+      return `You cannot decide this request. It can be decided by ${permission.approvers}.`;
+  }
+}
+
 function unavailableOption(approval: ApprovalRecord, request: DecisionRequest): string | undefined {
   if (request.vote !== 'approve') return undefined;
   if (request.standing && !approval.rule.allowStandingApproval)

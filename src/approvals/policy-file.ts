@@ -66,9 +66,14 @@ const MCP_TOOL = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*__[A-Za-z0-9_-]+$/;
 
 /**
  * The active policy: the built-in defaults when no file is configured, else the file's rules laid over them
- * (built-in entry of the tool, then the file's `defaults`, then the file's entry for the tool).
+ * (built-in entry of the tool, then the file's `defaults`, then the file's entry for the tool). `knownTools`
+ * are the names of the tools the runner gets (`toolNames()` of src/tools/built-in-tools.ts); a rule for any
+ * other name is a mistake, except for MCP tools (`SERVER__TOOL`), which appear at run time.
  */
-export function loadApprovalPolicy(file: string | undefined): PolicyLoadResult {
+export function loadApprovalPolicy(
+  file: string | undefined,
+  knownTools: readonly string[],
+): PolicyLoadResult {
   if (file === undefined) return { ok: true, policy: builtInPolicy() };
   let text: string;
   try {
@@ -80,7 +85,7 @@ export function loadApprovalPolicy(file: string | undefined): PolicyLoadResult {
       problems: [`${file}: cannot read the file (${code}); check APPROVAL_POLICY_FILE or unset it`],
     };
   }
-  return parsePolicyText(text, file, Object.keys(BUILT_IN_TOOL_POLICIES));
+  return parsePolicyText(text, file, knownTools);
 }
 
 /** Validates a policy file's text. Every problem names the file, the JSON path, what is wrong and the fix. */
@@ -100,9 +105,9 @@ export function parsePolicyText(text: string, file: string, knownTools: readonly
         `${file}: tools.${name}: unknown tool "${name}"; use one of ${knownTools.join(', ')}, or SERVER__TOOL for an MCP tool`,
     );
   const parsed = fileSchema.safeParse(json);
-  if (!parsed.success)
-    return { ok: false, problems: [...problems, ...parsed.error.issues.map((i) => policyProblem(file, i))] };
-  const { defaults = {}, tools = {} } = parsed.data;
+  if (!parsed.success) problems.push(...parsed.error.issues.map((i) => policyProblem(file, i)));
+  // Rules nobody can satisfy are found on the valid parts too, so one run lists every problem.
+  const { defaults = {}, tools = {} } = parsed.success ? parsed.data : salvage(json);
   const entries: Record<string, ToolPolicy> = {};
   for (const name of new Set([...knownTools, ...Object.keys(tools)])) {
     const base = BUILT_IN_TOOL_POLICIES[name] ?? BASE_TOOL_POLICY;
@@ -116,6 +121,31 @@ export function parsePolicyText(text: string, file: string, knownTools: readonly
   if (unreachable) problems.push(`${file}: defaults: ${unreachable}`);
   if (problems.length > 0) return { ok: false, problems: [...new Set(problems)] };
   return { ok: true, policy: createPolicy(fallback, entries, file) };
+}
+
+/** The valid parts of a file that has problems: each rule without its invalid or unknown fields. */
+function salvage(json: unknown): { defaults?: FileRule; tools?: Record<string, FileRule> } {
+  if (!isObject(json)) return {};
+  const tools: Record<string, FileRule> = {};
+  if (isObject(json.tools))
+    for (const [name, rule] of Object.entries(json.tools)) tools[name] = validFields(rule);
+  return { defaults: validFields(json.defaults), tools };
+}
+
+function validFields(rule: unknown): FileRule {
+  if (!isObject(rule)) return {};
+  const parsed = ruleSchema.safeParse(rule);
+  if (parsed.success) return parsed.data;
+  const bad = new Set(parsed.error.issues.flatMap((i) => (i.path.length > 0 ? [String(i.path[0])] : [])));
+  const kept = Object.fromEntries(
+    Object.entries(rule).filter(([key]) => !bad.has(key) && key in ruleSchema.shape),
+  );
+  const again = ruleSchema.safeParse(kept);
+  return again.success ? again.data : {};
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function layer(base: ToolPolicy, over: FileRule): ToolPolicy {

@@ -25,7 +25,10 @@ const ADMINS_ONLY: ApprovalRule = {
   allowStandingApproval: false,
 };
 
-/** The built-in tools' entries; a policy file's rules are laid over these. */
+/**
+ * Who may approve the built-in tools by default; a policy file's rules are laid over these. A tool without an
+ * entry here gets `BASE_TOOL_POLICY` (its own `needsApproval`, decided by the conversation or admins).
+ */
 export const BUILT_IN_TOOL_POLICIES: Readonly<Record<string, ToolPolicy>> = {
   get_current_time: { requireApproval: false, rule: BASE_RULE },
   list_notes: { requireApproval: false, rule: BASE_RULE },
@@ -37,7 +40,7 @@ export const BUILT_IN_TOOL_POLICIES: Readonly<Record<string, ToolPolicy>> = {
 /** What a tool without an entry of its own gets (tools added at run time, such as MCP tools). */
 export const BASE_TOOL_POLICY: ToolPolicy = { requireApproval: undefined, rule: BASE_RULE };
 
-/** The built-in defaults of DESIGN.md section 7, used when no policy file is given. */
+/** The built-in defaults (docs/policy.md), used when no policy file is given. */
 export function builtInPolicy(): ApprovalPolicy {
   return createPolicy(BASE_TOOL_POLICY, BUILT_IN_TOOL_POLICIES, 'built-in defaults');
 }

@@ -11,6 +11,7 @@ import { createAuditQueryStore } from '../db/audit-query-store.js';
 import { describeDatabase, openDatabaseReadOnly } from '../db/open-database.js';
 import type { SqlDatabase } from '../db/sql/sql-database.js';
 import { describeError } from '../errors.js';
+import { TERMINAL_NAME, TERMINAL_TEAM_ID } from './terminal-thread.js';
 
 export interface CliIo {
   out(line: string): void;
@@ -26,12 +27,12 @@ Commands:
   export --out FILE      write audit events to FILE (format from its extension: .jsonl, else csv)
 
 Filters (list and export):
-  --since 7d|12h|30m|2w|2026-05-01   events at or after this time
-  --until <same>                      events at or before this time
-  --user U…       events by this user, or about their requests
+  --since 7d|12h|30m|2w|2026-05-01   events at or after this time (a date: from its start, UTC)
+  --until <same>                      events at or before this time (a date: up to its end, UTC)
+  --user U…|NAME  events by this user (a Slack user ID, or a terminal chat user name), or about their requests
   --tool NAME     events about this tool
   --status S      events of approvals now in this status (${APPROVAL_STATUSES.join(', ')})
-  --team T…       events of this workspace
+  --team T…|local events of this workspace (local: terminal conversations)
   --format table|csv|jsonl
 
 The database is DATABASE_URL (PostgreSQL) when set, else DATABASE_PATH (SQLite, default ./data/bot.db),
@@ -40,9 +41,13 @@ from the environment or .env.`;
 const optionsSchema = z.object({
   since: z.string().optional(),
   until: z.string().optional(),
+  // Slack user IDs (U012ABCDEF) and the names people chose in the terminal chat (`--user alice`).
   user: z
     .string()
-    .regex(/^[UW][A-Z0-9]{2,}$/, '--user must be a Slack user ID such as U012ABCDEF')
+    .regex(
+      TERMINAL_NAME,
+      '--user must be a Slack user ID such as U012ABCDEF or a terminal user name such as alice',
+    )
     .optional(),
   tool: z.string().min(1).optional(),
   status: z
@@ -50,7 +55,10 @@ const optionsSchema = z.object({
     .optional(),
   team: z
     .string()
-    .regex(/^[TE][A-Z0-9]{2,}$/, '--team must be a Slack team ID such as T012ABCDEF')
+    .refine(
+      (team) => /^[TE][A-Z0-9]{2,}$/.test(team) || team === TERMINAL_TEAM_ID,
+      `--team must be a Slack team ID such as T012ABCDEF, or ${TERMINAL_TEAM_ID} for terminal conversations`,
+    )
     .optional(),
   format: z.enum(EXPORT_FORMATS, { message: '--format must be table, csv or jsonl' }).optional(),
   out: z.string().min(1).optional(),
@@ -94,7 +102,7 @@ export function parseAuditArgs(argv: readonly string[], now: number): Parsed {
     ['until', o.until],
   ] as const) {
     if (text === undefined) continue;
-    const at = parseTimePoint(text, now);
+    const at = parseTimePoint(text, now, key === 'until' ? 'end' : 'start');
     if (at === undefined)
       return {
         ok: false,

@@ -1,5 +1,5 @@
 import type { StoredItem } from '../agent/history.js';
-import type { ApprovalRecord } from '../approvals/approval.js';
+import { type ApprovalRecord, MAX_REASON_LENGTH } from '../approvals/approval.js';
 import type { ApprovalService, DecisionResult } from '../approvals/approval-service.js';
 import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
 import { describeApprovers } from '../approvals/policy.js';
@@ -8,6 +8,7 @@ import type { ConversationService } from '../conversations/conversation-service.
 import type { DecisionFollowUp } from '../conversations/decision-follow-up.js';
 import type { ThreadRef } from '../conversations/ports.js';
 import type { LineReader } from './line-reader.js';
+import { plainText } from './terminal-text.js';
 
 export const APPROVAL_QUESTION = 'Approve? [y]es / [n]o / [r]eason / [e]dit ';
 const AGENT_NAME = 'agent';
@@ -83,37 +84,95 @@ async function ask(deps: ChatSessionDeps, approval: ApprovalRecord): Promise<Ask
   write(`Agent "${AGENT_NAME}" wants to run ${approval.toolName} with arguments:\n`);
   write(`${indent(prettyArguments(approval.editedArguments ?? approval.arguments))}\n`);
   write(
-    `  requested by ${approval.requesterId} · may be decided by ${describeApprovers(approval.rule)} · ${approval.id}\n`,
+    `  requested by ${approval.requesterId} · may be decided by ${plainText(describeApprovers(approval.rule))} · ${approval.id}\n`,
   );
+  // Told before being asked: a question this person cannot answer would only end in a refusal.
+  const permission = await deps.approvals.mayDecide(approval, deps.userId, approval.channelId);
+  if (!permission.ok) {
+    write(`${plainText(permission.message)}\n`);
+    writeStaysPending(deps, 'someone else');
+    return 'left';
+  }
   for (;;) {
     const answer = await reader.next(APPROVAL_QUESTION);
-    if (answer === undefined) return 'ended';
+    if (answer === undefined) return ended(deps);
     const choice = answer.trim().toLowerCase();
     if (choice === 'y' || choice === 'yes') return decide(deps, approval, 'approve', null);
     if (choice === 'n' || choice === 'no') return decide(deps, approval, 'reject', null);
     if (choice === 'r' || choice === 'reason') {
-      const reason = await reader.next('Reason: ');
-      if (reason === undefined) return 'ended';
-      return decide(deps, approval, 'reject', reason.trim() || null);
+      const reason = await askReason(deps);
+      if (reason === 'ended') return ended(deps);
+      return decide(deps, approval, 'reject', reason);
     }
     if (choice === 'e' || choice === 'edit') {
-      const edited = await reader.next('New arguments (JSON): ');
-      if (edited === undefined) return 'ended';
-      const result = await deps.edits.submit({
-        approvalId: approval.id,
-        userId: deps.userId,
-        teamId: approval.teamId,
-        channelId: approval.channelId,
-        json: edited,
-      });
-      if (result.kind === 'invalid') {
-        write(`Not changed: ${result.message}\n`);
-        continue;
-      }
-      if (result.ok) write(`Arguments changed to ${result.approval.editedArguments ?? edited.trim()}\n`);
-      return settle(deps, approval, 'approve', result);
+      const edited = await askArguments(deps, approval);
+      if (edited === 'ended') return ended(deps);
+      if (edited === 'cancelled') continue;
+      return settle(deps, approval, 'approve', edited);
     }
     write('Please answer y, n, r or e.\n');
+  }
+}
+
+/** A reason of at most MAX_REASON_LENGTH characters (as in Slack's modal), or null for none. */
+async function askReason(deps: ChatSessionDeps): Promise<string | null | 'ended'> {
+  for (;;) {
+    const reason = await deps.reader.next('Reason: ');
+    if (reason === undefined) return 'ended';
+    const trimmed = reason.trim();
+    if (trimmed.length <= MAX_REASON_LENGTH) return trimmed || null;
+    deps.write(
+      `Keep the reason under ${MAX_REASON_LENGTH} characters (this one has ${trimmed.length}); type it again.\n`,
+    );
+  }
+}
+
+/**
+ * New arguments, asked again until they fit the tool's schema; an empty line goes back to the question.
+ * Valid ones are stored and approve the request (the decision's result).
+ */
+async function askArguments(
+  deps: ChatSessionDeps,
+  approval: ApprovalRecord,
+): Promise<DecisionResult | 'cancelled' | 'ended'> {
+  for (;;) {
+    const edited = await deps.reader.next('New arguments (JSON, empty line to go back): ');
+    if (edited === undefined) return 'ended';
+    if (edited.trim() === '') return 'cancelled';
+    const result = await deps.edits.submit({
+      approvalId: approval.id,
+      userId: deps.userId,
+      teamId: approval.teamId,
+      channelId: approval.channelId,
+      json: edited,
+    });
+    if (result.kind === 'invalid') {
+      deps.write(`Not changed: ${result.message}\n`);
+      continue;
+    }
+    if (result.ok) deps.write(`Arguments changed to ${result.approval.editedArguments ?? edited.trim()}\n`);
+    return result;
+  }
+}
+
+/** The input ended (Ctrl-D) while a request waited for an answer: it stays pending, and this is how to resume. */
+function ended(deps: ChatSessionDeps): 'ended' {
+  deps.write('\n');
+  writeStaysPending(deps, 'this person');
+  return 'ended';
+}
+
+/** How a request left pending is answered later: by this person, or by someone who may decide it. */
+function writeStaysPending(deps: ChatSessionDeps, by: 'this person' | 'someone else'): void {
+  switch (by) {
+    case 'this person':
+      deps.write('The request stays pending; answer it later with:\n');
+      deps.write(`  npm run chat -- --thread ${deps.threadName} --user ${deps.userId}\n`);
+      return;
+    case 'someone else':
+      deps.write('The request stays pending; someone who may decide it can run:\n');
+      deps.write(`  npm run chat -- --thread ${deps.threadName} --user THEIR_NAME\n`);
+      return;
   }
 }
 
@@ -153,8 +212,8 @@ async function settle(
       await deps.followUp.after(result);
       return 'left';
     case 'not_allowed':
-      deps.write(`${result.message}\nIt stays pending; someone who may decide it can run:\n`);
-      deps.write(`  npm run chat -- --thread ${deps.threadName} --user THEIR_ID\n`);
+      deps.write(`${plainText(result.message)}\n`);
+      writeStaysPending(deps, 'someone else');
       return 'left';
     case 'already_voted':
       deps.write('You have already voted on this request.\n');
@@ -179,7 +238,7 @@ async function printEarlier(deps: ChatSessionDeps): Promise<void> {
   deps.write('Earlier in this conversation:\n');
   for (const item of said) {
     if (item.kind === 'user_message') deps.write(`  ${item.data.userId}> ${item.data.text}\n`);
-    else if (item.kind === 'assistant_message') deps.write(`  ${AGENT_NAME}> ${item.data.text}\n`);
+    else if (item.kind === 'assistant_message') deps.write(`  ${AGENT_NAME}> ${plainText(item.data.text)}\n`);
   }
 }
 

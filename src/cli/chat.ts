@@ -4,14 +4,15 @@ import { loadApprovalPolicy } from '../approvals/policy-file.js';
 import { loadConfig, withDotEnv } from '../config.js';
 import { describeError } from '../errors.js';
 import { createLogger } from '../logger.js';
+import { mcpServersFileProblem } from '../mcp/load-mcp-servers.js';
 import type { McpServers } from '../mcp/mcp-servers.js';
+import { toolNames } from '../tools/built-in-tools.js';
 import { createChatServices } from './chat-services.js';
 import { runChatSession } from './chat-session.js';
 import { createLineReader } from './line-reader.js';
-import { terminalThread } from './terminal-thread.js';
+import { TERMINAL_NAME, terminalThread } from './terminal-thread.js';
 
 const USAGE = 'Usage: npm run chat -- [--thread NAME] [--user NAME]';
-const NAME = /^[a-zA-Z0-9._@-]{1,64}$/;
 
 type ChatOptions = { ok: true; threadName: string; userId: string } | { ok: false; message: string };
 
@@ -27,7 +28,7 @@ function parseOptions(argv: string[]): ChatOptions {
   }
   const threadName = values.thread ?? new Date().toISOString().slice(0, 19).replaceAll(':', '-');
   const userId = values.user ?? userInfo().username;
-  if (!NAME.test(threadName) || !NAME.test(userId)) {
+  if (!TERMINAL_NAME.test(threadName) || !TERMINAL_NAME.test(userId)) {
     return { ok: false, message: '--thread and --user take letters, digits and . _ @ - (at most 64).' };
   }
   return { ok: true, threadName, userId };
@@ -56,9 +57,14 @@ async function main(): Promise<number> {
   // The terminal is for the conversation: only warnings and errors are logged (to stderr), unless debugging.
   const logger = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn');
   const write = (text: string) => process.stdout.write(text);
-  const policy = loadApprovalPolicy(config.approvalPolicyFile);
+  const policy = loadApprovalPolicy(config.approvalPolicyFile, toolNames());
   if (!policy.ok) {
     process.stderr.write(`Approval policy error:\n${policy.problems.map((p) => `  - ${p}`).join('\n')}\n`);
+    return 1;
+  }
+  const mcpProblem = mcpServersFileProblem(config.mcpServersFile);
+  if (mcpProblem !== undefined) {
+    process.stderr.write(`${mcpProblem}\nFix the file (see docs/mcp.md) or unset MCP_SERVERS_FILE.\n`);
     return 1;
   }
   const services = await createChatServices(config, logger, policy.policy, write);

@@ -1,9 +1,12 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { verifyChain } from '../audit/verify-chain.js';
 import { loadConfig } from '../config.js';
+import { createAuditQueryStore } from '../db/audit-query-store.js';
 import { copyDatabase } from '../db/copy-database.js';
 import { describeDatabase } from '../db/open-database.js';
 import { openPostgresDatabase } from '../db/postgres/postgres-database.js';
+import { type BackupResult, backupSqlite } from '../db/sqlite/backup.js';
 import { openSqliteReadOnly } from '../db/sqlite/sqlite-database.js';
 import { describeError } from '../errors.js';
 
@@ -12,17 +15,28 @@ export interface DbCliIo {
   err(line: string): void;
 }
 
-export const DB_USAGE = `Usage: npm run db -- copy --to postgres://USER:PASSWORD@HOST/DATABASE [--from FILE]
+export const DB_USAGE = `Usage: npm run db -- backup --out FILE [--from FILE]
+       npm run db -- copy --to postgres://USER:PASSWORD@HOST/DATABASE [--from FILE]
 
 Commands:
+  backup    writes a consistent copy of the SQLite database (--from, default DATABASE_PATH) to a new file
+            (--out), while the bot runs (SQLite's online backup), then checks the copy's audit chain.
+            For PostgreSQL use pg_dump (see docs/operations.md).
   copy      copies every row of the SQLite database (--from, default DATABASE_PATH) into an empty PostgreSQL
             database (--to), creating its tables first; the audit chain is copied unchanged, so
             \`npm run audit -- verify\` prints the same head on both. Stop the bot while copying.
 
-Exit codes: 0 copied, 1 the copy failed (the target is left as it is: empty it before trying again),
-2 usage or configuration problem.`;
+Exit codes: 0 done, 1 the backup or copy failed (a copy's target is left as it is: empty it before trying
+again), 2 usage or configuration problem.`;
 
-/** `npm run db -- copy`. Returns the exit code. */
+/** What to do instead of \`backup\` when the bot's database is PostgreSQL. */
+export const PG_DUMP_ADVICE = `The database is PostgreSQL (DATABASE_URL): back it up with PostgreSQL's own tools while the bot runs, e.g.
+  pg_dump --format=custom --file=bot-$(date +%F).dump "$DATABASE_URL"
+and restore into an empty database with
+  pg_restore --no-owner --dbname="$DATABASE_URL" bot-2026-05-04.dump
+(see docs/operations.md, "Backup and restore"). \`backup\` copies SQLite files only.`;
+
+/** `npm run db -- backup|copy`. Returns the exit code. */
 export async function runDbCli(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
@@ -30,7 +44,7 @@ export async function runDbCli(
 ): Promise<number> {
   let parsed: ReturnType<
     typeof parseArgs<{
-      options: { to: { type: 'string' }; from: { type: 'string' } };
+      options: { to: { type: 'string' }; from: { type: 'string' }; out: { type: 'string' } };
       allowPositionals: true;
     }>
   >;
@@ -38,7 +52,7 @@ export async function runDbCli(
     parsed = parseArgs({
       args: [...argv],
       allowPositionals: true,
-      options: { to: { type: 'string' }, from: { type: 'string' } },
+      options: { to: { type: 'string' }, from: { type: 'string' }, out: { type: 'string' } },
     });
   } catch (error) {
     io.err(`${describeError(error).replace(/^TypeError( \[\w+\])?: /, '')}\n\n${DB_USAGE}`);
@@ -49,6 +63,7 @@ export async function runDbCli(
     (command ? io.out : io.err)(DB_USAGE);
     return command ? 0 : 2;
   }
+  if (command === 'backup' && parsed.positionals.length === 1) return backupCommand(parsed.values, env, io);
   if (command !== 'copy' || parsed.positionals.length > 1) {
     io.err(`Unknown command: ${parsed.positionals.join(' ')}\n\n${DB_USAGE}`);
     return 2;
@@ -73,6 +88,62 @@ export async function runDbCli(
     return 2;
   }
   return copy(from, to, io);
+}
+
+async function backupCommand(
+  values: { from?: string | undefined; out?: string | undefined },
+  env: NodeJS.ProcessEnv,
+  io: DbCliIo,
+): Promise<number> {
+  if (!values.out) {
+    io.err(`backup needs --out FILE (a new file)\n\n${DB_USAGE}`);
+    return 2;
+  }
+  const loaded = loadConfig(env, 'audit');
+  if (!values.from && loaded.ok && loaded.config.database.kind === 'postgres') {
+    io.err(PG_DUMP_ADVICE);
+    return 2;
+  }
+  const from =
+    values.from ??
+    (loaded.ok && loaded.config.database.kind === 'sqlite' ? loaded.config.database.path : undefined);
+  if (!from) {
+    io.err('backup needs --from FILE (the SQLite database) or DATABASE_PATH.');
+    return 2;
+  }
+  let result: BackupResult;
+  try {
+    result = await backupSqlite(from, values.out);
+  } catch (error) {
+    io.err(`Not backed up: ${describeError(error)}`);
+    return 1;
+  }
+  if (!result.ok) {
+    const why = {
+      no_source: `No database at ${from}.`,
+      target_exists: `${values.out} exists already: choose a new file name (a backup never overwrites a file).`,
+      same_file: `${values.out} is the database itself: choose a new file name.`,
+      no_target_folder: `The folder of ${values.out} does not exist.`,
+    }[result.problem];
+    io.err(why);
+    return 2;
+  }
+  io.out(`Backed up SQLite ${from} to ${values.out} (${result.pages} pages, a consistent snapshot).`);
+  // The copy is checked as a restore would use it: it opens, and its audit chain verifies.
+  const copy = openSqliteReadOnly(values.out);
+  try {
+    const verdict = verifyChain(await createAuditQueryStore(copy).chain());
+    if (!verdict.ok) {
+      io.err(
+        `The copy's audit chain is broken at event ${verdict.seq}: ${verdict.message} (run npm run audit -- verify on the database too).`,
+      );
+      return 1;
+    }
+    io.out(`Audit chain of the copy: ${verdict.count} events, intact (head ${verdict.headHash}).`);
+    return 0;
+  } finally {
+    await copy.close();
+  }
 }
 
 async function copy(from: string, to: string, io: DbCliIo): Promise<number> {

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { PostOutcome } from '../tools/ports.js';
 
 export interface SuggestedPrompt {
   title: string;
@@ -17,7 +18,7 @@ export interface GreetingStore {
 
 /** What the Messages tab needs from Slack. */
 export interface WelcomeSurface {
-  post(channelId: string, text: string): Promise<void>;
+  post(channelId: string, text: string): Promise<PostOutcome>;
   setSuggestedPrompts(channelId: string, prompts: readonly SuggestedPrompt[], title?: string): Promise<void>;
 }
 
@@ -62,7 +63,8 @@ export class WelcomeService {
     }
     if (!(await store.claim(visit.teamId, visit.userId, clock.now()))) return;
     try {
-      await surface.post(visit.channelId, greetingText(visit.userId));
+      const outcome = await surface.post(visit.channelId, greetingText(visit.userId));
+      if (outcome.kind !== 'posted') throw new Error(`the greeting was not posted (${outcome.kind})`);
     } catch (error) {
       logger.warn('greeting could not be posted', { userId: visit.userId, error: describeError(error) });
       await store.release(visit.teamId, visit.userId);

@@ -27,12 +27,7 @@ export type McpServerConfig = McpStdioServer | McpHttpServer;
 
 export type McpServersResult = { ok: true; servers: McpServerConfig[] } | { ok: false; problems: string[] };
 
-const fileSchema = z.strictObject({
-  mcpServers: z.record(
-    z.string().regex(SERVER_NAME, 'server names use letters, digits, - and single _, at most 32 characters'),
-    z.unknown(),
-  ),
-});
+const fileSchema = z.strictObject({ mcpServers: z.record(z.string(), z.unknown()) });
 
 /**
  * Reads and validates the MCP servers file. Every problem is reported with its place in the file
@@ -62,26 +57,39 @@ export function readMcpServersFile(path: string): McpServersResult {
   return parseMcpServers(json);
 }
 
-/** Validates the parsed JSON of an MCP servers file. */
+/**
+ * Validates the parsed JSON of an MCP servers file. Each server is checked even when the file around it, or
+ * its name, is wrong, so one run lists every problem.
+ */
 export function parseMcpServers(json: unknown): McpServersResult {
   const file = fileSchema.safeParse(json);
-  if (!file.success) return { ok: false, problems: describeIssues([], file.error.issues) };
+  const problems = file.success ? [] : describeIssues([], file.error.issues);
+  const entries = isObject(json) && isObject(json.mcpServers) ? Object.entries(json.mcpServers) : [];
   const servers: McpServerConfig[] = [];
-  const problems: string[] = [];
-  for (const [name, value] of Object.entries(file.data.mcpServers)) {
-    const at = ['mcpServers', name];
+  for (const [name, value] of entries) {
+    const at = `mcpServers.${name}`;
+    if (!SERVER_NAME.test(name))
+      problems.push(`${at}: server names use letters, digits, - and single _, at most 32 characters`);
     const kind = serverKind(value);
-    if (!kind) {
+    if (kind === 'both') {
       problems.push(
-        `${at.join('.')}: needs either "command" (a stdio server) or "url" (a streamable HTTP server)`,
+        `${at}: has both "command" and "url"; a server is either a stdio server (command) or a streamable HTTP server (url)`,
       );
+      continue;
+    }
+    if (!kind) {
+      problems.push(`${at}: needs either "command" (a stdio server) or "url" (a streamable HTTP server)`);
       continue;
     }
     const parsed = parseServer(name, kind, value);
     if (parsed.ok) servers.push(parsed.server);
-    else problems.push(...describeIssues(at, parsed.issues));
+    else problems.push(...describeIssues(['mcpServers', name], parsed.issues));
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, servers };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function parseServer(
@@ -101,8 +109,9 @@ function parseServer(
     : { ok: false, issues: parsed.error.issues };
 }
 
-function serverKind(value: unknown): 'stdio' | 'http' | undefined {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+function serverKind(value: unknown): 'stdio' | 'http' | 'both' | undefined {
+  if (!isObject(value)) return undefined;
+  if ('command' in value && 'url' in value) return 'both';
   if ('command' in value) return 'stdio';
   if ('url' in value) return 'http';
   return undefined;
@@ -111,8 +120,7 @@ function serverKind(value: unknown): 'stdio' | 'http' | undefined {
 function describeIssues(prefix: string[], issues: readonly z.core.$ZodIssue[]): string[] {
   return issues.map((issue) => {
     const path = [...prefix, ...issue.path.map(String)];
-    // A bad server name: zod reports "Invalid key in record" and keeps the reason one level down.
-    const message = (issue.code === 'invalid_key' && issue.issues[0]?.message) || issue.message;
+    const message = issue.message;
     return `${path.length > 0 ? path.join('.') : '(top level)'}: ${message}`;
   });
 }

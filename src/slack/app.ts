@@ -1,11 +1,12 @@
 import { createServer, type IncomingMessage, Server, type ServerResponse } from 'node:http';
-import { App, LogLevel, type webApi } from '@slack/bolt';
+import { App, LogLevel, SocketModeReceiver, type webApi } from '@slack/bolt';
 import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { Clock } from '../clock.js';
 import type { SlackMode } from '../config.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
 import { createGuardedReceiver } from './guarded-receiver.js';
 import { createSlackAdapters, type SlackAdapters } from './slack-adapters.js';
+import { canReceiveEvents, createSlackConnectionMonitor } from './slack-connection.js';
 
 export interface SlackRuntimeOptions {
   botToken: string;
@@ -20,6 +21,8 @@ export interface SlackRuntimeOptions {
   health: () => Promise<{ ok: boolean; detail: Record<string, unknown> }>;
   /** Web API retry policy; tests use none. */
   retryConfig?: webApi.RetryOptions;
+  /** Socket Mode: how long to wait for a pong, also the step of the reconnect back-off; the client's default. */
+  socketPingTimeoutMs?: number;
 }
 
 export interface SlackRuntime {
@@ -47,10 +50,21 @@ const BOLT_LEVELS: Record<OurLevel, LogLevel> = {
  * Listeners are registered separately (register-listeners.ts), once the core exists.
  */
 export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
+  const connection = createSlackConnectionMonitor(() => options.clock.now());
   const healthz = async (_req: IncomingMessage, res: ServerResponse) => {
-    const { ok, detail } = await options.health();
+    const health = await options.health();
+    // Unavailable too while Slack cannot deliver events (a lost Socket Mode connection).
+    const slack = connection.current();
+    const ok = health.ok && canReceiveEvents(slack);
     res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ status: ok ? 'ok' : 'unavailable', mode: options.mode.kind, ...detail }));
+    res.end(
+      JSON.stringify({
+        status: ok ? 'ok' : 'unavailable',
+        mode: options.mode.kind,
+        slack: { connection: slack.state, since: new Date(slack.since).toISOString() },
+        ...health.detail,
+      }),
+    );
   };
   const common = {
     token: options.botToken,
@@ -65,22 +79,39 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
     // request a failed look-up (an Error thrown and caught).
     convoStore: false as const,
   };
-  const app =
-    options.mode.kind === 'socket'
-      ? new App({ ...common, appToken: options.mode.appToken, socketMode: true })
-      : new App({
-          token: common.token,
-          clientOptions: common.clientOptions,
-          convoStore: common.convoStore,
-          receiver: createGuardedReceiver({
-            signingSecret: options.mode.signingSecret,
-            endpoint: '/slack/events',
-            port: common.port,
-            customRoutes: common.customRoutes,
-            logLevel: common.logLevel,
-            logger: options.logger,
-          }),
-        });
+  let app: App;
+  if (options.mode.kind === 'socket') {
+    const receiver = new SocketModeReceiver({
+      appToken: options.mode.appToken,
+      logLevel: common.logLevel,
+      customRoutes: common.customRoutes,
+      ...(options.socketPingTimeoutMs ? { clientPingTimeout: options.socketPingTimeoutMs } : {}),
+      // What Bolt passes to its own Socket Mode receiver: /healthz's port and the Web API base URL.
+      installerOptions: { port: common.port, clientOptions: common.clientOptions },
+    });
+    connection.follow(receiver.client);
+    app = new App({
+      token: common.token,
+      logLevel: common.logLevel,
+      clientOptions: common.clientOptions,
+      convoStore: common.convoStore,
+      receiver,
+    });
+  } else {
+    app = new App({
+      token: common.token,
+      clientOptions: common.clientOptions,
+      convoStore: common.convoStore,
+      receiver: createGuardedReceiver({
+        signingSecret: options.mode.signingSecret,
+        endpoint: '/slack/events',
+        port: common.port,
+        customRoutes: common.customRoutes,
+        logLevel: common.logLevel,
+        logger: options.logger,
+      }),
+    });
+  }
   const running = new Set<Promise<void>>();
   app.use(async ({ next }) => {
     const listener = next();
@@ -114,6 +145,7 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
       if (options.mode.kind === 'socket' && options.port !== 0) await assertPortFree(options.port);
       const started: unknown = await app.start(options.port);
       // HTTP mode resolves with the listening server; its port matters when `port` was 0.
+      if (options.mode.kind === 'http') connection.listening();
       if (started instanceof Server) {
         server = started;
         // Once stopping, every answer closes its connection, so no client keeps sending on a kept-alive one.

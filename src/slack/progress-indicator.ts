@@ -61,7 +61,8 @@ function isRefusal(error: unknown): boolean {
  *   button), `suspended` while a card waits for a person, `active` when done; the session is created with a
  *   title from the first message;
  * - where the session is refused (an app not declared as an agent), the thread status
- *   (`assistant.threads.setStatus`, "is thinking…", "is running list_notes…"), cleared when it waits or is done;
+ *   (`assistant.threads.setStatus`, "is thinking…", "is running list_notes…"; it accepts `chat:write` since
+ *   Slack's changelog of 2026-03-05), cleared when it waits or is done;
  * - where that is refused too, a 👀 reaction on the user's message, removed when it waits or is done.
  * A refusal is remembered for the workspace (`StatusWays`). Calls run one after another in the background, so
  * a slow or failing Slack never delays the answer.

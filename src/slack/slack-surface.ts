@@ -9,6 +9,7 @@ import { createCardPublisher } from './approval-card-publisher.js';
 import { buildApprovalCard } from './blocks/approval-card.js';
 import { safeMrkdwn } from './mrkdwn.js';
 import { createProgressIndicator, StatusWays } from './progress-indicator.js';
+import { slackErrorCode } from './slack-errors.js';
 import { readThreadMessages } from './thread-reader.js';
 
 export interface SlackSurface extends ThreadSurface, ChannelPoster {
@@ -70,7 +71,14 @@ export function createSlackSurface(
     },
     updateApprovalCard: (approval, update) => publisher.refresh(approval, update),
     async post(channel, text) {
-      await client.chat.postMessage({ channel, text: safeMrkdwn(text) });
+      try {
+        await client.chat.postMessage({ channel, text: safeMrkdwn(text) });
+        return { kind: 'posted' };
+      } catch (error) {
+        // The bot posts only where it is a member: chat:write.public is not requested (docs/installing.md).
+        if (slackErrorCode(error) === 'not_in_channel') return { kind: 'not_in_channel' };
+        throw error;
+      }
     },
     async postEphemeral(channelId, userId, text, threadTs) {
       await client.chat.postEphemeral({

@@ -11,7 +11,23 @@ export interface NotesStore {
   delete(teamId: string, id: number): Promise<boolean>;
 }
 
+/**
+ * What became of a post: `not_in_channel` when Slack refused it because the bot is not a member of the
+ * channel (a person must invite it), `no_slack` when the surface cannot post to channels at all (the
+ * terminal chat). Any other failure is thrown.
+ */
+export type PostOutcome = { kind: 'posted' } | { kind: 'not_in_channel' } | { kind: 'no_slack' };
+
+/** The conversation a tool runs in (the tool context's `teamId`, `channelId` and `threadTs`). */
+export interface ConversationThread {
+  teamId: string;
+  channelId: string;
+  threadTs: string;
+}
+
 /** Posting as the bot, for post_message. */
 export interface ChannelPoster {
-  post(channel: string, text: string): Promise<void>;
+  post(channel: string, text: string): Promise<PostOutcome>;
+  /** A message in the conversation's own thread: what a person must do before the tool can work. */
+  postText(thread: ConversationThread, text: string): Promise<void>;
 }

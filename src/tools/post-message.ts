@@ -11,9 +11,21 @@ export function createPostMessageTool(poster: ChannelPoster) {
       text: z.string().min(1).max(4000),
     }),
     needsApproval: true,
-    execute: async ({ channel, text }) => {
-      await poster.post(channel, text);
-      return `Posted the message to <#${channel}>.`;
+    execute: async ({ channel, text }, context) => {
+      const outcome = await poster.post(channel, text);
+      switch (outcome.kind) {
+        case 'posted':
+          return `Posted the message to <#${channel}>.`;
+        case 'not_in_channel':
+          // The people who can fix it read the thread; the model is told too, so it does not retry blindly.
+          await poster.postText(
+            context,
+            `I could not post to <#${channel}>: the bot is not a member of that channel. Invite the bot to <#${channel}> (type /invite and the bot's name in that channel), then ask again.`,
+          );
+          return `Nothing was posted: the bot is not a member of <#${channel}>. The thread was asked to invite the bot to <#${channel}>; do not try again until someone says they did.`;
+        case 'no_slack':
+          return 'Nothing was posted: this conversation is not connected to Slack, so post_message cannot post anywhere.';
+      }
     },
   });
 }

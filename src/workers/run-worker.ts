@@ -12,6 +12,7 @@ import { createHomePublisher } from '../slack/home-publisher.js';
 import { decideClick } from '../slack/listeners/decision-replies.js';
 import { createSlackAdapters, WEB_API_LEVELS } from '../slack/slack-adapters.js';
 import { SYSTEM_PROMPT } from '../slack/system-prompt.js';
+import { toolNames } from '../tools/built-in-tools.js';
 import { type FromWorker, isWorkerData, type ToWorker, threadMemory, type WorkerData } from './protocol.js';
 
 /**
@@ -40,7 +41,7 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
   yieldToIntake();
   const { config } = data;
   const logger = createLogger(config.logLevel);
-  const policy = loadApprovalPolicy(config.approvalPolicyFile);
+  const policy = loadApprovalPolicy(config.approvalPolicyFile, toolNames());
   if (!policy.ok) throw new Error(policy.problems.join('; '));
   const slack = { botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logLevel: config.logLevel };
   const core = await createCore(

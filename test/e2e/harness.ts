@@ -8,6 +8,7 @@ import { type Bot, type BotOverrides, createBot } from '../../src/bot.js';
 import { type DatabaseConfig, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { SYSTEM_PROMPT } from '../../src/slack/system-prompt.js';
+import { toolNames } from '../../src/tools/built-in-tools.js';
 import { type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../support/fake-slack.js';
 import { type SeenMessage, seenMessages } from '../support/slack-messages.js';
@@ -128,7 +129,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
   const logs: string[] = [];
   const logger = createLogger('debug', (line) => logs.push(line));
-  const policy = loadApprovalPolicy(loaded.config.approvalPolicyFile);
+  const policy = loadApprovalPolicy(loaded.config.approvalPolicyFile, toolNames());
   if (!policy.ok) throw new Error(policy.problems.join('\n'));
   const bot = await createBot(loaded.config, logger, policy.policy, {
     model: createOpenAIModel({

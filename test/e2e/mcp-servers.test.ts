@@ -159,7 +159,12 @@ describe('MCP servers: their tools, under the same approval policy', () => {
   });
 
   it('an invalid servers file stops npm start with exit code 1, naming the place of each problem', async () => {
-    const files = serversFile({ tickets: { url: 'mcp.example.com', header: {} } });
+    const files = serversFile({
+      tickets: { url: 'mcp.example.com', header: {} },
+      'bad name': { command: 'x' },
+    });
+    const policy = join(files.dir, 'policy.json');
+    writeFileSync(policy, JSON.stringify({ tools: { delete_notes: {} } }));
     const result = await runBotProcessToExit({
       env: {
         SLACK_BOT_TOKEN: 'xoxb-test',
@@ -167,11 +172,18 @@ describe('MCP servers: their tools, under the same approval policy', () => {
         OPENAI_API_KEY: 'sk-test',
         DATABASE_PATH: join(files.dir, 'bot.db'),
         MCP_SERVERS_FILE: files.config,
+        APPROVAL_POLICY_FILE: policy,
       },
     });
     expect(result.code).toBe(1);
+    // The policy file's problems too, in the same run.
+    expect(result.stderr).toContain('tools.delete_notes: unknown tool "delete_notes"');
     expect(result.stderr).toContain(`MCP_SERVERS_FILE ${files.config} is invalid:`);
     expect(result.stderr).toContain('mcpServers.tickets.url: must be an http:// or https:// URL');
     expect(result.stderr).toContain('mcpServers.tickets: Unrecognized key: "header"');
+    expect(result.stderr).toContain('mcpServers.bad name: server names use letters');
+    // One message for people: no error class name, no stack trace.
+    expect(result.stderr).not.toContain('AppError');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 });

@@ -117,7 +117,7 @@ describe('model timeout setting', () => {
   it('OPENAI_TIMEOUT_MS bounds a hung model request in the running bot', async () => {
     f = await startProcessFixture();
     f.model.setHandler(() => reply.hang());
-    const bot = await f.start({ OPENAI_TIMEOUT_MS: '200' });
+    const bot = await f.start({ OPENAI_TIMEOUT_MS: '100' });
     await f.mention(bot, 'hello?');
     await f.waitForText((text) => text.startsWith('The model service did not answer in time'));
     expect(f.model.requests).toHaveLength(RETRIES + 1);

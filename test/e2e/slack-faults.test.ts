@@ -132,4 +132,29 @@ describe('Slack API faults', () => {
     );
     expect(h.model.requests).toHaveLength(1);
   });
+
+  it('post_message to a channel the bot is not in: the thread and the model are told to invite the bot', async () => {
+    h.slack.setResponse('chat.postMessage', (params) =>
+      params.channel === 'C0OUTSIDE'
+        ? slackReply.error('not_in_channel')
+        : h.slack.defaultReply('chat.postMessage', params),
+    );
+    h.model.enqueue(
+      reply.toolCalls([{ name: 'post_message', arguments: { channel: 'C0OUTSIDE', text: 'hello' } }]),
+      reply.text('I cannot post there yet.'),
+    );
+    await h.mention('post hello in C0OUTSIDE');
+    const [card] = await h.waitForCards(1);
+    if (!card) throw new Error('no card');
+    await h.click(card, 'approve', 'UADMIN');
+    const notice = await h.waitForText((text) => text.startsWith('I could not post to'));
+    expect(notice).toContain('the bot is not a member of that channel. Invite the bot to <#C0OUTSIDE>');
+    await h.waitForText((text) => text === 'I cannot post there yet.');
+    const output = h.model.requests[1]?.messages.find((m) => m.role === 'tool')?.content;
+    expect(output).toMatch(
+      /^Nothing was posted: the bot is not a member of <#C0OUTSIDE>\. The thread was asked/,
+    );
+    // Not a tool failure: nothing for an operator to chase in the log.
+    expect(h.logs.join('\n')).not.toContain('tool failed');
+  });
 });

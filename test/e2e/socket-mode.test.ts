@@ -3,12 +3,14 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createOpenAIModel } from '../../src/agent/openai-client.js';
 import { loadApprovalPolicy } from '../../src/approvals/policy-file.js';
 import { type Bot, createBot } from '../../src/bot.js';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
 import { SYSTEM_PROMPT } from '../../src/slack/system-prompt.js';
+import { toolNames } from '../../src/tools/built-in-tools.js';
 import { freePort } from '../support/bot-process.js';
 import { type FakeOpenAI, reply, startFakeOpenAI } from '../support/fake-openai.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
@@ -47,7 +49,7 @@ describe('Socket Mode', () => {
       LOG_LEVEL: 'error',
     });
     if (!loaded.ok) throw new Error(loaded.problems.join());
-    const policy = loadApprovalPolicy(loaded.config.approvalPolicyFile);
+    const policy = loadApprovalPolicy(loaded.config.approvalPolicyFile, toolNames());
     if (!policy.ok) throw new Error(policy.problems.join());
     return { config: loaded.config, policy: policy.policy };
   };
@@ -71,7 +73,11 @@ describe('Socket Mode', () => {
     await socket.connected();
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toMatchObject({ status: 'ok', mode: 'socket' });
+    expect(await health.json()).toMatchObject({
+      status: 'ok',
+      mode: 'socket',
+      slack: { connection: 'connected' },
+    });
 
     model.enqueue(
       reply.toolCalls([{ name: 'create_note', arguments: { text: 'via socket' } }]),
@@ -115,5 +121,45 @@ describe('Socket Mode', () => {
     await waitUntil(() => check.reply !== undefined);
     await sleep(100);
     await new Promise<void>((resolve) => holder.close(() => resolve()));
+  });
+
+  it('/healthz says when the Socket Mode connection is lost (503, reconnecting since when) and when it is back', async () => {
+    const port = await freePort();
+    const loaded = socketConfig(port);
+    // A short back-off, so the reconnection comes within a second instead of five.
+    bot = await createBot(loaded.config, silentLogger, loaded.policy, {
+      retryConfig: { retries: 0 },
+      socketPingTimeoutMs: 500,
+    });
+    await bot.start();
+    await socket.connected();
+    const healthz = async () => {
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+      return {
+        status: response.status,
+        body: z
+          .object({ status: z.string(), slack: z.object({ connection: z.string(), since: z.string() }) })
+          .parse(await response.json()),
+      };
+    };
+    const before = Date.now();
+    socket.drop();
+    const lost = await waitUntil(async () => {
+      const health = await healthz();
+      return health.status === 503 ? health : undefined;
+    });
+    expect(lost.body.status).toBe('unavailable');
+    expect(lost.body.slack.connection).toBe('reconnecting');
+    expect(Date.parse(lost.body.slack.since)).toBeGreaterThanOrEqual(before - 1000);
+    // The client connects again by itself, after its back-off.
+    const back = await waitUntil(
+      async () => {
+        const health = await healthz();
+        return health.status === 200 ? health : undefined;
+      },
+      { timeoutMs: 15_000, message: 'the bot never reconnected' },
+    );
+    expect(back.body.slack.connection).toBe('connected');
+    expect(socket.connections()).toBe(2);
   });
 });

@@ -10,6 +10,10 @@ import { startHarness } from './harness.js';
 
 const QUESTION = 'Approve? [y]es / [n]o / [r]eason / [e]dit';
 
+/**
+ * `npm run chat` as a command (compiled, in its own process): start-up, MCP servers it starts, a terminal
+ * closed mid-answer. What the session asks and prints is tested in this process: terminal-session.test.ts.
+ */
 describe('npm run chat: a terminal conversation with y/n approvals', () => {
   let model: FakeOpenAI;
   let dir: string;
@@ -75,96 +79,6 @@ describe('npm run chat: a terminal conversation with y/n approvals', () => {
       { team_id: 'local', text: 'hello', created_by: 'alice' },
     ]);
     expect(await actorsOf('approval.approved')).toEqual(['alice']);
-  });
-
-  it('r asks for a reason: the tool does not run and the model reads the reason', async () => {
-    model.enqueue(
-      reply.toolCalls([{ name: 'create_note', arguments: { text: 'secret' } }]),
-      reply.text('Understood.'),
-    );
-    const c = chat('reasons', 'alice');
-    await c.waitFor('you> ');
-    c.send('note the secret');
-    await c.waitFor(QUESTION);
-    c.send('r');
-    await c.waitFor('Reason: ');
-    c.send('not in notes, please');
-    await c.waitFor('agent> Understood.');
-    expect(toolOutputs(1)).toEqual([
-      'Tool execution was not approved. Rejected by <@alice>, who said: "not in notes, please"',
-    ]);
-    expect(await rows(dbPath, 'SELECT id FROM notes')).toEqual([]);
-  });
-
-  it('e edits the arguments: invalid ones are refused by the schema, valid ones run', async () => {
-    model.enqueue(
-      reply.toolCalls([{ name: 'create_note', arguments: { text: 'helo' } }]),
-      reply.text('Saved.'),
-    );
-    const c = chat('edits', 'alice');
-    await c.waitFor('you> ');
-    c.send('note helo');
-    await c.waitFor(QUESTION);
-    c.send('e');
-    await c.waitFor('New arguments (JSON): ');
-    c.send('{"txt": "hello"}');
-    const refused = await c.waitFor(QUESTION, 2);
-    expect(refused).toContain('Not changed: The arguments are invalid: text:');
-    c.send('e');
-    await c.waitFor('New arguments (JSON): ', 2);
-    c.send('{"text": "hello"}');
-    await c.waitFor('agent> Saved.');
-    expect(await rows(dbPath, 'SELECT text FROM notes')).toEqual([{ text: 'hello' }]);
-    expect(await rows(dbPath, 'SELECT arguments, edited_arguments FROM approvals')).toEqual([
-      { arguments: '{"text":"helo"}', edited_arguments: '{"text":"hello"}' },
-    ]);
-    expect(await actorsOf('approval.edited')).toEqual(['alice']);
-  });
-
-  it('--thread resumes the history and asks again for the approval left pending', async () => {
-    model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'later' } }]));
-    const first = chat('resume-me', 'alice');
-    await first.waitFor('you> ');
-    first.send('note later');
-    await first.waitFor(QUESTION);
-    first.end();
-    expect((await first.exited).code).toBe(0);
-
-    model.enqueue(reply.text('Done, noted.'));
-    const second = chat('resume-me', 'alice');
-    const shown = await second.waitFor(QUESTION);
-    expect(shown).toContain('Earlier in this conversation:');
-    expect(shown).toContain('alice> note later');
-    expect(shown).toContain('wants to run create_note');
-    second.send('y');
-    await second.waitFor('agent> Done, noted.');
-    expect(model.requests).toHaveLength(2);
-    expect(model.requests[1]?.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
-      'note later',
-    ]);
-    expect(toolOutputs(1)).toEqual(['Created note #1.']);
-  });
-
-  it('the policy applies: an admins-only call waits for an admin in another session', async () => {
-    model.enqueue(reply.toolCalls([{ name: 'delete_note', arguments: { id: 7 } }]));
-    const first = chat('policy', 'alice', { ADMIN_USER_IDS: 'U0ADMIN' });
-    await first.waitFor('you> ');
-    first.send('delete note 7');
-    await first.waitFor(QUESTION);
-    first.send('y');
-    const refused = await first.waitFor('It stays pending');
-    expect(refused).toContain(
-      'You asked for this, and delete_note cannot be approved by the person who asked. It can be decided by admins.',
-    );
-    first.end();
-    await first.exited;
-
-    model.enqueue(reply.text('There was no note 7.'));
-    const admin = chat('policy', 'U0ADMIN', { ADMIN_USER_IDS: 'U0ADMIN' });
-    await admin.waitFor(QUESTION);
-    admin.send('yes');
-    await admin.waitFor('agent> There was no note 7.');
-    expect(toolOutputs(1)).toEqual(['There is no note #7.']);
   });
 
   it('MCP tools are offered in the terminal too, and need approval like in Slack', async () => {

@@ -1,8 +1,7 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAuditCli } from '../../src/cli/audit-cli.js';
@@ -147,6 +146,29 @@ describe('npm run audit: verify, list, export', () => {
     expect(await seqs('--since', '7d')).toEqual(['3', '4', '5']);
     expect(await seqs('--since', '2d', '--until', '2h')).toEqual(['3', '4']);
     expect(await seqs('--until', '2026-05-25')).toEqual(['1', '2']);
+    // A bare date as --until is the whole day: events of May 31 (12:00 and 12:01) are in.
+    expect(await seqs('--until', '2026-05-31')).toEqual(['1', '2', '3', '4']);
+    expect(await seqs('--since', '2026-05-31', '--until', '2026-05-31')).toEqual(['3', '4']);
+    expect(await seqs('--until', '2026-05-31T12:00:30Z')).toEqual(['1', '2', '3']);
+  });
+
+  it('list: terminal users and the local workspace are accepted as filters', async () => {
+    const database = openSqliteDatabase(dbPath);
+    // seq 6: a request made in `npm run chat -- --user alice`
+    await seedApproval(database, { teamId: 'local', requesterId: 'alice', createdAt: NOW });
+    await database.close();
+    const alice = await cli('list', '--format', 'jsonl', '--user', 'alice', '--team', 'local');
+    expect(alice.err).toEqual([]);
+    expect(alice.code).toBe(0);
+    expect(alice.out.map((line) => JSON.parse(line).seq)).toEqual(['6']);
+    const local = await cli('list', '--format', 'jsonl', '--team', 'local');
+    expect(local.out.map((line) => JSON.parse(line).team)).toEqual(['local']);
+    const bad = await cli('list', '--team', 'somewhere');
+    expect(bad.code).toBe(2);
+    expect(bad.err.join('\n')).toContain('--team must be a Slack team ID such as T012ABCDEF, or local');
+    const badUser = await cli('list', '--user', 'al ice');
+    expect(badUser.code).toBe(2);
+    expect(badUser.err.join('\n')).toContain('--user must be a Slack user ID');
   });
 
   it('list: table and csv formats', async () => {
@@ -229,10 +251,32 @@ describe('npm run audit: verify, list, export', () => {
     expect(errors.join('\n')).toContain('has no audit log');
   });
 
+  it('piped into a reader that stops early (| head -1), list exits 0 without an error', async () => {
+    const database = openSqliteDatabase(dbPath);
+    // Far more than a pipe buffer holds, so the command is still writing when the reader goes away.
+    for (let i = 0; i < 600; i += 1)
+      await seedApproval(database, { arguments: { text: 'x'.repeat(400) }, createdAt: NOW - i });
+    await database.close();
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'cli', 'audit.js'), 'list'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, DATABASE_PATH: dbPath },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => {
+      stderr += text;
+    });
+    // Like `head -1`: read the first chunk, then close the pipe.
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((done) => child.once('close', (c) => done(c)));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  });
+
   it('runs as a command: verify exits 0, then 1 after tampering, without Slack or model settings', () => {
-    const loader = pathToFileURL(join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+    // The compiled command (the tests' global setup builds dist/), as `npm run audit` runs the same code.
     const run = () =>
-      spawnSync(process.execPath, ['--import', loader, join(REPO_ROOT, 'src', 'cli', 'audit.ts'), 'verify'], {
+      spawnSync(process.execPath, [join(REPO_ROOT, 'dist', 'cli', 'audit.js'), 'verify'], {
         cwd: dir,
         env: { PATH: process.env.PATH, DATABASE_PATH: dbPath },
         encoding: 'utf8',

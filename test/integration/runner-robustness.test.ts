@@ -50,7 +50,11 @@ describe('runner robustness on a real SQLite database', () => {
   ) {
     const { stores, ctx } = t;
     const tools = new ToolRegistry([
-      ...createBuiltInTools({ clock: ctx.clock, notes: stores.notes, poster: { post: async () => {} } }),
+      ...createBuiltInTools({
+        clock: ctx.clock,
+        notes: stores.notes,
+        poster: { post: async () => ({ kind: 'posted' as const }), postText: async () => {} },
+      }),
       ...(options.extraTools ?? []),
     ]);
     const runner = createTestRunner(t, { model, tools, policy: options.policy ?? testPolicy() });
@@ -182,7 +186,7 @@ describe('a crash between storing a turn and pausing it', () => {
           ...createBuiltInTools({
             clock: on.ctx.clock,
             notes: on.stores.notes,
-            poster: { post: async () => {} },
+            poster: { post: async () => ({ kind: 'posted' as const }), postText: async () => {} },
           }),
           lookup,
         ]),
@@ -234,7 +238,7 @@ describe('retrying what Slack refuses', () => {
       tools: createBuiltInTools({
         clock: t.ctx.clock,
         notes: t.stores.notes,
-        poster: { post: async () => {} },
+        poster: { post: async () => ({ kind: 'posted' as const }), postText: async () => {} },
       }),
     });
     const conversationId = await t.stores.conversations.findOrCreate(thread, 'slack');

@@ -30,7 +30,13 @@ describe('runner and stores on a real SQLite database', () => {
       createBuiltInTools({
         clock: ctx.clock,
         notes: stores.notes,
-        poster: { post: async (c) => void executed.push(c) },
+        poster: {
+          post: async (c) => {
+            executed.push(c);
+            return { kind: 'posted' as const };
+          },
+          postText: async () => {},
+        },
       }),
     );
     const runner = createTestRunner(t, { model, tools });
@@ -84,7 +90,11 @@ describe('runner and stores on a real SQLite database', () => {
     });
     const model = scripted([gated(1), gated(2), gated(3)]);
     const tools = new ToolRegistry(
-      createBuiltInTools({ clock: t.ctx.clock, notes: t.stores.notes, poster: { post: async () => {} } }),
+      createBuiltInTools({
+        clock: t.ctx.clock,
+        notes: t.stores.notes,
+        poster: { post: async () => ({ kind: 'posted' as const }), postText: async () => {} },
+      }),
     );
     const runner = createTestRunner(t, { model, tools, limits: { maxTurns: 2, maxApprovalRounds: 5 } });
     const { approvals, start } = await setup(model);

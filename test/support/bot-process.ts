@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { sleep } from './wait.js';
@@ -27,7 +28,7 @@ export type ProcessEnv = Record<string, string | undefined>;
 export interface BotProcessOptions {
   /** Added to a minimal environment (PATH and HOME only). `PORT` defaults to a free port. */
   env: ProcessEnv;
-  /** Working directory of the child; default the repo root. */
+  /** Working directory of the child; default a new empty folder (see `emptyWorkingDirectory`). */
   cwd?: string;
   /** A TypeScript file to run under tsx; default what `npm start` runs. */
   entry?: string;
@@ -82,6 +83,16 @@ export function childEnv(env: ProcessEnv): Record<string, string> {
   return result;
 }
 
+/**
+ * A new empty folder for a child's working directory, removed with `remove()`. The programs read `.env` from
+ * their working directory, so a child started in the repo root would read a developer's `.env` (the Quick
+ * Start creates one there) and a test could pass or fail by what it holds. Children see only their `env`.
+ */
+export function emptyWorkingDirectory(): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), 'bot-cwd-'));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
 interface Spawned {
   child: ChildProcess;
   stdout(): string;
@@ -94,12 +105,14 @@ interface Spawned {
 function spawnBot(env: ProcessEnv, cwd: string | undefined, entry: string | undefined): Spawned {
   // A test's own entry (TypeScript) runs under tsx; by default, what `npm start` runs.
   const args = entry ? ['--import', TSX_LOADER, entry] : npmStart();
+  const folder = cwd === undefined ? emptyWorkingDirectory() : undefined;
   const child = spawn(process.execPath, args, {
-    cwd: cwd ?? REPO_ROOT,
+    cwd: cwd ?? folder?.path,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   live.add(child);
+  child.once('close', () => folder?.remove());
   let stdout = '';
   let stderr = '';
   let output = '';

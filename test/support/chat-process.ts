@@ -1,9 +1,16 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { childEnv, type ProcessEnv, type ProcessExit, REPO_ROOT, TSX_LOADER } from './bot-process.js';
+import {
+  childEnv,
+  emptyWorkingDirectory,
+  type ProcessEnv,
+  type ProcessExit,
+  REPO_ROOT,
+} from './bot-process.js';
 import { waitUntil } from './wait.js';
 
-const CHAT_ENTRY = join(REPO_ROOT, 'src', 'cli', 'chat.ts');
+// Compiled by the tests' global setup (`npm run build`), so no TypeScript compiler runs in the child.
+const CHAT_ENTRY = join(REPO_ROOT, 'dist', 'cli', 'chat.js');
 
 export interface ChatProcess {
   /** Everything printed on stdout so far. */
@@ -28,8 +35,9 @@ function count(haystack: string, needle: string): number {
 }
 
 /**
- * Runs `npm run chat`'s entry point (`node --import tsx src/cli/chat.ts ARGS`) with piped standard input,
- * so a test types into it like a person at a terminal.
+ * Runs `npm run chat`'s entry point, compiled (`node dist/cli/chat.js ARGS`), with piped standard input, so
+ * a test types into it like a person at a terminal. The working directory is a new empty folder unless `cwd`
+ * is given, so a developer's `.env` is never read.
  *
  * @example
  * const chat = startChatProcess(['--thread', 't1', '--user', 'alice'], { OPENAI_BASE_URL: model.baseURL });
@@ -37,11 +45,13 @@ function count(haystack: string, needle: string): number {
  * chat.send('add a note saying hi');
  */
 export function startChatProcess(args: string[], env: ProcessEnv, cwd?: string): ChatProcess {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, CHAT_ENTRY, ...args], {
-    cwd: cwd ?? REPO_ROOT,
+  const folder = cwd === undefined ? emptyWorkingDirectory() : undefined;
+  const child = spawn(process.execPath, [CHAT_ENTRY, ...args], {
+    cwd: cwd ?? folder?.path,
     env: childEnv(env),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  child.once('close', () => folder?.remove());
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => {

@@ -14,6 +14,10 @@ export interface FakeSocketMode {
   /** Sends an envelope (`events_api`, `interactive`, `slash_commands`) with a fresh envelope id; returns it. */
   send(type: string, payload: Record<string, unknown>): string;
   waitForAck(envelopeId: string, timeoutMs?: number): Promise<void>;
+  /** Drops every connection, as a network failure would; the server keeps accepting new ones. */
+  drop(): void;
+  /** How many connections the app has opened so far. */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -26,6 +30,7 @@ export async function startFakeSocketMode(slack: FakeSlack): Promise<FakeSocketM
   const acks: FakeSocketMode['acks'] = [];
   const sockets = new Set<Socket>();
   let counter = 0;
+  let opened = 0;
   const server: Server = createServer((_req, res) => res.writeHead(426).end());
   server.on('upgrade', (req, socket: Socket) => {
     const key = req.headers['sec-websocket-key'];
@@ -40,6 +45,7 @@ export async function startFakeSocketMode(slack: FakeSlack): Promise<FakeSocketM
       `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
     );
     sockets.add(socket);
+    opened += 1;
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => sockets.delete(socket));
     let buffered = Buffer.alloc(0);
@@ -107,6 +113,10 @@ export async function startFakeSocketMode(slack: FakeSlack): Promise<FakeSocketM
         timeoutMs,
         message: `no ack for ${envelopeId}`,
       }).then(() => undefined),
+    drop() {
+      for (const socket of sockets) socket.destroy();
+    },
+    connections: () => opened,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

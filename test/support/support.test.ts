@@ -383,8 +383,13 @@ describe('bot process helpers', () => {
     const bot = await startBotProcess({ env: { GREETING: 'hi' }, entry });
     expect(bot.url).toBe(`http://127.0.0.1:${bot.port}`);
     expect((await fetch(`${bot.url}/healthz`)).status).toBe(200);
-    await waitUntil(() => bot.output().includes('GREETING=hi'));
+    await waitUntil(() => bot.output().includes('.env='));
+    expect(bot.output()).toContain('GREETING=hi');
     expect(bot.output()).toContain('NODE_OPTIONS=<unset>');
+    // Not the repo root, where a developer's .env lives: the child reads no .env at all.
+    const cwd = /fixture: cwd=(\S+) \.env=(\w+)/.exec(bot.output());
+    expect(cwd?.[1]).not.toBe(REPO_ROOT);
+    expect(cwd?.[2]).toBe('absent');
     expect(await bot.kill('SIGTERM')).toBe(0);
     expect(await bot.exited).toEqual({ code: 0, signal: null });
   });

@@ -13,8 +13,13 @@ import { createServerDatabase } from './postgres-admin.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
-/** Both engines: suites that must hold on each run once per kind (`describe.each(DATABASE_KINDS)`). */
-export const DATABASE_KINDS: readonly DatabaseKind[] = ['sqlite', 'postgres'];
+/**
+ * Both engines: suites that must hold on each run once per kind (`describe.each(DATABASE_KINDS)`). The fast
+ * tier (`npm run test:fast`, vitest.fast.config.ts) sets `TEST_DATABASE_KINDS=sqlite` and starts no
+ * PostgreSQL server; `npm test` runs both.
+ */
+export const DATABASE_KINDS: readonly DatabaseKind[] =
+  process.env.TEST_DATABASE_KINDS === 'sqlite' ? ['sqlite'] : ['sqlite', 'postgres'];
 
 /** A new, empty database of one kind, as configuration and as the environment a bot process reads. */
 export interface FreshDatabase {

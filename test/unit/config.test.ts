@@ -1,6 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, withDotEnv } from '../../src/config.js';
 
@@ -66,6 +67,27 @@ describe('loadConfig', () => {
     ]) {
       expect(problems).toContain(name);
     }
+  });
+
+  it('refuses every example value of .env.example by name, in one message with the other problems', () => {
+    const example = parseEnv(readFileSync(new URL('../../.env.example', import.meta.url), 'utf8'));
+    const filled = Object.entries(example).filter(([, value]) => value !== '');
+    expect(filled.map(([name]) => name).sort()).toEqual([
+      'OPENAI_API_KEY',
+      'SLACK_APP_TOKEN',
+      'SLACK_BOT_TOKEN',
+    ]);
+    const result = loadConfig({ ...example, PORT: 'x' });
+    const problems = result.ok ? [] : result.problems;
+    for (const [name, value] of filled)
+      expect(problems).toContainEqual(
+        expect.stringMatching(
+          new RegExp(`^${name}: still the example value "${value}" from \\.env\\.example; `),
+        ),
+      );
+    expect(problems).toContainEqual(expect.stringMatching(/^PORT: /));
+    // Only the copy's own values: a real token that happens to start the same way is fine.
+    expect(loadConfig({ ...http, SLACK_BOT_TOKEN: 'xoxb-your-bot-token-2' }).ok).toBe(true);
   });
 
   it('the terminal chat needs no Slack settings', () => {

@@ -55,6 +55,28 @@ describe('MCP_SERVERS_FILE', () => {
     ]);
   });
 
+  it('a wrong name, an unknown top-level key or both kinds at once hide no other problem', () => {
+    const result = parseMcpServers({
+      mcpServers: {
+        my__server: { url: 'mcp.example.com' },
+        both: { command: 'x', url: 'ftp://example.com' },
+        tickets: { url: 'not a url', header: {} },
+      },
+      servers: {},
+    });
+    expect(result).toEqual({
+      ok: false,
+      problems: [
+        '(top level): Unrecognized key: "servers"',
+        expect.stringMatching(/^mcpServers\.my__server: server names use letters, digits/),
+        'mcpServers.my__server.url: must be an http:// or https:// URL',
+        'mcpServers.both: has both "command" and "url"; a server is either a stdio server (command) or a streamable HTTP server (url)',
+        'mcpServers.tickets.url: must be an http:// or https:// URL',
+        'mcpServers.tickets: Unrecognized key: "header"',
+      ],
+    });
+  });
+
   it('refuses server names that would make ambiguous tool names', () => {
     const result = parseMcpServers({ mcpServers: { my__server: { command: 'x' } } });
     expect(result).toEqual({

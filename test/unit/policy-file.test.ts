@@ -2,11 +2,18 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool } from '../../src/agent/tool.js';
 import { BUILT_IN_TOOL_POLICIES } from '../../src/approvals/policy.js';
 import { loadApprovalPolicy, parseDuration, parsePolicyText } from '../../src/approvals/policy-file.js';
-import { createBuiltInTools } from '../../src/tools/built-in-tools.js';
+import {
+  BUILT_IN_TOOLS,
+  createBuiltInTools,
+  createTools,
+  toolNames,
+} from '../../src/tools/built-in-tools.js';
 
-const KNOWN = Object.keys(BUILT_IN_TOOL_POLICIES);
+const KNOWN = toolNames();
 const parse = (json: unknown) => parsePolicyText(JSON.stringify(json), 'policy.json', KNOWN);
 const problems = (json: unknown) => {
   const result = parse(json);
@@ -16,7 +23,7 @@ const problems = (json: unknown) => {
 
 describe('policy file', () => {
   it('without a file the built-in defaults apply and the summary says so', () => {
-    const loaded = loadApprovalPolicy(undefined);
+    const loaded = loadApprovalPolicy(undefined, KNOWN);
     if (!loaded.ok) throw new Error(loaded.problems.join());
     const { policy } = loaded;
     expect(policy.forTool('list_notes').requireApproval).toBe(false);
@@ -32,13 +39,42 @@ describe('policy file', () => {
     expect(policy.summary).not.toContain('\n');
   });
 
-  it('every built-in tool has a built-in policy entry', () => {
-    const tools = createBuiltInTools({
-      clock: { now: () => 0 },
-      notes: { list: async () => [], create: async () => ({ id: 1, text: '' }), delete: async () => false },
-      poster: { post: async () => {} },
-    });
-    expect(tools.map((t) => t.name).sort()).toEqual([...KNOWN].sort());
+  const deps = {
+    clock: { now: () => 0 },
+    notes: { list: async () => [], create: async () => ({ id: 1, text: '' }), delete: async () => false },
+    poster: { post: async () => ({ kind: 'posted' as const }), postText: async () => {} },
+  };
+
+  it('the tools the runner gets and the names the policy file may use come from one list', () => {
+    expect(createBuiltInTools(deps).map((t) => t.name)).toEqual(KNOWN);
+    // Default approvers exist only for tools that exist.
+    for (const name of Object.keys(BUILT_IN_TOOL_POLICIES)) expect(KNOWN).toContain(name);
+  });
+
+  it('a tool added as docs/architecture.md shows ("Adding a tool") can be named in a policy file', () => {
+    const catalog = {
+      ...BUILT_IN_TOOLS,
+      lookup_customer: () =>
+        defineTool({
+          name: 'lookup_customer',
+          description: 'Fetches a customer profile by id.',
+          parameters: z.object({ id: z.number().int().positive() }),
+          needsApproval: (args) => args.id > 1000,
+          execute: async ({ id }) => JSON.stringify({ id }),
+        }),
+    };
+    expect(createTools(catalog, deps).map((t) => t.name)).toContain('lookup_customer');
+    const rules = JSON.stringify({ tools: { lookup_customer: { approvers: ['admins'] } } });
+    const loaded = parsePolicyText(rules, 'policy.json', toolNames(catalog));
+    if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
+    expect(loaded.policy.forTool('lookup_customer').rule.approvers).toEqual(['admins']);
+    // Without a rule of its own it gets the base rule, its own needsApproval deciding whether to ask.
+    expect(loaded.policy.forTool('get_current_time').requireApproval).toBe(false);
+  });
+
+  it('a catalog entry whose tool has another name is refused', () => {
+    const catalog = { renamed: BUILT_IN_TOOLS.list_notes ?? (() => undefined as never) };
+    expect(() => createTools(catalog, deps)).toThrow('Tool "list_notes" is listed as "renamed"');
   });
 
   it('reads every rule field, lays defaults then tool rules over the built-in entries, accepts MCP tools', () => {
@@ -140,15 +176,37 @@ describe('policy file', () => {
     ]);
   });
 
+  it('every problem is listed at once: rules nobody can satisfy beside other mistakes', () => {
+    expect(
+      problems({
+        defaults: { expiresAfter: 'soon' },
+        tools: {
+          delete_notes: {},
+          create_note: { approvers: ['U0AAA', 'U0BBB'], quorum: 3, remindAfter: 'later' },
+          delete_note: { approvers: ['requester'] },
+          post_message: { approvalChannel: '#general', quorum: 2, approvers: ['U0AAA'] },
+        },
+      }),
+    ).toEqual([
+      expect.stringMatching(/^policy\.json: tools\.delete_notes: unknown tool "delete_notes"/),
+      expect.stringMatching(/^policy\.json: defaults\.expiresAfter: "soon" is not a duration/),
+      expect.stringMatching(/^policy\.json: tools\.create_note\.remindAfter: "later" is not a duration/),
+      expect.stringMatching(/^policy\.json: tools\.post_message\.approvalChannel: is not a Slack channel ID/),
+      'policy.json: tools.create_note: quorum 3 cannot be reached by 2 listed approver(s); lower quorum or add approvers',
+      expect.stringMatching(/^policy\.json: tools\.delete_note: nobody can decide/),
+      'policy.json: tools.post_message: quorum 2 cannot be reached by 1 listed approver(s); lower quorum or add approvers',
+    ]);
+  });
+
   it('a file that is not JSON, or cannot be read, is an error naming it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'policy-'));
     const file = join(dir, 'policy.json');
     writeFileSync(file, '{ "tools": { "create_note": { "quorum": 2, } } }');
-    const broken = loadApprovalPolicy(file);
+    const broken = loadApprovalPolicy(file, KNOWN);
     expect(broken.ok ? [] : broken.problems).toEqual([
       expect.stringMatching(new RegExp(`^${file}: not valid JSON \\(.+\\); fix the syntax$`)),
     ]);
-    const missing = loadApprovalPolicy(join(dir, 'nope.json'));
+    const missing = loadApprovalPolicy(join(dir, 'nope.json'), KNOWN);
     expect(missing.ok ? [] : missing.problems).toEqual([
       `${join(dir, 'nope.json')}: cannot read the file (ENOENT); check APPROVAL_POLICY_FILE or unset it`,
     ]);

@@ -1,11 +1,12 @@
 import type { types } from '@slack/bolt';
 import { z } from 'zod';
+import { MAX_REASON_LENGTH } from '../../approvals/approval.js';
 import { decodeApprovalButtonValue, encodeApprovalButtonValue } from '../button-value.js';
 import { CALLBACK_IDS, MODAL_INPUTS } from '../ids.js';
 import { truncateVisibly } from '../mrkdwn.js';
 
-/** Longest rejection reason a person can type; the model and the card show it in full. */
-export const MAX_REASON_LENGTH = 500;
+/** Longest rejection reason a person can type (the same in the terminal). */
+export { MAX_REASON_LENGTH };
 
 /** Slack's limit for a plain_text_input's initial value and max_length. */
 const MAX_INPUT_LENGTH = 3000;

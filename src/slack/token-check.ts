@@ -1,0 +1,63 @@
+import { WebClient } from '@slack/web-api';
+import type { Config } from '../config.js';
+import { describeError } from '../errors.js';
+import { slackErrorCode } from './slack-errors.js';
+
+export type TokenCheck = { ok: true } | { ok: false; problem: string };
+
+/** What to do about each answer Slack gives to a token it does not accept. */
+const REFUSALS: Record<string, string> = {
+  invalid_auth: 'is not a valid token',
+  not_authed: 'is not a valid token',
+  token_revoked: 'was revoked',
+  token_expired: 'has expired',
+  account_inactive: 'belongs to a deactivated app or workspace',
+  missing_scope: 'lacks a scope it needs',
+  not_allowed_token_type: 'is not the right kind of token',
+};
+
+const WHERE = {
+  SLACK_BOT_TOKEN:
+    'copy the Bot User OAuth Token (xoxb-…) from the app settings, OAuth & Permissions (reinstalling the app may change it)',
+  SLACK_APP_TOKEN:
+    'generate an app-level token (xapp-…) with the connections:write scope under Basic Information → App-Level Tokens',
+} as const;
+
+/**
+ * Asks Slack, before anything starts, whether it accepts the configured tokens: the bot token with
+ * `auth.test`, and in Socket Mode the app-level token with `apps.connections.open` (the call Socket Mode
+ * starts with; the connection URL it returns is not used). A refusal names the variable and how to fix it,
+ * so a wrong token stops start-up with one message instead of a bot that looks healthy and never answers.
+ */
+export async function checkSlackTokens(slack: Config['slack']): Promise<TokenCheck> {
+  const options = { slackApiUrl: slack.apiUrl, retryConfig: { retries: 1 }, timeout: 15_000 };
+  const bot = await check('SLACK_BOT_TOKEN', slack.apiUrl, () =>
+    new WebClient(slack.botToken, options).auth.test(),
+  );
+  if (!bot.ok || slack.mode.kind !== 'socket') return bot;
+  const { appToken } = slack.mode;
+  return check('SLACK_APP_TOKEN', slack.apiUrl, () =>
+    new WebClient(appToken, options).apps.connections.open({}),
+  );
+}
+
+async function check(
+  variable: keyof typeof WHERE,
+  apiUrl: string,
+  call: () => Promise<unknown>,
+): Promise<TokenCheck> {
+  try {
+    await call();
+    return { ok: true };
+  } catch (error) {
+    const code = slackErrorCode(error);
+    if (code !== undefined) {
+      const refusal = REFUSALS[code] ?? 'was refused';
+      return { ok: false, problem: `${variable} ${refusal} (Slack answered ${code}): ${WHERE[variable]}.` };
+    }
+    return {
+      ok: false,
+      problem: `${variable} could not be checked: Slack did not answer at ${apiUrl} (${describeError(error)}); check the network, a proxy, or SLACK_API_URL.`,
+    };
+  }
+}

@@ -1,0 +1,3 @@
+import { crashStages } from './crash-stages.js';
+
+crashStages('sqlite');

@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import { reply } from '../support/fake-openai.js';
+import type { DatabaseKind } from '../support/test-database.js';
+import { waitUntil } from '../support/wait.js';
+import {
+  approveSlowPost,
+  type Latch,
+  type ProcessFixture,
+  SLOW_CHANNEL,
+  useProcessFixture,
+} from './process-fixture.js';
+
+/** How long a bot process may take to reach a stage: each test starts two, on a machine that may be busy. */
+const PROCESS_WAIT_MS = 15_000;
+
+/**
+ * SIGKILL at each stage of an approved call, then a restart on the same database: no approval lost, no call
+ * executed twice, and the thread learns the outcome. The stages are reached by making one fake slow, so the
+ * product needs no test hooks. One test file per database engine (crash-stages-*.test.ts), so the two run
+ * side by side.
+ */
+export function crashStages(kind: DatabaseKind): void {
+  describe(`crash at each stage (SIGKILL, then restart), on ${kind}`, { timeout: 45_000 }, () => {
+    let f: ProcessFixture;
+    let held: Latch;
+    useProcessFixture(
+      (fixture, latch) => {
+        f = fixture;
+        held = latch;
+      },
+      { kind },
+    );
+
+    const notes = () => f.query('select text from notes');
+    const approvalStatus = async () =>
+      (await f.query('select status from approvals')).map((row) => row.status);
+    /** Replies the database says are still owed to threads: what a restart must post. */
+    const owedReplies = () => f.query("select id, text from deliveries where kind = 'reply'");
+    const runIds = async () => (await f.query('select id from runs')).map((row) => String(row.id));
+    const toolMessages = (request: number) =>
+      f.model.requests[request]?.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+
+    it('while the card is being posted: the card is posted after the restart and the click completes the run', async () => {
+      let first = true;
+      f.slack.setResponse('chat.postMessage', async (params) => {
+        if (params.blocks !== undefined && first) {
+          first = false;
+          await held.wait;
+        }
+        return f.slack.defaultReply('chat.postMessage', params);
+      });
+      f.model.enqueue(
+        reply.toolCalls([{ name: 'create_note', arguments: { text: 'kept' } }]),
+        reply.text('Saved.'),
+      );
+      let bot = await f.start();
+      await f.mention(bot, 'note kept');
+      await f.slack.waitForCall(
+        'chat.postMessage',
+        (call) => call.params.blocks !== undefined,
+        PROCESS_WAIT_MS,
+      );
+      await bot.kill();
+
+      bot = await f.start();
+      const cards = await f.waitForCards(2);
+      const card = cards.at(-1);
+      if (!card) throw new Error('no card');
+      expect((await f.click(bot, card, 'approve', 'U2')).status).toBe(200);
+      await f.waitForText((text) => text === 'Saved.');
+      expect(await notes()).toEqual([{ text: 'kept' }]);
+      expect(await approvalStatus()).toEqual(['executed']);
+    });
+
+    it('after the decision is committed, before the tool starts: the restart runs the call once', async () => {
+      f.slack.setResponse('chat.update', async (params) => {
+        await held.wait;
+        return f.slack.defaultReply('chat.update', params);
+      });
+      f.model.enqueue(
+        reply.toolCalls([{ name: 'create_note', arguments: { text: 'decided' } }]),
+        reply.text('Noted after the restart.'),
+      );
+      let bot = await f.start();
+      await f.mention(bot, 'note decided');
+      const [card] = await f.waitForCards(1);
+      if (!card) throw new Error('no card');
+      expect((await f.click(bot, card, 'approve', 'U2')).status).toBe(200);
+      // The card is updated only after the decision is committed; the tool runs after the update.
+      await f.slack.waitForCall('chat.update', () => true, PROCESS_WAIT_MS);
+      expect(await approvalStatus()).toEqual(['approved']);
+      await bot.kill();
+
+      f.slack.clearResponse('chat.update');
+      bot = await f.start();
+      await f.waitForText((text) => text === 'Noted after the restart.');
+      expect(await notes()).toEqual([{ text: 'decided' }]);
+      expect(toolMessages(1)).toEqual(['Created note #1.']);
+      expect(await approvalStatus()).toEqual(['executed']);
+    });
+
+    it('during a slow tool: after the restart the outcome is reported unknown, in the thread and the audit log, and the call is not re-run', async () => {
+      let bot = await f.start();
+      await approveSlowPost(f, bot, held, 'I could not confirm the post.');
+      expect(await approvalStatus()).toEqual(['executing']);
+      await bot.kill();
+
+      bot = await f.start();
+      await f.waitForText((text) => text.includes('whether it finished is unknown'));
+      await f.waitForText((text) => text === 'I could not confirm the post.');
+      expect(toolMessages(1)?.[0]).toContain('outcome of this tool call is unknown');
+      expect(
+        f.slack.callsTo('chat.postMessage').filter((call) => call.params.channel === SLOW_CHANNEL),
+      ).toHaveLength(1);
+      const kinds = (await f.query('select kind from audit_events order by seq')).map((row) => row.kind);
+      expect(kinds).toContain('tool.outcome_unknown');
+    });
+
+    it('after the tool finished, before the next model call: the restart asks the model once more, the tool is not re-run', async () => {
+      f.model.enqueue(
+        reply.toolCalls([{ name: 'create_note', arguments: { text: 'between' } }]),
+        reply.hang(),
+      );
+      let bot = await f.start();
+      await f.mention(bot, 'note between');
+      const [card] = await f.waitForCards(1);
+      if (!card) throw new Error('no card');
+      await f.click(bot, card, 'approve', 'U2');
+      await f.model.waitForRequests(2, 15_000);
+      await bot.kill();
+
+      f.model.enqueue(reply.text('Noted, once.'));
+      bot = await f.start();
+      await f.waitForText((text) => text === 'Noted, once.');
+      expect(await notes()).toEqual([{ text: 'between' }]);
+      expect(toolMessages(2)).toEqual(['Created note #1.']);
+      expect(f.model.requests).toHaveLength(3);
+    });
+
+    it('while the final answer is being posted: the restart posts it without asking the model again', async () => {
+      let first = true;
+      f.slack.setResponse('chat.postMessage', async (params) => {
+        if (params.text === 'The final answer.' && first) {
+          first = false;
+          await held.wait;
+        }
+        return f.slack.defaultReply('chat.postMessage', params);
+      });
+      f.model.enqueue(reply.text('The final answer.'));
+      let bot = await f.start();
+      await f.mention(bot, 'a question');
+      await f.slack.waitForCall(
+        'chat.postMessage',
+        (call) => call.params.text === 'The final answer.',
+        PROCESS_WAIT_MS,
+      );
+      await bot.kill();
+      const [runId] = await runIds();
+      expect(await owedReplies()).toEqual([{ id: `reply:${runId}`, text: 'The final answer.' }]);
+
+      bot = await f.start();
+      await waitUntil(async () => (await owedReplies()).length === 0, {
+        timeoutMs: 15_000,
+        message: 'the answer was never posted',
+      });
+      expect(f.texts().filter((text) => text === 'The final answer.')).toHaveLength(2);
+      expect(f.model.requests).toHaveLength(1);
+    });
+
+    it('while a streamed answer is being finished: the restart posts the whole answer', async () => {
+      f.slack.setResponse('chat.stopStream', async (params) => {
+        await held.wait;
+        return f.slack.defaultReply('chat.stopStream', params);
+      });
+      f.model.enqueue(reply.text('A streamed answer.'));
+      let bot = await f.start({ OPENAI_STREAM: 'true' });
+      await f.mention(bot, 'a question');
+      await f.slack.waitForCall('chat.stopStream', () => true, PROCESS_WAIT_MS);
+      await bot.kill();
+      const [runId] = await runIds();
+      expect(await owedReplies()).toEqual([{ id: `reply:${runId}`, text: 'A streamed answer.' }]);
+
+      f.slack.clearResponse('chat.stopStream');
+      bot = await f.start({ OPENAI_STREAM: 'true' });
+      await f.waitForText((text) => text === 'A streamed answer.');
+      await waitUntil(async () => (await owedReplies()).length === 0, { message: 'the answer stayed owed' });
+      expect(f.model.requests).toHaveLength(1);
+    });
+  });
+}

@@ -1,0 +1,77 @@
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { freePort, REPO_ROOT, runBotProcessToExit } from '../support/bot-process.js';
+import { type FakeSlack, slackReply, startFakeSlack } from '../support/fake-slack.js';
+
+/**
+ * `npm start` (the compiled entry point) against the fake Slack: settings Slack does not accept stop the
+ * start with one message naming the variable and exit code 1, before the database is opened.
+ */
+describe('start-up checks that name their cause', () => {
+  let slack: FakeSlack;
+  let dir: string;
+  let dbPath: string;
+  beforeEach(async () => {
+    slack = await startFakeSlack();
+    dir = mkdtempSync(join(tmpdir(), 'bot-startup-'));
+    dbPath = join(dir, 'bot.db');
+  });
+  afterEach(async () => {
+    await slack.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const settings = (extra: Record<string, string> = {}) => ({
+    SLACK_BOT_TOKEN: 'xoxb-wrong',
+    SLACK_SIGNING_SECRET: 'secret',
+    SLACK_API_URL: slack.url,
+    OPENAI_API_KEY: 'sk-test',
+    DATABASE_PATH: dbPath,
+    ...extra,
+  });
+
+  it('a bot token Slack refuses (HTTP mode): SLACK_BOT_TOKEN is named, exit 1, nothing started', async () => {
+    slack.setResponse('auth.test', () => slackReply.error('invalid_auth'));
+    const result = await runBotProcessToExit({ env: settings() });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'Slack error: the bot cannot start.\n' +
+        '  - SLACK_BOT_TOKEN is not a valid token (Slack answered invalid_auth): copy the Bot User OAuth Token (xoxb-…) from the app settings, OAuth & Permissions (reinstalling the app may change it).\n',
+    );
+    expect(result.stdout).not.toContain('bot started');
+    expect(existsSync(dbPath)).toBe(false);
+  });
+
+  it('an app-level token Slack refuses (Socket Mode): SLACK_APP_TOKEN is named, exit 1', async () => {
+    slack.setResponse('apps.connections.open', () => slackReply.error('invalid_auth'));
+    const result = await runBotProcessToExit({ env: settings({ SLACK_APP_TOKEN: 'xapp-wrong' }) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      '  - SLACK_APP_TOKEN is not a valid token (Slack answered invalid_auth): generate an app-level token (xapp-…) with the connections:write scope',
+    );
+    expect(result.stderr).not.toContain('SLACK_BOT_TOKEN');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(slack.callsTo('auth.test')).toHaveLength(1);
+  });
+
+  it('Slack unreachable: the message says so and names SLACK_API_URL', async () => {
+    const closed = `http://127.0.0.1:${await freePort()}/api/`;
+    const result = await runBotProcessToExit({ env: settings({ SLACK_API_URL: closed }) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `SLACK_BOT_TOKEN could not be checked: Slack did not answer at ${closed}`,
+    );
+    expect(result.stderr).toContain('SLACK_API_URL');
+  });
+
+  it('.env copied from .env.example and not filled in: each example value is refused by name', async () => {
+    copyFileSync(join(REPO_ROOT, '.env.example'), join(dir, '.env'));
+    const result = await runBotProcessToExit({ env: { DATABASE_PATH: dbPath }, cwd: dir });
+    expect(result.code).toBe(1);
+    for (const name of ['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'OPENAI_API_KEY'])
+      expect(result.stderr).toContain(`  - ${name}: still the example value`);
+    expect(slack.calls).toHaveLength(0);
+  });
+});

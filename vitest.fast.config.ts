@@ -1,0 +1,46 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Suites that start the bot, the terminal chat or other programs as processes, need PostgreSQL only, or
+ * measure load (many requests, seconds of waiting): `npm test` runs them, `npm run test:fast` does not
+ * (docs/testing.md).
+ */
+export const SLOW_SUITES = [
+  'test/bench/**',
+  'test/e2e/crash-stages-*.test.ts',
+  'test/e2e/load.test.ts',
+  'test/e2e/malformed-input.test.ts',
+  'test/e2e/mcp-servers.test.ts',
+  'test/e2e/model-faults.test.ts',
+  'test/e2e/multi-process.test.ts',
+  'test/e2e/policy-startup.test.ts',
+  'test/e2e/approve-restart-reject.test.ts',
+  'test/e2e/restart.test.ts',
+  'test/e2e/security.test.ts',
+  'test/e2e/shutdown.test.ts',
+  'test/e2e/startup-checks.test.ts',
+  'test/e2e/stop-across-processes.test.ts',
+  'test/e2e/terminal-chat.test.ts',
+  'test/integration/db-copy.test.ts',
+  'test/support/support.test.ts',
+];
+
+/**
+ * `npm run test:fast`: unit, integration and the end-to-end suites that run the bot in the test's own process
+ * against the fake Slack and model, on SQLite only.
+ */
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    exclude: SLOW_SUITES,
+    environment: 'node',
+    pool: 'forks',
+    isolate: false,
+    maxWorkers: 2,
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+    env: { TEST_DATABASE_KINDS: 'sqlite' },
+    // The audit command's pipe test runs the compiled command: build dist/ when src/ changed.
+    globalSetup: ['test/support/build-once.ts'],
+  },
+});
