@@ -80,7 +80,12 @@ export async function createCore<A extends SurfaceAdapters>(
     ownerIsGone: (other) => ownerIsGone(other, owner),
   });
   const adapters = adaptersFor(stores);
-  const builtIn = createBuiltInTools({ clock, notes: stores.notes, poster: adapters.surface });
+  const builtIn = createBuiltInTools({
+    clock,
+    notes: stores.notes,
+    poster: adapters.surface,
+    postMessageLinkPreviews: policy.postMessageLinkPreviews,
+  });
   const tools = new ToolRegistry(overrides.tools ? overrides.tools(builtIn) : builtIn);
   const runner = new Runner({
     model:

@@ -54,6 +54,8 @@ const ruleSchema = z.strictObject({
 type FileRule = z.infer<typeof ruleSchema>;
 
 const fileSchema = z.strictObject({
+  /** Let Slack show link previews on messages that `post_message` sends (off by default). */
+  postMessageLinkPreviews: z.boolean().optional(),
   defaults: ruleSchema.optional(),
   tools: z.record(z.string(), ruleSchema).optional(),
 });
@@ -102,7 +104,7 @@ export function parsePolicyText(text: string, file: string, knownTools: readonly
   const parsed = fileSchema.safeParse(json);
   if (!parsed.success)
     return { ok: false, problems: [...problems, ...parsed.error.issues.map((i) => policyProblem(file, i))] };
-  const { defaults = {}, tools = {} } = parsed.data;
+  const { defaults = {}, tools = {}, postMessageLinkPreviews = false } = parsed.data;
   const entries: Record<string, ToolPolicy> = {};
   for (const name of new Set([...knownTools, ...Object.keys(tools)])) {
     const base = BUILT_IN_TOOL_POLICIES[name] ?? BASE_TOOL_POLICY;
@@ -115,7 +117,7 @@ export function parsePolicyText(text: string, file: string, knownTools: readonly
   const unreachable = unreachableReason(fallback.rule);
   if (unreachable) problems.push(`${file}: defaults: ${unreachable}`);
   if (problems.length > 0) return { ok: false, problems: [...new Set(problems)] };
-  return { ok: true, policy: createPolicy(fallback, entries, file) };
+  return { ok: true, policy: createPolicy(fallback, entries, file, { postMessageLinkPreviews }) };
 }
 
 function layer(base: ToolPolicy, over: FileRule): ToolPolicy {

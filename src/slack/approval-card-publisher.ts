@@ -98,7 +98,13 @@ export function createCardPublisher(
       if (!channel || !cards || channel === approval.channelId) return;
       const link = await permalink(approval);
       const card = buildApprovalCopyCard(approval, [], link);
-      const posted = await client.chat.postMessage({ channel, text: card.text, blocks: card.blocks });
+      const posted = await client.chat.postMessage({
+        channel,
+        text: card.text,
+        blocks: card.blocks,
+        unfurl_links: false,
+        unfurl_media: false,
+      });
       if (!posted.ts) throw new Error('chat.postMessage returned no ts');
       await cards.addExtraCard(approval, {
         channelId: posted.channel ?? channel,

@@ -74,7 +74,9 @@ export function registerListeners(
     surface: adapters.interactive,
     logger,
     directMessage: (userId: string, text: string) =>
-      app.client.chat.postMessage({ channel: userId, text }).then(() => undefined),
+      app.client.chat
+        .postMessage({ channel: userId, text, unfurl_links: false, unfurl_media: false })
+        .then(() => undefined),
   };
   const actions = { ...decisions, clicks: clicks ?? localClicks(decisions) };
   registerActionListeners(app, actions);

@@ -12,12 +12,14 @@ export function createBuiltInTools(deps: {
   clock: Clock;
   notes: NotesStore;
   poster: ChannelPoster;
+  /** The policy's opt-in to link previews on `post_message`'s messages. */
+  postMessageLinkPreviews?: boolean;
 }): AgentTool[] {
   return [
     createGetCurrentTimeTool(deps.clock),
     createListNotesTool(deps.notes),
     createCreateNoteTool(deps.notes),
     createDeleteNoteTool(deps.notes),
-    createPostMessageTool(deps.poster),
+    createPostMessageTool(deps.poster, { linkPreviews: deps.postMessageLinkPreviews ?? false }),
   ];
 }

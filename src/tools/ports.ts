@@ -13,5 +13,6 @@ export interface NotesStore {
 
 /** Posting as the bot, for post_message. */
 export interface ChannelPoster {
-  post(channel: string, text: string): Promise<void>;
+  /** Posts `text`; Slack shows no link previews unless `linkPreviews` (the policy's opt-in). */
+  post(channel: string, text: string, options?: { linkPreviews?: boolean }): Promise<void>;
 }

@@ -82,7 +82,9 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
     surface: core.adapters.interactive,
     logger,
     directMessage: (userId: string, text: string) =>
-      client.chat.postMessage({ channel: userId, text }).then(() => undefined),
+      client.chat
+        .postMessage({ channel: userId, text, unfurl_links: false, unfurl_media: false })
+        .then(() => undefined),
   };
   await core.mcp.connectAll();
   const background: BackgroundWork | undefined = data.background

@@ -4,11 +4,11 @@ import { describeApprovers } from '../../approvals/policy.js';
 import { redactText } from '../../audit/redact.js';
 import { escapeMrkdwn, safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
 import type { SlackMessage } from './approval-card.js';
-import { context, escapedWithin, header, mentions, redactedArguments } from './approval-lines.js';
+import { context, cutWithin, header, mentions, preformatted, redactedArguments } from './approval-lines.js';
 
 type KnownBlock = types.KnownBlock;
 
-/** Room for text inside one section (3,000 characters) with the code fence and the note. */
+/** Characters of arguments shown; the note says how to read the rest. */
 const SECTION_BUDGET = 2600;
 /** Audit events listed before "and N more"; the full trail is in `npm run audit -- list`. */
 const MAX_EVENTS = 25;
@@ -33,14 +33,8 @@ export function buildApprovalDetail({ approval, votes, events }: ApprovalDetail)
   const blocks: KnownBlock[] = [
     header('title', `${approval.toolName} · ${approval.id}`),
     { type: 'section', block_id: 'facts', text: { type: 'mrkdwn', text: facts.join('\n') } },
-    {
-      type: 'section',
-      block_id: 'arguments',
-      text: {
-        type: 'mrkdwn',
-        text: `*Arguments${approval.editedArguments ? ' (as edited)' : ''}:*\n\`\`\`${escapedWithin(args, SECTION_BUDGET, cut)}\`\`\``,
-      },
-    },
+    context('arguments-title', `*Arguments${approval.editedArguments ? ' (as edited)' : ''}:*`),
+    preformatted('arguments', cutWithin(args, SECTION_BUDGET, cut)),
     {
       type: 'section',
       block_id: 'votes',
@@ -48,12 +42,8 @@ export function buildApprovalDetail({ approval, votes, events }: ApprovalDetail)
     },
   ];
   if (approval.result !== null) {
-    const result = escapedWithin(redactText(approval.result), 1500, '…');
-    blocks.push({
-      type: 'section',
-      block_id: 'result',
-      text: { type: 'mrkdwn', text: `*Result:*\n\`\`\`${result}\`\`\`` },
-    });
+    const result = cutWithin(redactText(approval.result), 1500, '…');
+    blocks.push(context('result-title', '*Result:*'), preformatted('result', result));
   }
   const trail = events
     .slice(0, MAX_EVENTS)
