@@ -26,6 +26,11 @@ export type DecisionResult =
   | { ok: false; kind: 'already_decided' | 'already_voted'; approval: ApprovalRecord }
   | { ok: false; kind: 'not_allowed'; message: string };
 
+type Refusal = Extract<DecisionResult, { ok: false }>;
+
+/** Whether a person may decide a request now (nothing decided). */
+export type CheckResult = { ok: true; approval: ApprovalRecord } | Refusal;
+
 export interface ApprovalServiceDeps {
   store: ApprovalStore;
   clock: Clock;
@@ -49,44 +54,21 @@ export class ApprovalService {
     return this.#deps.adminUserIds.includes(userId);
   }
 
+  /**
+   * Whether this person may decide the request now, checked as a decision is (a refusal is recorded the same
+   * way), without deciding: what a form showing the request's arguments is opened behind.
+   */
+  async check(request: DecisionRequest): Promise<CheckResult> {
+    const checked = await this.#checked(request);
+    return checked.ok === false ? checked : { ok: true, approval: checked.approval };
+  }
+
   async decide(request: DecisionRequest): Promise<DecisionResult> {
+    const checked = await this.#checked(request);
+    if (checked.ok === false) return checked;
+    const { approval } = checked;
     const { store, clock } = this.#deps;
-    const approval = await store.get(request.approvalId);
-    // An approval of another workspace is as unknown as a forged id: reveal nothing.
-    if (!approval || approval.teamId !== request.teamId) return { ok: false, kind: 'not_found' };
-    const scope = {
-      teamId: approval.teamId,
-      conversationId: approval.conversationId,
-      runId: approval.runId,
-      approvalId: approval.id,
-    };
-    if (approval.status !== 'pending') return { ok: false, kind: 'already_decided', approval };
-    // Past its deadline the request is expired, even before the scheduler's next check records it.
-    if (approval.expiresAt !== null && approval.expiresAt <= clock.now())
-      return { ok: false, kind: 'already_decided', approval: { ...approval, status: 'expired' } };
-    const permission = mayDecide(approval.rule, approval.requesterId, {
-      userId: request.userId,
-      isAdmin: this.isAdmin(request.userId),
-      inConversation: request.channelId === approval.channelId,
-      groupMembers: await this.#groupMembers(approval.rule.approvers),
-    });
-    const unavailable = unavailableOption(approval, request);
-    if (permission.ok && unavailable) return { ok: false, kind: 'not_allowed', message: unavailable };
-    if (!permission.ok) {
-      await store.recordAudit([
-        auditEvent('approval.refused', {
-          at: clock.now(),
-          actor: request.userId,
-          ...scope,
-          payload: { vote: request.vote, reason: permission.reason, rule: approval.rule },
-        }),
-      ]);
-      const message =
-        permission.reason === 'self_approval'
-          ? `You asked for this, and ${approval.toolName} cannot be approved by the person who asked. It can be decided by ${permission.approvers}.`
-          : `You cannot decide this request. It can be decided by ${permission.approvers}.`;
-      return { ok: false, kind: 'not_allowed', message };
-    }
+    const scope = scopeOf(approval);
     // An edit is its own kind of decision: approval with arguments a person rewrote.
     const kind =
       request.vote === 'reject'
@@ -128,6 +110,42 @@ export class ApprovalService {
     }
   }
 
+  /** The request, when everything but the vote itself allows this person's decision; else why not. */
+  async #checked(request: DecisionRequest): Promise<Refusal | { ok: undefined; approval: ApprovalRecord }> {
+    const { store, clock } = this.#deps;
+    const approval = await store.get(request.approvalId);
+    // An approval of another workspace is as unknown as a forged id: reveal nothing.
+    if (!approval || approval.teamId !== request.teamId) return { ok: false, kind: 'not_found' };
+    if (approval.status !== 'pending') return { ok: false, kind: 'already_decided', approval };
+    // Past its deadline the request is expired, even before the scheduler's next check records it.
+    if (approval.expiresAt !== null && approval.expiresAt <= clock.now())
+      return { ok: false, kind: 'already_decided', approval: { ...approval, status: 'expired' } };
+    const permission = mayDecide(approval.rule, approval.requesterId, {
+      userId: request.userId,
+      isAdmin: this.isAdmin(request.userId),
+      inConversation: request.channelId === approval.channelId,
+      groupMembers: await this.#groupMembers(approval.rule.approvers),
+    });
+    const unavailable = unavailableOption(approval, request);
+    if (permission.ok && unavailable) return { ok: false, kind: 'not_allowed', message: unavailable };
+    if (!permission.ok) {
+      await store.recordAudit([
+        auditEvent('approval.refused', {
+          at: clock.now(),
+          actor: request.userId,
+          ...scopeOf(approval),
+          payload: { vote: request.vote, reason: permission.reason, rule: approval.rule },
+        }),
+      ]);
+      const message =
+        permission.reason === 'self_approval'
+          ? `You asked for this, and ${approval.toolName} cannot be approved by the person who asked. It can be decided by ${permission.approvers}.`
+          : `You cannot decide this request. It can be decided by ${permission.approvers}.`;
+      return { ok: false, kind: 'not_allowed', message };
+    }
+    return { ok: undefined, approval };
+  }
+
   async #groupMembers(approvers: readonly string[]): Promise<Map<string, ReadonlySet<string>>> {
     const groups = approvers.filter((approver) => approver.startsWith('S'));
     const { groups: directory } = this.#deps;
@@ -146,6 +164,15 @@ function unavailableOption(approval: ApprovalRecord, request: DecisionRequest): 
   if ((request.standing || request.editedArguments) && approval.rule.quorum > 1)
     return `This request needs ${approval.rule.quorum} approvals, so it can only be approved as it is.`;
   return undefined;
+}
+
+function scopeOf(approval: ApprovalRecord) {
+  return {
+    teamId: approval.teamId,
+    conversationId: approval.conversationId,
+    runId: approval.runId,
+    approvalId: approval.id,
+  };
 }
 
 function readable(json: string): unknown {

@@ -141,7 +141,8 @@ function threadCards(
   const stored = approval.messageTs
     ? { channelId: approval.channelId, messageTs: approval.messageTs }
     : undefined;
-  const clicked = fallback && !copies.some((copy) => same(copy, fallback)) ? fallback : undefined;
+  // A stored location is the card: a clicked message elsewhere is never updated then.
+  const clicked = !stored && fallback && !copies.some((copy) => same(copy, fallback)) ? fallback : undefined;
   const locations = [stored, clicked].filter((l): l is CardLocation => l !== undefined);
   return locations.filter((l, i) => locations.findIndex((o) => same(o, l)) === i);
 }

@@ -19,6 +19,8 @@ import { type ClickWork, localClicks } from './listeners/decision-replies.js';
 import { registerHomeListeners } from './listeners/home.js';
 import { registerMessageListeners } from './listeners/messages.js';
 import { registerMessagesTabListener } from './listeners/messages-tab.js';
+import { modalMetadataKey } from './modal-metadata.js';
+import { rejectMalformedIds } from './payload-ids.js';
 import type { SlackAdapters } from './slack-adapters.js';
 
 /** The core as the listeners use it: its services, and the stores they read through their ports. */
@@ -48,7 +50,7 @@ export function registerListeners(
   work: RunWork,
   /** Where Approve clicks are decided after their ack (workers); by default this thread. */
   clicks: ClickWork | undefined,
-  config: Pick<Config, 'auditIncludesWorkspaceAdmins' | 'suggestedPrompts'>,
+  config: Pick<Config, 'auditIncludesWorkspaceAdmins' | 'suggestedPrompts' | 'slack'>,
   logger: Logger,
 ): HomePublisher {
   const { app } = runtime;
@@ -66,6 +68,8 @@ export function registerListeners(
     clock: core.clock,
     logger,
   });
+  // First: no listener sees a request whose ids are malformed or of a workspace Slack never names.
+  app.use(rejectMalformedIds(logger));
   registerMessageListeners(app, { conversations: core.conversations, work, logger });
   const decisions = {
     approvals: core.approvals,
@@ -78,7 +82,9 @@ export function registerListeners(
         .postMessage({ channel: userId, text, unfurl_links: false, unfurl_media: false })
         .then(() => undefined),
   };
-  const actions = { ...decisions, clicks: clicks ?? localClicks(decisions) };
+  const mode = config.slack.mode;
+  const modalKey = modalMetadataKey(mode.kind === 'http' ? mode.signingSecret : mode.appToken);
+  const actions = { ...decisions, modalKey, clicks: clicks ?? localClicks(decisions) };
   registerActionListeners(app, actions);
   registerDecisionModalListeners(app, actions);
   registerCommandListeners(app, {
@@ -87,6 +93,7 @@ export function registerListeners(
     standing: stores.standing,
     now: () => core.clock.now(),
     logger,
+    apiUrl: config.slack.apiUrl,
   });
   registerHomeListeners(app, { home, logger });
   const welcome = new WelcomeService({
