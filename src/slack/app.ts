@@ -6,6 +6,7 @@ import type { SlackMode } from '../config.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
 import { createGuardedReceiver } from './guarded-receiver.js';
 import { createSlackAdapters, type SlackAdapters } from './slack-adapters.js';
+import { slackLibraryLogger } from './slack-logger.js';
 
 export interface SlackRuntimeOptions {
   botToken: string;
@@ -52,8 +53,11 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
     res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ status: ok ? 'ok' : 'unavailable', mode: options.mode.kind, ...detail }));
   };
+  // Bolt and its Web API clients log through the bot's redacting logger, never with a request's body.
+  const boltLogger = slackLibraryLogger(options.logger, options.logLevel, 'bolt');
   const common = {
     token: options.botToken,
+    logger: boltLogger,
     logLevel: BOLT_LEVELS[options.logLevel],
     port: options.port,
     customRoutes: [{ path: '/healthz', method: ['GET'], handler: healthz }],
@@ -70,6 +74,8 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
       ? new App({ ...common, appToken: options.mode.appToken, socketMode: true })
       : new App({
           token: common.token,
+          logger: common.logger,
+          logLevel: common.logLevel,
           clientOptions: common.clientOptions,
           convoStore: common.convoStore,
           receiver: createGuardedReceiver({
@@ -79,6 +85,7 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
             customRoutes: common.customRoutes,
             logLevel: common.logLevel,
             logger: options.logger,
+            boltLogger,
           }),
         });
   const running = new Set<Promise<void>>();

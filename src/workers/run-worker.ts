@@ -11,6 +11,7 @@ import { createAuditAccess } from '../slack/audit-access.js';
 import { createHomePublisher } from '../slack/home-publisher.js';
 import { decideClick } from '../slack/listeners/decision-replies.js';
 import { createSlackAdapters, WEB_API_LEVELS } from '../slack/slack-adapters.js';
+import { slackLibraryLogger } from '../slack/slack-logger.js';
 import { SYSTEM_PROMPT } from '../slack/system-prompt.js';
 import { type FromWorker, isWorkerData, type ToWorker, threadMemory, type WorkerData } from './protocol.js';
 
@@ -59,6 +60,7 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
   );
   const client = new WebClient(slack.botToken, {
     slackApiUrl: slack.apiUrl,
+    logger: slackLibraryLogger(logger, slack.logLevel, 'web-api'),
     logLevel: WEB_API_LEVELS[slack.logLevel],
   });
   const access = createAuditAccess(client, {

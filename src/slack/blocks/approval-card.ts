@@ -5,6 +5,7 @@ type Button = types.Button;
 
 import { type ApprovalRecord, formatDuration } from '../../approvals/approval.js';
 import { describeApprovers } from '../../approvals/policy.js';
+import { redactText } from '../../audit/redact.js';
 import { encodeApprovalButtonValue } from '../button-value.js';
 import { ACTION_IDS } from '../ids.js';
 import { safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
@@ -186,13 +187,15 @@ function outcomeText(approval: ApprovalRecord, standing: boolean): string {
       return `:white_check_mark: Approved${scope} by ${by || 'someone'}${when}${edited}`;
     }
     case 'rejected': {
-      const reason = approval.reason ? `: “${safeMrkdwn(truncateVisibly(approval.reason, 500))}”` : '';
+      const reason = approval.reason
+        ? `: “${safeMrkdwn(truncateVisibly(redactText(approval.reason), 500))}”`
+        : '';
       return `:x: Rejected by ${by || 'someone'}${when}${reason}`;
     }
     case 'expired':
       return `:hourglass: Expired${approval.rule.expiresAfterMs ? ` after ${formatDuration(approval.rule.expiresAfterMs)}` : ''}, no decision`;
     case 'cancelled':
-      return `:no_entry_sign: Cancelled: ${safeMrkdwn(truncateVisibly(approval.reason ?? 'no reason given', 500))}`;
+      return `:no_entry_sign: Cancelled: ${safeMrkdwn(truncateVisibly(redactText(approval.reason ?? 'no reason given'), 500))}`;
     case 'pending':
       return '';
   }

@@ -25,7 +25,9 @@ export function buildApprovalDetail({ approval, votes, events }: ApprovalDetail)
   if (approval.decidedAt) {
     facts.push(`*Decided by* ${mentions(approval.decidedBy) || 'nobody'} ${slackDate(approval.decidedAt)}`);
   }
-  if (approval.reason) facts.push(`*Reason:* ${safeMrkdwn(truncateVisibly(approval.reason, 500))}`);
+  // Redacted like everything else `show` prints: a reason can quote a token.
+  if (approval.reason)
+    facts.push(`*Reason:* ${safeMrkdwn(truncateVisibly(redactText(approval.reason), 500))}`);
   const voteLines = votes.map(
     (vote) =>
       `${vote.vote === 'approve' ? ':white_check_mark:' : ':x:'} <@${vote.userId}> ${vote.vote}d ${slackDate(vote.at)}`,
