@@ -62,6 +62,7 @@ export async function createBot(
         },
       },
     }),
+    healthDetails: config.healthzDetails,
     ...(overrides.retryConfig ? { retryConfig: overrides.retryConfig } : {}),
   });
   core = await createCore(

@@ -87,6 +87,12 @@ export async function createCore<A extends SurfaceAdapters>(
     postMessageLinkPreviews: policy.postMessageLinkPreviews,
   });
   const tools = new ToolRegistry(overrides.tools ? overrides.tools(builtIn) : builtIn);
+  const approvals = new ApprovalService({
+    store: stores.approvals,
+    clock,
+    adminUserIds: config.adminUserIds,
+    ...(adapters.groups ? { groups: adapters.groups } : {}),
+  });
   const runner = new Runner({
     model:
       overrides.model ?? createOpenAIModel({ ...config.openai, systemPrompt: adapters.systemPrompt, logger }),
@@ -94,6 +100,7 @@ export async function createCore<A extends SurfaceAdapters>(
     policy,
     store: stores.runs,
     standing: stores.standing,
+    grantors: approvals,
     clock,
     newId,
     logger,
@@ -113,12 +120,6 @@ export async function createCore<A extends SurfaceAdapters>(
     leaseMs: config.runLeaseMs,
     deliveryRetryMs: overrides.deliveryRetryMs ?? 30_000,
     threadContextMessages: config.threadContextMessages,
-  });
-  const approvals = new ApprovalService({
-    store: stores.approvals,
-    clock,
-    adminUserIds: config.adminUserIds,
-    ...(adapters.groups ? { groups: adapters.groups } : {}),
   });
   return {
     adapters,

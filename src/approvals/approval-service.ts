@@ -1,8 +1,9 @@
 import { auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
-import type { ApprovalRecord } from './approval.js';
+import type { ApprovalRecord, ApprovalRule } from './approval.js';
 import { mayDecide } from './policy.js';
 import type { ApprovalStore, GroupDirectory, Vote } from './ports.js';
+import { RefusalLimiter } from './refusal-limiter.js';
 
 export interface DecisionRequest {
   approvalId: string;
@@ -24,7 +25,8 @@ export type DecisionResult =
   | { ok: true; kind: 'counted'; approval: ApprovalRecord; approvers: string[] }
   | { ok: false; kind: 'not_found' }
   | { ok: false; kind: 'already_decided' | 'already_voted'; approval: ApprovalRecord }
-  | { ok: false; kind: 'not_allowed'; message: string };
+  /** `quiet`: this person was refused too often lately; nothing was recorded and nothing should be said. */
+  | { ok: false; kind: 'not_allowed'; message: string; quiet?: boolean };
 
 type Refusal = Extract<DecisionResult, { ok: false }>;
 
@@ -37,6 +39,8 @@ export interface ApprovalServiceDeps {
   adminUserIds: readonly string[];
   /** Members of user groups named in rules; without it nobody matches a group. */
   groups?: GroupDirectory;
+  /** Limits refusals per person (each one is an audit row and a reply). */
+  refusals?: RefusalLimiter;
 }
 
 /**
@@ -45,13 +49,30 @@ export interface ApprovalServiceDeps {
  */
 export class ApprovalService {
   readonly #deps: ApprovalServiceDeps;
+  readonly #refusals: RefusalLimiter;
 
   constructor(deps: ApprovalServiceDeps) {
     this.#deps = deps;
+    this.#refusals = deps.refusals ?? new RefusalLimiter();
   }
 
   isAdmin(userId: string): boolean {
     return this.#deps.adminUserIds.includes(userId);
+  }
+
+  /**
+   * Whether the grantor of a standing approval may still approve the tool under today's rule: admins removed
+   * from ADMIN_USER_IDS, people taken out of a named group or of the rule lose what they granted. They were in
+   * the conversation when they granted it, and that stays true.
+   */
+  async mayStillGrant(rule: ApprovalRule, requesterId: string, grantedBy: string): Promise<boolean> {
+    if (!rule.allowStandingApproval || rule.quorum > 1) return false;
+    return mayDecide(rule, requesterId, {
+      userId: grantedBy,
+      isAdmin: this.isAdmin(grantedBy),
+      inConversation: true,
+      groupMembers: await this.#groupMembers(rule.approvers),
+    }).ok;
   }
 
   /**
@@ -129,6 +150,8 @@ export class ApprovalService {
     const unavailable = unavailableOption(approval, request);
     if (permission.ok && unavailable) return { ok: false, kind: 'not_allowed', message: unavailable };
     if (!permission.ok) {
+      if (!this.#refusals.allow(request.userId, clock.now()))
+        return { ok: false, kind: 'not_allowed', message: 'Too many refused clicks.', quiet: true };
       await store.recordAudit([
         auditEvent('approval.refused', {
           at: clock.now(),

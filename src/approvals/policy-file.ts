@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { type ApprovalRule, approverSchema, type ToolPolicy } from './approval.js';
+import { type ApprovalRule, approverSchema, standingExpiry, type ToolPolicy } from './approval.js';
 import {
   type ApprovalPolicy,
   BASE_TOOL_POLICY,
@@ -45,6 +45,7 @@ const ruleSchema = z.strictObject({
   expiresAfter: duration.nullable().optional(),
   remindAfter: duration.nullable().optional(),
   allowStandingApproval: z.boolean().optional(),
+  standingApprovalExpiresAfter: duration.nullable().optional(),
   approvalChannel: z
     .string()
     .regex(/^[CG][A-Z0-9]{2,}$/, 'is not a Slack channel ID')
@@ -129,6 +130,10 @@ function layer(base: ToolPolicy, over: FileRule): ToolPolicy {
     expiresAfterMs: over.expiresAfter === undefined ? base.rule.expiresAfterMs : over.expiresAfter,
     remindAfterMs: over.remindAfter === undefined ? base.rule.remindAfterMs : over.remindAfter,
     approvalChannel: over.approvalChannel === undefined ? base.rule.approvalChannel : over.approvalChannel,
+    standingExpiresAfterMs:
+      over.standingApprovalExpiresAfter === undefined
+        ? standingExpiry(base.rule)
+        : over.standingApprovalExpiresAfter,
   };
   return { requireApproval: over.requireApproval ?? base.requireApproval, rule };
 }

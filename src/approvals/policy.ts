@@ -1,4 +1,4 @@
-import type { ApprovalRule, Approver, ToolPolicy } from './approval.js';
+import { type ApprovalRule, type Approver, DEFAULT_STANDING_EXPIRY_MS, type ToolPolicy } from './approval.js';
 import { summarizePolicy } from './policy-summary.js';
 
 export interface ApprovalPolicy {
@@ -18,6 +18,7 @@ const BASE_RULE: ApprovalRule = {
   expiresAfterMs: null,
   remindAfterMs: null,
   approvalChannel: null,
+  standingExpiresAfterMs: DEFAULT_STANDING_EXPIRY_MS,
 };
 
 const ADMINS_ONLY: ApprovalRule = {

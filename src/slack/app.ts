@@ -19,6 +19,11 @@ export interface SlackRuntimeOptions {
   clock: Clock;
   /** Health of what the bot depends on; /healthz answers 503 while it is false. */
   health: () => Promise<{ ok: boolean; detail: Record<string, unknown> }>;
+  /**
+   * `/healthz` is unauthenticated: it answers only `{status}` unless details are asked for (HEALTHZ_DETAILS),
+   * since they name MCP servers, tools and error texts with hosts and ports.
+   */
+  healthDetails?: boolean;
   /** Web API retry policy; tests use none. */
   retryConfig?: webApi.RetryOptions;
 }
@@ -51,7 +56,10 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
   const healthz = async (_req: IncomingMessage, res: ServerResponse) => {
     const { ok, detail } = await options.health();
     res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ status: ok ? 'ok' : 'unavailable', mode: options.mode.kind, ...detail }));
+    const status = ok ? 'ok' : 'unavailable';
+    res.end(
+      JSON.stringify(options.healthDetails ? { status, mode: options.mode.kind, ...detail } : { status }),
+    );
   };
   // Bolt and its Web API clients log through the bot's redacting logger, never with a request's body.
   const boltLogger = slackLibraryLogger(options.logger, options.logLevel, 'bolt');

@@ -65,6 +65,7 @@ export function registerListeners(
     queries: stores.auditQueries,
     viewers: stores.homeViewers,
     access,
+    isAdmin: (userId: string) => core.approvals.isAdmin(userId),
     clock: core.clock,
     logger,
   });
@@ -91,6 +92,7 @@ export function registerListeners(
     queries: stores.auditQueries,
     access,
     standing: stores.standing,
+    isAdmin: (userId: string) => core.approvals.isAdmin(userId),
     now: () => core.clock.now(),
     logger,
     apiUrl: config.slack.apiUrl,

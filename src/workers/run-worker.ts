@@ -74,6 +74,7 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
       queries: core.stores.auditQueries,
       viewers: core.stores.homeViewers,
       access,
+      isAdmin: (userId) => core.approvals.isAdmin(userId),
       clock: core.clock,
       logger,
     }),

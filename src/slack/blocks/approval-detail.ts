@@ -10,6 +10,8 @@ type KnownBlock = types.KnownBlock;
 
 /** Characters of arguments shown; the note says how to read the rest. */
 const SECTION_BUDGET = 2600;
+const VOTED = { approve: 'approved', reject: 'rejected' } as const;
+
 /** Audit events listed before "and N more"; the full trail is in `npm run audit -- list`. */
 const MAX_EVENTS = 25;
 
@@ -30,7 +32,7 @@ export function buildApprovalDetail({ approval, votes, events }: ApprovalDetail)
     facts.push(`*Reason:* ${safeMrkdwn(truncateVisibly(redactText(approval.reason), 500))}`);
   const voteLines = votes.map(
     (vote) =>
-      `${vote.vote === 'approve' ? ':white_check_mark:' : ':x:'} <@${vote.userId}> ${vote.vote}d ${slackDate(vote.at)}`,
+      `${vote.vote === 'approve' ? ':white_check_mark:' : ':x:'} <@${vote.userId}> ${VOTED[vote.vote]} ${slackDate(vote.at)}`,
   );
   const blocks: KnownBlock[] = [
     header('title', `${approval.toolName} · ${approval.id}`),

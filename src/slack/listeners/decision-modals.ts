@@ -76,7 +76,7 @@ export function registerDecisionModalListeners(app: App, deps: ActionListenerDep
             })
           : ({ ok: false, kind: 'not_found' } as const);
       if (!checked.ok) {
-        await tell(refusal(checked));
+        if (!(checked.kind === 'not_allowed' && checked.quiet)) await tell(refusal(checked));
         return;
       }
       const { approval } = checked;

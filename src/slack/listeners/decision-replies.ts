@@ -176,7 +176,8 @@ export async function applyResult(
     case 'not_found':
       return tell(UNKNOWN_BUTTON);
     case 'not_allowed':
-      return tell(result.message);
+      // Past the per-person limit of refusals: no reply either.
+      return result.quiet ? undefined : tell(result.message);
     case 'already_voted':
       return tell('You have already voted on this request; it needs approvals from other people.');
     case 'already_decided':
