@@ -100,7 +100,7 @@ export function decisionButtons(approval: ApprovalRecord): Button[] {
 }
 
 /** "View all arguments": opens a modal with every character of the arguments (secrets masked). */
-function viewAllButton(approval: ApprovalRecord): Button {
+export function viewAllButton(approval: ApprovalRecord): Button {
   return {
     type: 'button',
     action_id: ACTION_IDS.viewArguments,

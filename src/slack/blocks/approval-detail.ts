@@ -3,7 +3,7 @@ import type { ApprovalDetail } from '../../approvals/audit-queries.js';
 import { describeApprovers } from '../../approvals/policy.js';
 import { redactText } from '../../audit/redact.js';
 import { escapeMrkdwn, safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
-import type { SlackMessage } from './approval-card.js';
+import { type SlackMessage, viewAllButton } from './approval-card.js';
 import { context, cutWithin, header, mentions, preformatted, redactedArguments } from './approval-lines.js';
 
 type KnownBlock = types.KnownBlock;
@@ -18,7 +18,7 @@ const MAX_EVENTS = 25;
 /** `/approvals show ID`: the arguments in full (secrets redacted), the rule, every vote, the outcome, the trail. */
 export function buildApprovalDetail({ approval, votes, events }: ApprovalDetail): SlackMessage {
   const args = redactedArguments(approval.editedArguments ?? approval.arguments, 2);
-  const cut = `\n… (truncated; ${args.length} characters in all: npm run audit -- list --format jsonl)`;
+  const cut = `\n… (truncated; ${args.length} characters in all: View all arguments shows everything)`;
   const facts = [
     `*Status:* ${approval.status}`,
     `*Requested by* <@${approval.requesterId}> ${slackDate(approval.createdAt)} in <#${approval.channelId}>`,
@@ -39,6 +39,10 @@ export function buildApprovalDetail({ approval, votes, events }: ApprovalDetail)
     { type: 'section', block_id: 'facts', text: { type: 'mrkdwn', text: facts.join('\n') } },
     context('arguments-title', `*Arguments${approval.editedArguments ? ' (as edited)' : ''}:*`),
     preformatted('arguments', cutWithin(args, SECTION_BUDGET, cut)),
+    // Cut: every character is one click away.
+    ...(args.length > SECTION_BUDGET
+      ? [{ type: 'actions' as const, block_id: 'more', elements: [viewAllButton(approval)] }]
+      : []),
     {
       type: 'section',
       block_id: 'votes',

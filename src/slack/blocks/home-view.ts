@@ -1,6 +1,6 @@
 import type { types } from '@slack/bolt';
 import type { ApprovalRecord } from '../../approvals/approval.js';
-import { decisionButtons } from './approval-card.js';
+import { decisionButtons, viewAllButton } from './approval-card.js';
 import { approvalSection, context, header } from './approval-lines.js';
 
 type KnownBlock = types.KnownBlock;
@@ -74,7 +74,12 @@ function decidable(
   for (const approval of shown) {
     blocks.push(approvalSection(approval, 'pending'));
     if (withButtons && !withButtons.has(approval.id)) continue;
-    blocks.push({ type: 'actions', block_id: `decide-${approval.id}`, elements: decisionButtons(approval) });
+    // Home shows a one-line summary: every argument is one click away before deciding.
+    blocks.push({
+      type: 'actions',
+      block_id: `decide-${approval.id}`,
+      elements: [...decisionButtons(approval), viewAllButton(approval)],
+    });
   }
   if (total > shown.length) {
     blocks.push(context('pending-more', `${total - shown.length} more not shown.${more ? ` ${more}` : ''}`));
