@@ -1,4 +1,4 @@
-import type { AnyMiddlewareArgs, Middleware, SlackEventMiddlewareArgs } from '@slack/bolt';
+import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
 
@@ -27,6 +27,9 @@ const command = z.object({ user_id: USER, team_id: TEAM, channel_id: CHANNEL });
 
 const envelope = z.object({ team_id: TEAM });
 
+/** App Home is published for the event's user: checked as a click's user is. */
+const homeOpened = z.object({ event: z.object({ type: z.literal('app_home_opened'), user: USER }) });
+
 /** Why a request's ids are refused; undefined when they are all well formed. */
 export function idProblem(body: unknown): string | undefined {
   if (body === null || typeof body !== 'object') return 'not an object';
@@ -41,10 +44,10 @@ export function idProblem(body: unknown): string | undefined {
   if (type === 'event_callback') {
     const parsed = envelope.safeParse(body);
     if (!parsed.success) return problemOf(parsed);
-    const event = 'event' in body ? (body.event as SlackEventMiddlewareArgs['event'] | undefined) : undefined;
-    // App Home is published for the event's user: check it as a click's.
-    if (event?.type === 'app_home_opened' && !USER.safeParse(event.user).success) return 'event.user';
-    return undefined;
+    const event = 'event' in body ? body.event : undefined;
+    const isHome =
+      event !== null && typeof event === 'object' && 'type' in event && event.type === 'app_home_opened';
+    return isHome ? problemOf(homeOpened.safeParse(body)) : undefined;
   }
   return undefined;
 }
