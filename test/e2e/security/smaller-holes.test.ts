@@ -159,11 +159,24 @@ describe('smaller holes', () => {
   it('App Home viewers are bounded: whoever opened it more than a week ago is forgotten (and never refreshed)', async () => {
     const clock = new FakeClock();
     h = await startPolicyHarness({}, { overrides: { clock } });
-    await openHome('U5');
-    await h.slack.waitForCall('views.publish', (c) => c.params.user_id === 'U5');
+    await openHome(ADMIN);
+    await h.slack.waitForCall('views.publish', (c) => c.params.user_id === ADMIN);
     clock.advance(8 * DAY);
     await openHome('U1');
     await h.slack.waitForCall('views.publish', (c) => c.params.user_id === 'U1');
     expect(await rows(h.database, 'SELECT user_id FROM home_viewers')).toEqual([{ user_id: 'U1' }]);
+    // A decision refreshes the Home of the requester who opened it lately, not the admin's of a week ago.
+    h.model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'x' } }]),
+      reply.text('Noted.'),
+    );
+    await h.mention('note x');
+    const [card] = await h.waitForCards(1);
+    if (!card) throw new Error('no card');
+    await h.click(card, 'approve', 'U2');
+    await h.waitForText((text) => text === 'Noted.');
+    await h.slack.waitForCall('views.publish', () => h.slack.callsTo('views.publish').length >= 3);
+    const published = h.slack.callsTo('views.publish').map((c) => c.params.user_id);
+    expect(published.filter((user) => user === ADMIN)).toHaveLength(1);
   });
 });
