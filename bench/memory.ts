@@ -45,7 +45,8 @@ export async function benchMemory(size: MemorySize): Promise<BenchResult> {
   const fakes = await startFakes();
   let bot: BotProcess | undefined;
   try {
-    bot = await startBotProcess({ env: fakes.env });
+    // The memory figures come from /healthz, which gives them only with HEALTHZ_DETAILS.
+    bot = await startBotProcess({ env: { ...fakes.env, HEALTHZ_DETAILS: 'true' } });
     scriptApprovalFlow(fakes.model);
     const url = `${bot.url}/slack/events`;
     // One warm-up conversation, so the baseline includes code loaded on first use.

@@ -97,6 +97,9 @@ async function turn(event: unknown): Promise<void> {
     thread_ts: text(event, 'thread_ts') ?? ts,
     text: answer,
     blocks: JSON.stringify([{ type: 'markdown', text: answer }]),
+    // As the bot: the model's text never gets link previews.
+    unfurl_links: 'false',
+    unfurl_media: 'false',
   });
   const posted = await fetch(`${slackApiUrl}chat.postMessage`, {
     method: 'POST',

@@ -64,6 +64,7 @@ export async function createBot(
         },
       },
     }),
+    healthDetails: config.healthzDetails,
     ...(overrides.retryConfig ? { retryConfig: overrides.retryConfig } : {}),
     ...(overrides.socketPingTimeoutMs ? { socketPingTimeoutMs: overrides.socketPingTimeoutMs } : {}),
   });

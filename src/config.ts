@@ -70,6 +70,7 @@ const envSchema = z.object({
   APPROVAL_POLICY_FILE: z.string().min(1).optional(),
   MCP_SERVERS_FILE: z.string().min(1).optional(),
   AUDIT_INCLUDE_WORKSPACE_ADMINS: z.stringbool({ error: 'must be true or false' }).default(false),
+  HEALTHZ_DETAILS: z.stringbool({ error: 'must be true or false' }).default(false),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   OPENAI_STREAM: z.stringbool({ error: 'must be true or false' }).default(true),
   THREAD_CONTEXT_MESSAGES: z.coerce
@@ -116,6 +117,8 @@ export interface Config {
   adminUserIds: string[];
   /** Slack workspace admins and owners may also use /approvals and the admins' App Home (read-only rights). */
   auditIncludesWorkspaceAdmins: boolean;
+  /** `/healthz` also reports its details (workers, MCP servers and their errors, memory); else only the status. */
+  healthzDetails: boolean;
   approvalPolicyFile: string | undefined;
   /** JSON file listing MCP servers whose tools the agent gets (src/mcp/servers-file.ts). */
   mcpServersFile: string | undefined;
@@ -180,6 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
       workers: e.WORKERS,
       adminUserIds: e.ADMIN_USER_IDS,
       auditIncludesWorkspaceAdmins: e.AUDIT_INCLUDE_WORKSPACE_ADMINS,
+      healthzDetails: e.HEALTHZ_DETAILS,
       approvalPolicyFile: e.APPROVAL_POLICY_FILE,
       mcpServersFile: e.MCP_SERVERS_FILE,
       logLevel: e.LOG_LEVEL,

@@ -80,8 +80,19 @@ export async function createCore<A extends SurfaceAdapters>(
     ownerIsGone: (other) => ownerIsGone(other, owner),
   });
   const adapters = adaptersFor(stores);
-  const builtIn = createBuiltInTools({ clock, notes: stores.notes, poster: adapters.surface });
+  const builtIn = createBuiltInTools({
+    clock,
+    notes: stores.notes,
+    poster: adapters.surface,
+    postMessageLinkPreviews: policy.postMessageLinkPreviews,
+  });
   const tools = new ToolRegistry(overrides.tools ? overrides.tools(builtIn) : builtIn);
+  const approvals = new ApprovalService({
+    store: stores.approvals,
+    clock,
+    adminUserIds: config.adminUserIds,
+    ...(adapters.groups ? { groups: adapters.groups } : {}),
+  });
   const runner = new Runner({
     model:
       overrides.model ?? createOpenAIModel({ ...config.openai, systemPrompt: adapters.systemPrompt, logger }),
@@ -89,6 +100,7 @@ export async function createCore<A extends SurfaceAdapters>(
     policy,
     store: stores.runs,
     standing: stores.standing,
+    grantors: approvals,
     clock,
     newId,
     logger,
@@ -109,12 +121,6 @@ export async function createCore<A extends SurfaceAdapters>(
     deliveryRetryMs: overrides.deliveryRetryMs ?? 30_000,
     threadContextMessages: config.threadContextMessages,
     streamTasks: config.openai.stream,
-  });
-  const approvals = new ApprovalService({
-    store: stores.approvals,
-    clock,
-    adminUserIds: config.adminUserIds,
-    ...(adapters.groups ? { groups: adapters.groups } : {}),
   });
   return {
     adapters,

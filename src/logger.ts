@@ -25,7 +25,8 @@ export function createLogger(
       level: entryLevel,
       msg: redactText(message),
     };
-    for (const [key, value] of Object.entries(fields ?? {})) entry[key] = redactText(safeString(value));
+    // Redacted in full, then cut: a secret straddling the cut would otherwise survive in part.
+    for (const [key, value] of Object.entries(fields ?? {})) entry[key] = cut(redactText(safeString(value)));
     write(`${JSON.stringify(entry)}\n`);
   };
   return {
@@ -36,14 +37,26 @@ export function createLogger(
   };
 }
 
+/** Longest field written; longer ones are cut after redaction. */
+const MAX_FIELD = 2000;
+/** Longest text redacted at all (a bound on the work per line); anything longer is dropped past it first. */
+const MAX_SCANNED = 100_000;
+
+function cut(text: string): string {
+  return text.length > MAX_FIELD ? `${text.slice(0, MAX_FIELD)}…` : text;
+}
+
 function safeString(value: unknown): string {
-  if (typeof value === 'string') return value.slice(0, 2000);
-  if (value instanceof Error) return `${value.name}: ${value.message}`.slice(0, 2000);
-  try {
-    return String(JSON.stringify(value)).slice(0, 2000);
-  } catch {
-    return '[unserialisable]';
-  }
+  const whole = (() => {
+    if (typeof value === 'string') return value;
+    if (value instanceof Error) return `${value.name}: ${value.message}`;
+    try {
+      return String(JSON.stringify(value));
+    } catch {
+      return '[unserialisable]';
+    }
+  })();
+  return whole.length > MAX_SCANNED ? whole.slice(0, MAX_SCANNED) : whole;
 }
 
 /** A logger that drops everything; for tests and tools that must stay quiet. */

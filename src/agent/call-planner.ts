@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { ApprovalRule } from '../approvals/approval.js';
+import { type ApprovalRule, standingExpiry } from '../approvals/approval.js';
 import type { ApprovalPolicy } from '../approvals/policy.js';
-import type { StandingApproval, StandingApprovalStore } from '../approvals/ports.js';
+import type { GrantorCheck, StandingApproval, StandingApprovalStore } from '../approvals/ports.js';
 import { type AuditInput, auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
 import type { IdGenerator } from '../ids.js';
@@ -36,6 +36,8 @@ export interface CallPlannerDeps {
   tools: ToolRegistry;
   policy: ApprovalPolicy;
   standing: Pick<StandingApprovalStore, 'find'>;
+  /** Re-checks a grantor's rights when their grant is used; without it no grant is used. */
+  grantors?: GrantorCheck;
   clock: Clock;
   newId: IdGenerator;
 }
@@ -82,11 +84,8 @@ export class CallPlanner {
         parsed.ok && requirement.rule.allowStandingApproval
           ? await this.#deps.standing.find(run.conversationId, call.name)
           : undefined;
-      // A grant never lets its grantor approve their own later request where self-approval is not allowed.
       const grant =
-        found && (requirement.rule.allowSelfApproval || found.grantedBy !== run.requesterId)
-          ? found
-          : undefined;
+        found && (await this.#usable(found, requirement.rule, run.requesterId)) ? found : undefined;
       if (grant) {
         plan.approvals.push({ ...approval, automatic: grant });
         plan.audit.push(this.#automaticApproval(run, call, approval.id, grant));
@@ -97,6 +96,18 @@ export class CallPlanner {
       }
     }
     return plan;
+  }
+
+  /**
+   * A grant covers a call while it is younger than the rule's standing expiry and its grantor could still
+   * approve the call today; it never lets its grantor approve their own request where self-approval is not
+   * allowed.
+   */
+  async #usable(grant: StandingApproval, rule: ApprovalRule, requesterId: string): Promise<boolean> {
+    const life = standingExpiry(rule);
+    if (life !== null && grant.grantedAt + life <= this.#deps.clock.now()) return false;
+    if (!rule.allowSelfApproval && grant.grantedBy === requesterId) return false;
+    return (await this.#deps.grantors?.mayStillGrant(rule, requesterId, grant.grantedBy)) ?? false;
   }
 
   #approvalRequested(run: RunRecord, approval: NewApproval): AuditInput {

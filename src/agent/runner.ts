@@ -1,6 +1,6 @@
 import type { ApprovalRecord } from '../approvals/approval.js';
 import type { ApprovalPolicy } from '../approvals/policy.js';
-import type { StandingApprovalStore } from '../approvals/ports.js';
+import type { GrantorCheck, StandingApprovalStore } from '../approvals/ports.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
@@ -83,6 +83,8 @@ export interface RunnerDeps {
   store: RunStore;
   /** "Approve for this thread" grants, consulted for calls that need approval. */
   standing: Pick<StandingApprovalStore, 'find'>;
+  /** Re-checks a grantor's rights when their grant is used (the approval service). */
+  grantors?: GrantorCheck;
   clock: Clock;
   newId: IdGenerator;
   logger: Logger;

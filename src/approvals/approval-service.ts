@@ -1,8 +1,9 @@
 import { auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
-import type { ApprovalRecord } from './approval.js';
+import type { ApprovalRecord, ApprovalRule } from './approval.js';
 import { type DecisionPermission, mayDecide } from './policy.js';
 import type { ApprovalStore, GroupDirectory, Vote } from './ports.js';
+import { RefusalLimiter } from './refusal-limiter.js';
 
 export interface DecisionRequest {
   approvalId: string;
@@ -24,7 +25,13 @@ export type DecisionResult =
   | { ok: true; kind: 'counted'; approval: ApprovalRecord; approvers: string[] }
   | { ok: false; kind: 'not_found' }
   | { ok: false; kind: 'already_decided' | 'already_voted'; approval: ApprovalRecord }
-  | { ok: false; kind: 'not_allowed'; message: string };
+  /** `quiet`: this person was refused too often lately; nothing was recorded and nothing should be said. */
+  | { ok: false; kind: 'not_allowed'; message: string; quiet?: boolean };
+
+type Refusal = Extract<DecisionResult, { ok: false }>;
+
+/** Whether a person may decide a request now (nothing decided). */
+export type CheckResult = { ok: true; approval: ApprovalRecord } | Refusal;
 
 export interface ApprovalServiceDeps {
   store: ApprovalStore;
@@ -32,6 +39,8 @@ export interface ApprovalServiceDeps {
   adminUserIds: readonly string[];
   /** Members of user groups named in rules; without it nobody matches a group. */
   groups?: GroupDirectory;
+  /** Limits refusals per person (each one is an audit row and a reply). */
+  refusals?: RefusalLimiter;
 }
 
 /**
@@ -40,9 +49,11 @@ export interface ApprovalServiceDeps {
  */
 export class ApprovalService {
   readonly #deps: ApprovalServiceDeps;
+  readonly #refusals: RefusalLimiter;
 
   constructor(deps: ApprovalServiceDeps) {
     this.#deps = deps;
+    this.#refusals = deps.refusals ?? new RefusalLimiter();
   }
 
   isAdmin(userId: string): boolean {
@@ -62,48 +73,36 @@ export class ApprovalService {
     return permission.ok ? permission : { ok: false, message: refusal(approval, permission) };
   }
 
-  async #permission(
-    approval: ApprovalRecord,
-    userId: string,
-    channelId: string | undefined,
-  ): Promise<DecisionPermission> {
-    return mayDecide(approval.rule, approval.requesterId, {
-      userId,
-      isAdmin: this.isAdmin(userId),
-      inConversation: channelId === approval.channelId,
-      groupMembers: await this.#groupMembers(approval.rule.approvers),
-    });
+  /**
+   * Whether the grantor of a standing approval may still approve the tool under today's rule: admins removed
+   * from ADMIN_USER_IDS, people taken out of a named group or of the rule lose what they granted. They were in
+   * the conversation when they granted it, and that stays true.
+   */
+  async mayStillGrant(rule: ApprovalRule, requesterId: string, grantedBy: string): Promise<boolean> {
+    if (!rule.allowStandingApproval || rule.quorum > 1) return false;
+    return mayDecide(rule, requesterId, {
+      userId: grantedBy,
+      isAdmin: this.isAdmin(grantedBy),
+      inConversation: true,
+      groupMembers: await this.#groupMembers(rule.approvers),
+    }).ok;
+  }
+
+  /**
+   * Whether this person may decide the request now, checked as a decision is (a refusal is recorded the same
+   * way), without deciding: what a form showing the request's arguments is opened behind.
+   */
+  async check(request: DecisionRequest): Promise<CheckResult> {
+    const checked = await this.#checked(request);
+    return checked.ok === false ? checked : { ok: true, approval: checked.approval };
   }
 
   async decide(request: DecisionRequest): Promise<DecisionResult> {
+    const checked = await this.#checked(request);
+    if (checked.ok === false) return checked;
+    const { approval } = checked;
     const { store, clock } = this.#deps;
-    const approval = await store.get(request.approvalId);
-    // An approval of another workspace is as unknown as a forged id: reveal nothing.
-    if (!approval || approval.teamId !== request.teamId) return { ok: false, kind: 'not_found' };
-    const scope = {
-      teamId: approval.teamId,
-      conversationId: approval.conversationId,
-      runId: approval.runId,
-      approvalId: approval.id,
-    };
-    if (approval.status !== 'pending') return { ok: false, kind: 'already_decided', approval };
-    // Past its deadline the request is expired, even before the scheduler's next check records it.
-    if (approval.expiresAt !== null && approval.expiresAt <= clock.now())
-      return { ok: false, kind: 'already_decided', approval: { ...approval, status: 'expired' } };
-    const permission = await this.#permission(approval, request.userId, request.channelId);
-    const unavailable = unavailableOption(approval, request);
-    if (permission.ok && unavailable) return { ok: false, kind: 'not_allowed', message: unavailable };
-    if (!permission.ok) {
-      await store.recordAudit([
-        auditEvent('approval.refused', {
-          at: clock.now(),
-          actor: request.userId,
-          ...scope,
-          payload: { vote: request.vote, reason: permission.reason, rule: approval.rule },
-        }),
-      ]);
-      return { ok: false, kind: 'not_allowed', message: refusal(approval, permission) };
-    }
+    const scope = scopeOf(approval);
     // An edit is its own kind of decision: approval with arguments a person rewrote.
     const kind =
       request.vote === 'reject'
@@ -145,6 +144,48 @@ export class ApprovalService {
     }
   }
 
+  /** The request, when everything but the vote itself allows this person's decision; else why not. */
+  async #checked(request: DecisionRequest): Promise<Refusal | { ok: undefined; approval: ApprovalRecord }> {
+    const { store, clock } = this.#deps;
+    const approval = await store.get(request.approvalId);
+    // An approval of another workspace is as unknown as a forged id: reveal nothing.
+    if (!approval || approval.teamId !== request.teamId) return { ok: false, kind: 'not_found' };
+    if (approval.status !== 'pending') return { ok: false, kind: 'already_decided', approval };
+    // Past its deadline the request is expired, even before the scheduler's next check records it.
+    if (approval.expiresAt !== null && approval.expiresAt <= clock.now())
+      return { ok: false, kind: 'already_decided', approval: { ...approval, status: 'expired' } };
+    const permission = await this.#permission(approval, request.userId, request.channelId);
+    const unavailable = unavailableOption(approval, request);
+    if (permission.ok && unavailable) return { ok: false, kind: 'not_allowed', message: unavailable };
+    if (!permission.ok) {
+      if (!this.#refusals.allow(request.userId, clock.now()))
+        return { ok: false, kind: 'not_allowed', message: 'Too many refused clicks.', quiet: true };
+      await store.recordAudit([
+        auditEvent('approval.refused', {
+          at: clock.now(),
+          actor: request.userId,
+          ...scopeOf(approval),
+          payload: { vote: request.vote, reason: permission.reason, rule: approval.rule },
+        }),
+      ]);
+      return { ok: false, kind: 'not_allowed', message: refusal(approval, permission) };
+    }
+    return { ok: undefined, approval };
+  }
+
+  async #permission(
+    approval: ApprovalRecord,
+    userId: string,
+    channelId: string | undefined,
+  ): Promise<DecisionPermission> {
+    return mayDecide(approval.rule, approval.requesterId, {
+      userId,
+      isAdmin: this.isAdmin(userId),
+      inConversation: channelId === approval.channelId,
+      groupMembers: await this.#groupMembers(approval.rule.approvers),
+    });
+  }
+
   async #groupMembers(approvers: readonly string[]): Promise<Map<string, ReadonlySet<string>>> {
     const groups = approvers.filter((approver) => approver.startsWith('S'));
     const { groups: directory } = this.#deps;
@@ -155,7 +196,7 @@ export class ApprovalService {
   }
 }
 
-/** Standing approvals and edits are approvals by one person; a rule can forbid them. */
+/** The sentence that tells a refused person why, and who may decide instead. */
 function refusal(approval: ApprovalRecord, permission: Exclude<DecisionPermission, { ok: true }>): string {
   switch (permission.reason) {
     case 'self_approval':
@@ -165,6 +206,7 @@ function refusal(approval: ApprovalRecord, permission: Exclude<DecisionPermissio
   }
 }
 
+/** Standing approvals and edits are approvals by one person; a rule can forbid them. */
 function unavailableOption(approval: ApprovalRecord, request: DecisionRequest): string | undefined {
   if (request.vote !== 'approve') return undefined;
   if (request.standing && !approval.rule.allowStandingApproval)
@@ -172,6 +214,15 @@ function unavailableOption(approval: ApprovalRecord, request: DecisionRequest): 
   if ((request.standing || request.editedArguments) && approval.rule.quorum > 1)
     return `This request needs ${approval.rule.quorum} approvals, so it can only be approved as it is.`;
   return undefined;
+}
+
+function scopeOf(approval: ApprovalRecord) {
+  return {
+    teamId: approval.teamId,
+    conversationId: approval.conversationId,
+    runId: approval.runId,
+    approvalId: approval.id,
+  };
 }
 
 function readable(json: string): unknown {

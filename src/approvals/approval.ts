@@ -30,8 +30,21 @@ export const approvalRuleSchema = z.object({
   expiresAfterMs: z.number().int().positive().nullable(),
   remindAfterMs: z.number().int().positive().nullable(),
   approvalChannel: z.string().nullable(),
+  /**
+   * How long an "Approve for this thread" given under this rule lasts (null: until revoked). Absent in rules
+   * stored before it existed: those get the default.
+   */
+  standingExpiresAfterMs: z.number().int().positive().nullable().optional(),
 });
 export type ApprovalRule = z.infer<typeof approvalRuleSchema>;
+
+/** How long "Approve for this thread" lasts unless the policy says otherwise. */
+export const DEFAULT_STANDING_EXPIRY_MS = 24 * 3_600_000;
+
+/** The life of a standing approval under `rule`; null: until revoked. */
+export function standingExpiry(rule: Pick<ApprovalRule, 'standingExpiresAfterMs'>): number | null {
+  return rule.standingExpiresAfterMs === undefined ? DEFAULT_STANDING_EXPIRY_MS : rule.standingExpiresAfterMs;
+}
 
 /** A tool's entry in the policy: whether approval is required (undefined: the tool decides) and the rule. */
 export interface ToolPolicy {

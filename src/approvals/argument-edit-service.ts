@@ -38,6 +38,12 @@ export class ArgumentEditService {
     this.#deps = deps;
   }
 
+  /** A request of this workspace, to read (e.g. every argument before deciding); undefined when unknown. */
+  async find(approvalId: string, teamId: string): Promise<ApprovalRecord | undefined> {
+    const approval = await this.#deps.store.get(approvalId);
+    return approval && approval.teamId === teamId ? approval : undefined;
+  }
+
   /** The arguments to show in the editor: pretty JSON when they parse, else the raw text the model sent. */
   async draft(approvalId: string, teamId: string): Promise<EditDraft> {
     const approval = await this.#deps.store.get(approvalId);

@@ -13,9 +13,19 @@ export interface HomeViewer {
  * refreshes the views of people who opened their tab in another.
  */
 export interface HomeViewerStore {
-  remember(viewer: HomeViewer, at: number): Promise<void>;
-  viewers(teamId: string): Promise<HomeViewer[]>;
+  /** Records that `viewer` opened the tab at `at`; forgets the workspace's viewers who opened it before `forgetBefore`. */
+  remember(viewer: HomeViewer, at: number, forgetBefore?: number): Promise<void>;
+  /** The workspace's viewers who opened the tab since `since`, the latest first, at most `limit`. */
+  viewers(teamId: string, window?: { since: number; limit: number }): Promise<HomeViewer[]>;
 }
+
+/**
+ * Whose Home tab is refreshed after a decision: people who opened it within a week, 200 at most, so the list
+ * (and the work after each decision) stays bounded however many people ever opened it. Older entries are
+ * deleted when someone opens the tab.
+ */
+export const HOME_VIEWER_TTL_MS = 7 * 86_400_000;
+export const MAX_HOME_VIEWERS = 200;
 
 /** The viewers a changed request concerns: admins, its deciders, its requester and the people its rule names. */
 export function concernedViewers(

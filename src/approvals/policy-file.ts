@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { type ApprovalRule, approverSchema, type ToolPolicy } from './approval.js';
+import { type ApprovalRule, approverSchema, standingExpiry, type ToolPolicy } from './approval.js';
 import {
   type ApprovalPolicy,
   BASE_TOOL_POLICY,
@@ -45,6 +45,7 @@ const ruleSchema = z.strictObject({
   expiresAfter: duration.nullable().optional(),
   remindAfter: duration.nullable().optional(),
   allowStandingApproval: z.boolean().optional(),
+  standingApprovalExpiresAfter: duration.nullable().optional(),
   approvalChannel: z
     .string()
     .regex(/^[CG][A-Z0-9]{2,}$/, 'is not a Slack channel ID')
@@ -54,6 +55,8 @@ const ruleSchema = z.strictObject({
 type FileRule = z.infer<typeof ruleSchema>;
 
 const fileSchema = z.strictObject({
+  /** Let Slack show link previews on messages that `post_message` sends (off by default). */
+  postMessageLinkPreviews: z.boolean().optional(),
   defaults: ruleSchema.optional(),
   tools: z.record(z.string(), ruleSchema).optional(),
 });
@@ -108,6 +111,7 @@ export function parsePolicyText(text: string, file: string, knownTools: readonly
   if (!parsed.success) problems.push(...parsed.error.issues.map((i) => policyProblem(file, i)));
   // Rules nobody can satisfy are found on the valid parts too, so one run lists every problem.
   const { defaults = {}, tools = {} } = parsed.success ? parsed.data : salvage(json);
+  const postMessageLinkPreviews = parsed.success ? (parsed.data.postMessageLinkPreviews ?? false) : false;
   const entries: Record<string, ToolPolicy> = {};
   for (const name of new Set([...knownTools, ...Object.keys(tools)])) {
     const base = BUILT_IN_TOOL_POLICIES[name] ?? BASE_TOOL_POLICY;
@@ -120,7 +124,7 @@ export function parsePolicyText(text: string, file: string, knownTools: readonly
   const unreachable = unreachableReason(fallback.rule);
   if (unreachable) problems.push(`${file}: defaults: ${unreachable}`);
   if (problems.length > 0) return { ok: false, problems: [...new Set(problems)] };
-  return { ok: true, policy: createPolicy(fallback, entries, file) };
+  return { ok: true, policy: createPolicy(fallback, entries, file, { postMessageLinkPreviews }) };
 }
 
 /** The valid parts of a file that has problems: each rule without its invalid or unknown fields. */
@@ -157,6 +161,10 @@ function layer(base: ToolPolicy, over: FileRule): ToolPolicy {
     expiresAfterMs: over.expiresAfter === undefined ? base.rule.expiresAfterMs : over.expiresAfter,
     remindAfterMs: over.remindAfter === undefined ? base.rule.remindAfterMs : over.remindAfter,
     approvalChannel: over.approvalChannel === undefined ? base.rule.approvalChannel : over.approvalChannel,
+    standingExpiresAfterMs:
+      over.standingApprovalExpiresAfter === undefined
+        ? standingExpiry(base.rule)
+        : over.standingApprovalExpiresAfter,
   };
   return { requireApproval: over.requireApproval ?? base.requireApproval, rule };
 }

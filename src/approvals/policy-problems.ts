@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 
 const RULE_FIELDS =
-  'requireApproval, approvers, allowSelfApproval, quorum, expiresAfter, remindAfter, allowStandingApproval, approvalChannel';
+  'requireApproval, approvers, allowSelfApproval, quorum, expiresAfter, remindAfter, allowStandingApproval, standingApprovalExpiresAfter, approvalChannel';
 
 /** How to fix a bad value, by the field it belongs to. */
 const FIXES: Record<string, string> = {

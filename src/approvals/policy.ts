@@ -1,4 +1,4 @@
-import type { ApprovalRule, Approver, ToolPolicy } from './approval.js';
+import { type ApprovalRule, type Approver, DEFAULT_STANDING_EXPIRY_MS, type ToolPolicy } from './approval.js';
 import { summarizePolicy } from './policy-summary.js';
 
 export interface ApprovalPolicy {
@@ -6,6 +6,8 @@ export interface ApprovalPolicy {
   forTool(toolName: string): ToolPolicy;
   /** One line for people: where the policy comes from and what each tool needs (printed at start-up). */
   readonly summary: string;
+  /** Messages that `post_message` sends may show link previews (off unless the policy file opts in). */
+  readonly postMessageLinkPreviews: boolean;
 }
 
 const BASE_RULE: ApprovalRule = {
@@ -16,6 +18,7 @@ const BASE_RULE: ApprovalRule = {
   expiresAfterMs: null,
   remindAfterMs: null,
   approvalChannel: null,
+  standingExpiresAfterMs: DEFAULT_STANDING_EXPIRY_MS,
 };
 
 const ADMINS_ONLY: ApprovalRule = {
@@ -49,10 +52,12 @@ export function createPolicy(
   defaults: ToolPolicy,
   tools: Readonly<Record<string, ToolPolicy>>,
   source = 'custom policy',
+  options: { postMessageLinkPreviews?: boolean } = {},
 ): ApprovalPolicy {
   return {
     forTool: (toolName) => tools[toolName] ?? defaults,
     summary: summarizePolicy(source, defaults, tools),
+    postMessageLinkPreviews: options.postMessageLinkPreviews ?? false,
   };
 }
 

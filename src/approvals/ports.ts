@@ -1,6 +1,6 @@
 import type { AuditInput } from '../audit/audit-event.js';
 import type { SurfaceKind } from '../surfaces.js';
-import type { ApprovalRecord } from './approval.js';
+import type { ApprovalRecord, ApprovalRule } from './approval.js';
 
 export type Vote = 'approve' | 'reject';
 
@@ -90,6 +90,13 @@ export interface ApprovalTimerStore {
 export interface StandingApproval {
   grantedBy: string;
   originApprovalId: string;
+  /** When it was given: it lasts as long as the tool's rule says (`standingExpiresAfterMs`). */
+  grantedAt: number;
+}
+
+/** Whether the person who gave a standing approval could still approve the tool's requests today. */
+export interface GrantorCheck {
+  mayStillGrant(rule: ApprovalRule, requesterId: string, grantedBy: string): Promise<boolean>;
 }
 
 export type RevokeResult =

@@ -3,7 +3,7 @@ const SECRET_KEY = /(token|password|passwd|secret|authorization|api[_-]?key|priv
 
 /** Values that look like Slack, OpenAI or cloud credentials, wherever they appear. */
 const SECRET_VALUE =
-  /\b(xox[abposr]-[A-Za-z0-9-]{8,}|xapp-[A-Za-z0-9-]{8,}|sk-[A-Za-z0-9_-]{16,}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,}|AIza[0-9A-Za-z_-]{30,})\b/g;
+  /\b(xox[abposrecd](?:\.xox[a-z])?-[A-Za-z0-9-]{8,}|xapp-[A-Za-z0-9-]{8,}|sk-[A-Za-z0-9_-]{16,}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,}|AIza[0-9A-Za-z_-]{30,})\b/g;
 
 /** The password of a URL such as `postgres://bot:PASSWORD@db.example.com/bot`. */
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s/@]+@/gi;

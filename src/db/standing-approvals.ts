@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { standingRevokedEvent } from '../approvals/decision-rules.js';
 import type { StandingApprovalStore } from '../approvals/ports.js';
 import { approvalById } from './approval-rows.js';
-import { readString } from './sql/columns.js';
+import { readNumber, readString } from './sql/columns.js';
 import { audit, row, rows } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
 
@@ -11,13 +11,14 @@ export function createStandingApprovalStore({ db }: StoreContext): StandingAppro
   return {
     find: (conversationId, toolName) =>
       db.read(function* () {
-        const found = yield* row(sql`select granted_by, origin_approval_id from standing_approvals
+        const found = yield* row(sql`select granted_by, origin_approval_id, granted_at from standing_approvals
           where conversation_id = ${conversationId} and tool_name = ${toolName} and revoked_at is null
           order by id desc limit 1`);
         if (!found) return undefined;
         return {
           grantedBy: readString(found, 'granted_by'),
           originApprovalId: readString(found, 'origin_approval_id'),
+          grantedAt: readNumber(found, 'granted_at'),
         };
       }),
 

@@ -23,6 +23,13 @@ export function taskChunk(update: TaskUpdate) {
   };
 }
 
+/**
+ * A link, with a scheme (`https://`, `ftp://`), `www.`, or a bare `host.tld/path`. Streamed messages take no
+ * `unfurl_links`/`unfurl_media`, so Slack could preview (fetch) a link the model wrote; an answer is streamed
+ * only up to its first link, and the rest is posted as ordinary messages with previews off.
+ */
+const LINK = /\b[a-z][a-z0-9+.-]*:\/\/|\bwww\.|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\//i;
+
 /** Posts an answer as messages with a markdown block, split at paragraph boundaries when long. */
 export async function postAnswerMessages(
   client: webApi.WebClient,
@@ -36,6 +43,9 @@ export async function postAnswerMessages(
       thread_ts: thread.threadTs,
       text: part,
       blocks: [{ type: 'markdown', text: part }],
+      // The model's text: Slack must not fetch what its links point to.
+      unfurl_links: false,
+      unfurl_media: false,
     });
   }
 }
@@ -133,6 +143,11 @@ export function createAnswerStream(
       const end = final ? raw.length : settledLength(raw, shown);
       if (end <= shown) return;
       const piece = raw.slice(shown, end);
+      if (LINK.test(piece)) {
+        // Left for `finish`, which posts it with previews off.
+        refused = true;
+        return;
+      }
       await deliver(safeMarkdown(piece));
       shown = end;
     });

@@ -7,6 +7,7 @@ import type { Logger, LogLevel as OurLevel } from '../logger.js';
 import { createGuardedReceiver } from './guarded-receiver.js';
 import { createSlackAdapters, type SlackAdapters } from './slack-adapters.js';
 import { canReceiveEvents, createSlackConnectionMonitor } from './slack-connection.js';
+import { slackLibraryLogger } from './slack-logger.js';
 
 export interface SlackRuntimeOptions {
   botToken: string;
@@ -19,6 +20,11 @@ export interface SlackRuntimeOptions {
   clock: Clock;
   /** Health of what the bot depends on; /healthz answers 503 while it is false. */
   health: () => Promise<{ ok: boolean; detail: Record<string, unknown> }>;
+  /**
+   * `/healthz` is unauthenticated: it answers only `{status}` unless details are asked for (HEALTHZ_DETAILS),
+   * since they name MCP servers, tools and error texts with hosts and ports.
+   */
+  healthDetails?: boolean;
   /** Web API retry policy; tests use none. */
   retryConfig?: webApi.RetryOptions;
   /** Socket Mode: how long to wait for a pong, also the step of the reconnect back-off; the client's default. */
@@ -57,17 +63,25 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
     const slack = connection.current();
     const ok = health.ok && canReceiveEvents(slack);
     res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
+    const status = ok ? 'ok' : 'unavailable';
     res.end(
-      JSON.stringify({
-        status: ok ? 'ok' : 'unavailable',
-        mode: options.mode.kind,
-        slack: { connection: slack.state, since: new Date(slack.since).toISOString() },
-        ...health.detail,
-      }),
+      JSON.stringify(
+        options.healthDetails
+          ? {
+              status,
+              mode: options.mode.kind,
+              slack: { connection: slack.state, since: new Date(slack.since).toISOString() },
+              ...health.detail,
+            }
+          : { status },
+      ),
     );
   };
+  // Bolt and its Web API clients log through the bot's redacting logger, never with a request's body.
+  const boltLogger = slackLibraryLogger(options.logger, options.logLevel, 'bolt');
   const common = {
     token: options.botToken,
+    logger: boltLogger,
     logLevel: BOLT_LEVELS[options.logLevel],
     port: options.port,
     customRoutes: [{ path: '/healthz', method: ['GET'], handler: healthz }],
@@ -83,6 +97,7 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
   if (options.mode.kind === 'socket') {
     const receiver = new SocketModeReceiver({
       appToken: options.mode.appToken,
+      logger: boltLogger,
       logLevel: common.logLevel,
       customRoutes: common.customRoutes,
       ...(options.socketPingTimeoutMs ? { clientPingTimeout: options.socketPingTimeoutMs } : {}),
@@ -92,6 +107,7 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
     connection.follow(receiver.client);
     app = new App({
       token: common.token,
+      logger: common.logger,
       logLevel: common.logLevel,
       clientOptions: common.clientOptions,
       convoStore: common.convoStore,
@@ -100,6 +116,8 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
   } else {
     app = new App({
       token: common.token,
+      logger: common.logger,
+      logLevel: common.logLevel,
       clientOptions: common.clientOptions,
       convoStore: common.convoStore,
       receiver: createGuardedReceiver({
@@ -109,6 +127,7 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
         customRoutes: common.customRoutes,
         logLevel: common.logLevel,
         logger: options.logger,
+        boltLogger,
       }),
     });
   }

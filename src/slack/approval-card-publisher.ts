@@ -98,7 +98,13 @@ export function createCardPublisher(
       if (!channel || !cards || channel === approval.channelId) return;
       const link = await permalink(approval);
       const card = buildApprovalCopyCard(approval, [], link);
-      const posted = await client.chat.postMessage({ channel, text: card.text, blocks: card.blocks });
+      const posted = await client.chat.postMessage({
+        channel,
+        text: card.text,
+        blocks: card.blocks,
+        unfurl_links: false,
+        unfurl_media: false,
+      });
       if (!posted.ts) throw new Error('chat.postMessage returned no ts');
       await cards.addExtraCard(approval, {
         channelId: posted.channel ?? channel,
@@ -135,7 +141,8 @@ function threadCards(
   const stored = approval.messageTs
     ? { channelId: approval.channelId, messageTs: approval.messageTs }
     : undefined;
-  const clicked = fallback && !copies.some((copy) => same(copy, fallback)) ? fallback : undefined;
+  // A stored location is the card: a clicked message elsewhere is never updated then.
+  const clicked = !stored && fallback && !copies.some((copy) => same(copy, fallback)) ? fallback : undefined;
   const locations = [stored, clicked].filter((l): l is CardLocation => l !== undefined);
   return locations.filter((l, i) => locations.findIndex((o) => same(o, l)) === i);
 }

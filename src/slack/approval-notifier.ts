@@ -23,6 +23,8 @@ export function createApprovalNotifier(deps: ApprovalNotifierDeps): ApprovalTime
         channel: approval.channelId,
         thread_ts: approval.threadTs,
         text: reminderText(approval, deps.adminUserIds),
+        unfurl_links: false,
+        unfurl_media: false,
       });
     },
   };

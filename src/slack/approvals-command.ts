@@ -18,6 +18,8 @@ export interface ApprovalsCommandDeps {
   queries: AuditQueries;
   access: AuditAccess;
   standing: Pick<StandingApprovalStore, 'revoke'>;
+  /** Configured admins (ADMIN_USER_IDS): the only ones who may change anything, such as revoking. */
+  isAdmin(userId: string): boolean;
   now(): number;
 }
 
@@ -26,6 +28,9 @@ export interface ApprovalsCommandInput {
   teamId: string;
   text: string;
 }
+
+export const REVOKE_ADMINS_ONLY =
+  'Only the admins named in ADMIN_USER_IDS can revoke an "Approve for this thread"; audit rights only let you read.';
 
 /** Requests shown in each part of the overview, so it stays one short message. */
 const OVERVIEW_SIZE = 8;
@@ -72,6 +77,8 @@ export async function answerApprovalsCommand(
         command.since === undefined ? undefined : slackDate(command.since),
       );
     case 'revoke':
+      // Workspace admins given audit rights read; they do not write.
+      if (!deps.isAdmin(userId)) return buildApprovalsHelp(REVOKE_ADMINS_ONLY);
       return revoke(deps, teamId, userId, command.approvalId);
     case 'help':
       return buildApprovalsHelp(command.problem);

@@ -1,4 +1,9 @@
-import { HTTPReceiver, type HTTPReceiverOptions, type LogLevel } from '@slack/bolt';
+import {
+  type Logger as BoltLogger,
+  HTTPReceiver,
+  type HTTPReceiverOptions,
+  type LogLevel,
+} from '@slack/bolt';
 import type { Logger } from '../logger.js';
 import { guardSlackRequests } from './request-guard.js';
 
@@ -12,6 +17,8 @@ export interface GuardedReceiverOptions {
   customRoutes: NonNullable<HTTPReceiverOptions['customRoutes']>;
   logLevel: LogLevel;
   logger: Logger;
+  /** The receiver's own logging (Bolt's), through the bot's logger without bodies. */
+  boltLogger: BoltLogger;
 }
 
 /**
@@ -25,6 +32,7 @@ export function createGuardedReceiver(options: GuardedReceiverOptions): HTTPRece
     port: options.port,
     customRoutes: options.customRoutes,
     logLevel: options.logLevel,
+    logger: options.boltLogger,
     bodyLimit: BODY_LIMIT,
   });
   receiver.requestListener = guardSlackRequests(receiver.requestListener, {

@@ -1,7 +1,12 @@
 import type { webApi } from '@slack/bolt';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import type { AuditQueries } from '../approvals/audit-queries.js';
-import { concernedViewers, type HomeViewerStore } from '../approvals/home-viewers.js';
+import {
+  concernedViewers,
+  HOME_VIEWER_TTL_MS,
+  type HomeViewerStore,
+  MAX_HOME_VIEWERS,
+} from '../approvals/home-viewers.js';
 import { mayDecide } from '../approvals/policy.js';
 import type { Clock } from '../clock.js';
 import type { DecisionWatchers } from '../conversations/decision-follow-up.js';
@@ -22,6 +27,8 @@ export interface HomePublisherDeps {
   /** People who opened the tab, in the database: a decision taken in any process refreshes their views. */
   viewers: HomeViewerStore;
   access: AuditAccess;
+  /** Configured admins (ADMIN_USER_IDS), who may decide what the rules give to admins. */
+  isAdmin(userId: string): boolean;
   clock: Clock;
   logger: Logger;
 }
@@ -34,7 +41,14 @@ export function createHomePublisher(client: webApi.WebClient, deps: HomePublishe
     if (auditor) {
       const pending = await deps.queries.pending(teamId, { limit: 30, offset: 0 });
       const decisions = (await deps.queries.history({ teamId, limit: HOME_DECISIONS, offset: 0 })).items;
-      return { kind: 'admin', pending: pending.items, pendingTotal: pending.total, decisions };
+      // Auditors see every request; buttons only where they could decide (from Home: no conversation).
+      const isAdmin = deps.isAdmin(userId);
+      const decidable = new Set(
+        pending.items
+          .filter((a) => mayDecide(a.rule, a.requesterId, { userId, isAdmin, inConversation: false }).ok)
+          .map((a) => a.id),
+      );
+      return { kind: 'admin', pending: pending.items, pendingTotal: pending.total, decisions, decidable };
     }
     // From Home a click has no conversation, so only rules that name this person (or the requester) count.
     const waiting = (await deps.queries.pending(teamId, { limit: PENDING_SCAN, offset: 0 })).items.filter(
@@ -53,12 +67,15 @@ export function createHomePublisher(client: webApi.WebClient, deps: HomePublishe
   return {
     async publish(userId, teamId) {
       const auditor = await deps.access.isAuditor(userId);
-      await deps.viewers.remember({ teamId, userId, auditor }, deps.clock.now());
+      const now = deps.clock.now();
+      await deps.viewers.remember({ teamId, userId, auditor }, now, now - HOME_VIEWER_TTL_MS);
       await show(userId, teamId, auditor);
     },
     async afterDecision(approval, deciders) {
       try {
-        const concerned = concernedViewers(await deps.viewers.viewers(approval.teamId), approval, deciders);
+        const window = { since: deps.clock.now() - HOME_VIEWER_TTL_MS, limit: MAX_HOME_VIEWERS };
+        const viewers = await deps.viewers.viewers(approval.teamId, window);
+        const concerned = concernedViewers(viewers, approval, deciders);
         for (const viewer of concerned) {
           await show(viewer.userId, viewer.teamId, viewer.auditor).catch((error: unknown) => {
             deps.logger.warn('home refresh failed', { userId: viewer.userId, error: describeError(error) });

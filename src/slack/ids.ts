@@ -4,6 +4,10 @@ export const ACTION_IDS = {
   approveThread: 'approval:approve_thread',
   edit: 'approval:edit',
   reject: 'approval:reject',
+  /** Opens the arguments in full, in a modal (never decides anything). */
+  viewArguments: 'approval:view_arguments',
+  /** Another page of that modal. */
+  argumentsPage: 'approval:arguments_page',
 } as const;
 
 /** Matches the buttons that decide at once (the others open a modal first). */

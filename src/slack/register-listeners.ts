@@ -20,6 +20,8 @@ import { registerHomeListeners } from './listeners/home.js';
 import { registerMessageListeners } from './listeners/messages.js';
 import { registerMessagesTabListener } from './listeners/messages-tab.js';
 import { registerSessionStopListener } from './listeners/session-stop.js';
+import { modalMetadataKey } from './modal-metadata.js';
+import { rejectMalformedIds } from './payload-ids.js';
 import type { SlackAdapters } from './slack-adapters.js';
 
 /** The core as the listeners use it: its services, and the stores they read through their ports. */
@@ -49,7 +51,7 @@ export function registerListeners(
   work: RunWork,
   /** Where Approve clicks are decided after their ack (workers); by default this thread. */
   clicks: ClickWork | undefined,
-  config: Pick<Config, 'auditIncludesWorkspaceAdmins' | 'suggestedPrompts'>,
+  config: Pick<Config, 'auditIncludesWorkspaceAdmins' | 'suggestedPrompts' | 'slack'>,
   logger: Logger,
 ): HomePublisher {
   const { app } = runtime;
@@ -64,9 +66,12 @@ export function registerListeners(
     queries: stores.auditQueries,
     viewers: stores.homeViewers,
     access,
+    isAdmin: (userId: string) => core.approvals.isAdmin(userId),
     clock: core.clock,
     logger,
   });
+  // First: no listener sees a request whose ids are malformed or of a workspace Slack never names.
+  app.use(rejectMalformedIds(logger));
   registerMessageListeners(app, { conversations: core.conversations, work, logger });
   registerSessionStopListener(app, { work, logger });
   const decisions = {
@@ -76,17 +81,23 @@ export function registerListeners(
     surface: adapters.interactive,
     logger,
     directMessage: (userId: string, text: string) =>
-      app.client.chat.postMessage({ channel: userId, text }).then(() => undefined),
+      app.client.chat
+        .postMessage({ channel: userId, text, unfurl_links: false, unfurl_media: false })
+        .then(() => undefined),
   };
-  const actions = { ...decisions, clicks: clicks ?? localClicks(decisions) };
+  const mode = config.slack.mode;
+  const modalKey = modalMetadataKey(mode.kind === 'http' ? mode.signingSecret : mode.appToken);
+  const actions = { ...decisions, modalKey, clicks: clicks ?? localClicks(decisions) };
   registerActionListeners(app, actions);
   registerDecisionModalListeners(app, actions);
   registerCommandListeners(app, {
     queries: stores.auditQueries,
     access,
     standing: stores.standing,
+    isAdmin: (userId: string) => core.approvals.isAdmin(userId),
     now: () => core.clock.now(),
     logger,
+    apiUrl: config.slack.apiUrl,
   });
   registerHomeListeners(app, { home, logger });
   const welcome = new WelcomeService({

@@ -3,6 +3,9 @@ import { HTTPModuleFunctions, isValidSlackRequest } from '@slack/bolt';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
+/** How far a request's timestamp may be from now, either way (Slack's own window). */
+const MAX_SKEW_MS = 5 * 60_000;
+
 export interface RequestGuardOptions {
   /** The path Bolt serves events, interactivity and commands on. */
   endpoint: string;
@@ -46,6 +49,15 @@ async function screen(
   res: ServerResponse,
   options: RequestGuardOptions,
 ): Promise<boolean> {
+  // Bolt refuses timestamps more than 5 minutes old but accepts any in the future: refuse those too, so a
+  // signed request cannot be kept and replayed later.
+  const timestamp = Number(req.headers['x-slack-request-timestamp']);
+  if (Number.isFinite(timestamp) && timestamp * 1000 > Date.now() + MAX_SKEW_MS) {
+    options.logger.warn('request refused: timestamp in the future', { timestamp });
+    req.resume();
+    answer(res, 401);
+    return false;
+  }
   let buffered: Awaited<ReturnType<typeof HTTPModuleFunctions.bufferIncomingMessage>>;
   try {
     buffered = await HTTPModuleFunctions.bufferIncomingMessage(req, options.bodyLimit);

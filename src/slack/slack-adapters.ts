@@ -3,6 +3,7 @@ import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { Clock } from '../clock.js';
 import type { SurfaceAdapters } from '../conversations/ports.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
+import { slackLibraryLogger } from './slack-logger.js';
 import { createSlackSurface, type SlackSurface } from './slack-surface.js';
 import { createUserGroupDirectory } from './user-groups.js';
 
@@ -55,6 +56,7 @@ export function createSlackAdapters(
   const client = (extra: { timeout: number; retryConfig: RetryOptions }) =>
     new WebClient(options.botToken, {
       slackApiUrl: options.apiUrl,
+      logger: slackLibraryLogger(logger, options.logLevel, 'web-api'),
       logLevel: WEB_API_LEVELS[options.logLevel],
       rejectRateLimitedCalls: true,
       ...extra,

@@ -22,6 +22,12 @@ export interface SlackSurface extends ThreadSurface, ChannelPoster {
   ): Promise<void>;
 }
 
+/**
+ * Slack fetches what links in a message point to (link previews) as soon as it is posted, with no click: text
+ * from the model or users could carry data out in a URL. Every message carrying such text turns them off.
+ */
+export const NO_PREVIEWS = { unfurl_links: false, unfurl_media: false } as const;
+
 /** Speaks in Slack threads through the Web API. Text from users and the model is escaped before posting. */
 export function createSlackSurface(
   client: webApi.WebClient,
@@ -37,6 +43,7 @@ export function createSlackSurface(
         channel: thread.channelId,
         thread_ts: thread.threadTs,
         text: safeMrkdwn(text),
+        ...NO_PREVIEWS,
       });
     },
     async postApprovalCard(approval) {
@@ -46,6 +53,7 @@ export function createSlackSurface(
         thread_ts: approval.threadTs,
         text: card.text,
         blocks: card.blocks,
+        ...NO_PREVIEWS,
       });
       if (!posted.ts) throw new Error('chat.postMessage returned no ts');
       await publisher.postCopies(approval).catch((error: unknown) => {
@@ -70,9 +78,10 @@ export function createSlackSurface(
       });
     },
     updateApprovalCard: (approval, update) => publisher.refresh(approval, update),
-    async post(channel, text) {
+    async post(channel, text, options = {}) {
+      const previews = options.linkPreviews ? {} : NO_PREVIEWS;
       try {
-        await client.chat.postMessage({ channel, text: safeMrkdwn(text) });
+        await client.chat.postMessage({ channel, text: safeMrkdwn(text), ...previews });
         return { kind: 'posted' };
       } catch (error) {
         // The bot posts only where it is a member: chat:write.public is not requested (docs/installing.md).

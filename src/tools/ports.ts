@@ -27,7 +27,8 @@ export interface ConversationThread {
 
 /** Posting as the bot, for post_message. */
 export interface ChannelPoster {
-  post(channel: string, text: string): Promise<PostOutcome>;
+  /** Posts `text`; Slack shows no link previews unless `linkPreviews` (the policy's opt-in). */
+  post(channel: string, text: string, options?: { linkPreviews?: boolean }): Promise<PostOutcome>;
   /** A message in the conversation's own thread: what a person must do before the tool can work. */
   postText(thread: ConversationThread, text: string): Promise<void>;
 }

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { defineTool } from '../agent/tool.js';
 import type { ChannelPoster } from './ports.js';
 
-export function createPostMessageTool(poster: ChannelPoster) {
+/** `linkPreviews`: the policy's `postMessageLinkPreviews`; without it Slack fetches nothing the text links to. */
+export function createPostMessageTool(poster: ChannelPoster, options: { linkPreviews?: boolean } = {}) {
   return defineTool({
     name: 'post_message',
     description: 'Posts a message as the bot to a Slack channel, given its ID (C…).',
@@ -12,7 +13,7 @@ export function createPostMessageTool(poster: ChannelPoster) {
     }),
     needsApproval: true,
     execute: async ({ channel, text }, context) => {
-      const outcome = await poster.post(channel, text);
+      const outcome = await poster.post(channel, text, { linkPreviews: options.linkPreviews ?? false });
       switch (outcome.kind) {
         case 'posted':
           return `Posted the message to <#${channel}>.`;

@@ -11,6 +11,7 @@ import { createAuditAccess } from '../slack/audit-access.js';
 import { createHomePublisher } from '../slack/home-publisher.js';
 import { decideClick } from '../slack/listeners/decision-replies.js';
 import { createSlackAdapters, WEB_API_LEVELS } from '../slack/slack-adapters.js';
+import { slackLibraryLogger } from '../slack/slack-logger.js';
 import { SYSTEM_PROMPT } from '../slack/system-prompt.js';
 import { toolNames } from '../tools/built-in-tools.js';
 import { type FromWorker, isWorkerData, type ToWorker, threadMemory, type WorkerData } from './protocol.js';
@@ -60,6 +61,7 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
   );
   const client = new WebClient(slack.botToken, {
     slackApiUrl: slack.apiUrl,
+    logger: slackLibraryLogger(logger, slack.logLevel, 'web-api'),
     logLevel: WEB_API_LEVELS[slack.logLevel],
   });
   const access = createAuditAccess(client, {
@@ -73,6 +75,7 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
       queries: core.stores.auditQueries,
       viewers: core.stores.homeViewers,
       access,
+      isAdmin: (userId) => core.approvals.isAdmin(userId),
       clock: core.clock,
       logger,
     }),
@@ -83,7 +86,9 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
     surface: core.adapters.interactive,
     logger,
     directMessage: (userId: string, text: string) =>
-      client.chat.postMessage({ channel: userId, text }).then(() => undefined),
+      client.chat
+        .postMessage({ channel: userId, text, unfurl_links: false, unfurl_media: false })
+        .then(() => undefined),
   };
   await core.mcp.connectAll();
   const background: BackgroundWork | undefined = data.background

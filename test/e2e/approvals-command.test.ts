@@ -99,7 +99,8 @@ describe.each(DATABASE_KINDS)('/approvals on %s', (kind) => {
     expect(text).not.toContain('xoxb-123456789012');
     expect(text).toContain('<@U22> approved');
     expect(text).toContain('*Result:*');
-    expect(text).toContain('Posted to &lt;#C9&gt;.');
+    // Shown literally (preformatted rich_text), so nothing needs escaping.
+    expect(text).toContain('Posted to <#C9>.');
     expect(text).toContain('`approval.requested` <@U1>');
     expect(text).toContain('`approval.approved` <@U22>');
   });

@@ -182,17 +182,16 @@ describe('the approval card: reject with a reason, approve for this thread, edit
     expect(JSON.stringify(update.params.blocks)).toContain('with edited arguments');
   });
 
-  it('Edit is a decision like any other: someone who may not decide is told so in the modal', async () => {
+  it('Edit is a decision like any other: someone who may not decide is told so, and no form opens', async () => {
     h = await startHarness({ env: { ADMIN_USER_IDS: 'UADMIN' } });
     h.model.enqueue(reply.toolCalls([{ name: 'delete_note', arguments: { id: 1 } }]));
     await h.mention('delete note 1');
     const [card] = await h.waitForCards(1);
     if (!card) throw new Error('no card');
-    const refused = await editWithModal(h, card, 'U2', '{"id": 2}');
-    expect(refused.body).toEqual({
-      response_action: 'errors',
-      errors: { arguments: 'You cannot decide this request. It can be decided by admins.' },
-    });
+    expect((await h.click(card, 'edit', 'U2')).status).toBe(200);
+    const told = await h.slack.waitForCall('chat.postEphemeral', (c) => c.params.user === 'U2');
+    expect(told.params.text).toBe('You cannot decide this request. It can be decided by admins.');
+    expect(h.slack.callsTo('views.open')).toHaveLength(0);
     expect(await rows(h.database, 'SELECT status, edited_arguments FROM approvals')).toEqual([
       { status: 'pending', edited_arguments: null },
     ]);

@@ -31,10 +31,12 @@ describe('formatting of answers', () => {
     h = await startHarness();
     h.model.enqueue(reply.text(MODEL_TEXT));
     await h.mention('what happened?');
-    const [answer] = await h.slack
-      .waitForCall('chat.stopStream')
-      .then(() => h.messages().filter((m) => m.via === 'stream'));
-    expectSafe(answer?.text ?? '');
+    // It has links: streams take no unfurl flags, so it is posted as a message with previews off instead.
+    const post = await h.slack.waitForCall('chat.postMessage');
+    expect(post.params).toMatchObject({ unfurl_links: 'false', unfurl_media: 'false' });
+    const blocks = post.params.blocks as { type: string; text: string }[];
+    expectSafe(blocks[0]?.text ?? '');
+    expect(h.slack.callsTo('chat.startStream')).toHaveLength(0);
   });
 
   it('a posted answer is a markdown block with the same protections', async () => {

@@ -54,7 +54,7 @@ describe('MCP servers: their tools, under the same approval policy', () => {
 
   it('a server tool reaches the model as SERVER__TOOL with its schema, needs approval, and runs once approved', async () => {
     const files = serversFile();
-    h = await startHarness({ env: { MCP_SERVERS_FILE: files.config } });
+    h = await startHarness({ env: { MCP_SERVERS_FILE: files.config, HEALTHZ_DETAILS: 'true' } });
     h.model.enqueue(
       reply.toolCalls([{ name: 'records__write_record', arguments: { id: 1, text: 'hello' } }]),
       reply.text('Saved it.'),
@@ -80,7 +80,7 @@ describe('MCP servers: their tools, under the same approval policy', () => {
 
   it('arguments the server schema refuses still need approval, and never reach the server', async () => {
     const files = serversFile();
-    h = await startHarness({ env: { MCP_SERVERS_FILE: files.config } });
+    h = await startHarness({ env: { MCP_SERVERS_FILE: files.config, HEALTHZ_DETAILS: 'true' } });
     h.model.enqueue(
       reply.toolCalls([{ name: 'records__write_record', arguments: { id: 'one', text: 'x' } }]),
       reply.text('That did not work.'),
@@ -117,7 +117,7 @@ describe('MCP servers: their tools, under the same approval policy', () => {
 
   it('a server that fails to start is reported in /healthz; the bot runs with the other servers', async () => {
     const files = serversFile({ broken: { command: process.execPath, args: ['-e', 'process.exit(3)'] } });
-    h = await startHarness({ env: { MCP_SERVERS_FILE: files.config } });
+    h = await startHarness({ env: { MCP_SERVERS_FILE: files.config, HEALTHZ_DETAILS: 'true' } });
     const { status, body } = await health(h);
     expect(status).toBe(200);
     expect(body.mcp).toMatchObject({
@@ -135,7 +135,7 @@ describe('MCP servers: their tools, under the same approval policy', () => {
 
   it('a server that drops: its tools are withdrawn and a pending approval fails closed', async () => {
     const files = serversFile();
-    h = await startHarness({ env: { MCP_SERVERS_FILE: files.config } });
+    h = await startHarness({ env: { MCP_SERVERS_FILE: files.config, HEALTHZ_DETAILS: 'true' } });
     const harness = h;
     h.model.enqueue(reply.toolCalls([{ name: 'records__write_record', arguments: { id: 2, text: 'two' } }]));
     await h.mention('save record 2');

@@ -21,7 +21,7 @@ describe.each(DATABASE_KINDS)('the real entry point as a child process, on %s', 
   const storedCardTs = async () => (await f.query('SELECT message_ts AS ts FROM approvals'))[0]?.ts;
 
   it('/healthz counts the workers that are ready and gives the memory of each thread that runs', async () => {
-    const bot = await f.start({ WORKERS: '2' });
+    const bot = await f.start({ WORKERS: '2', HEALTHZ_DETAILS: 'true' });
     const health = async () => {
       const body = (await (await fetch(`${bot.url}/healthz`)).json()) as {
         status: string;

@@ -83,7 +83,10 @@ describe('what reaches Slack, and who may decide', () => {
     await h.mention('<!everyone> post it');
     const [card] = await h.waitForCards(1);
     if (!card) throw new Error('no card');
-    const blocks = JSON.stringify(card.params.blocks);
+    // Arguments are shown literally in a preformatted rich_text block; no mrkdwn block carries them.
+    const blocks = JSON.stringify(
+      (card.params.blocks as { type: string }[]).filter((block) => block.type !== 'rich_text'),
+    );
     expect(blocks).not.toContain('<!here>');
     expect(blocks).not.toContain('<https://x.example');
     await h.click(card, 'approve', 'UADMIN');

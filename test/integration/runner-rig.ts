@@ -64,6 +64,8 @@ export function createTestRunner(
     policy: options.policy ?? builtInPolicy(),
     store: options.store ?? on.stores.runs,
     standing: on.stores.standing,
+    // Grantors keep their rights here; losing them is tested end to end (test/e2e/security/smaller-holes).
+    grantors: { mayStillGrant: async () => true },
     clock: on.ctx.clock,
     newId: on.ctx.newId,
     logger: silentLogger,

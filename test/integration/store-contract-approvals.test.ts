@@ -61,6 +61,7 @@ describe.each(DATABASE_KINDS)('approval stores on %s', (kind) => {
     expect(await s.stores.standing.find(conversationId, 'create_note')).toEqual({
       grantedBy: 'U2',
       originApprovalId: approval.id,
+      grantedAt: expect.any(Number),
     });
     const revoke = (teamId: string) =>
       s.stores.standing.revoke({ teamId, approvalId: approval.id, userId: 'UADMIN', at: clock.now() });

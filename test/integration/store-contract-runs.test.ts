@@ -163,7 +163,10 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
 
   it('a run with nothing pending does not pause; a standing approval stores the call approved', async () => {
     const { runId } = await startedRun(s);
-    const covered = { ...newApproval('c1'), automatic: { grantedBy: 'U7', originApprovalId: 'apr_origin' } };
+    const covered = {
+      ...newApproval('c1'),
+      automatic: { grantedBy: 'U7', originApprovalId: 'apr_origin', grantedAt: 0 },
+    };
     const [stored] = await s.stores.runs.saveTurn(await held(s, runId), {
       state: { ...initialRunState(), turn: 1 },
       status: 'running',

@@ -216,7 +216,8 @@ describe('calls are stored before they run', () => {
     const conversationId = await t.stores.conversations.findOrCreate(thread, 'slack');
     await t.db.write(function* () {
       yield* count(sql`insert into standing_approvals (conversation_id, tool_name, granted_by,
-        origin_approval_id, granted_at) values (${conversationId}, 'create_note', 'U2', 'apr_origin', 1)`);
+        origin_approval_id, granted_at) values (${conversationId}, 'create_note', 'U2', 'apr_origin',
+        ${t.ctx.clock.now()})`);
     });
     const { runId } = await startRun(t.stores.conversations, conversationId, 'note');
     // The first process runs the auto-approved call and never comes back.

@@ -86,8 +86,11 @@ describe('buildApprovalCard', () => {
       if (block.type === 'section' && block.text) expect(block.text.text.length).toBeLessThanOrEqual(3000);
     }
     expect(text(card)).toContain('truncated');
-    expect(text(card)).toContain('&lt;!here&gt;');
-    expect(text(card)).not.toContain('<!here>');
+    // Shown literally in a preformatted rich_text block, never in mrkdwn where Slack would act on it.
+    const preformatted = card.blocks.filter((block) => block.type === 'rich_text');
+    expect(JSON.stringify(preformatted)).toContain('<!here>');
+    const rest = card.blocks.filter((block) => block.type !== 'rich_text');
+    expect(JSON.stringify(rest)).not.toContain('<!here>');
   });
 
   it('arguments full of characters that escaping lengthens still fit every section and context element', () => {

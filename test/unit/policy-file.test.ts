@@ -82,7 +82,12 @@ describe('policy file', () => {
       defaults: { expiresAfter: '24h', remindAfter: '4h' },
       tools: {
         delete_note: { approvers: ['admins', 'S012AB3CD'], quorum: 2, approvalChannel: 'C0APPROVALS' },
-        create_note: { requireApproval: true, approvers: ['conversation'], allowStandingApproval: false },
+        create_note: {
+          requireApproval: true,
+          approvers: ['conversation'],
+          allowStandingApproval: false,
+          standingApprovalExpiresAfter: '30m',
+        },
         get_current_time: { requireApproval: true, allowSelfApproval: true, approvers: ['U012ABCDEF'] },
         github__create_issue: { approvers: ['requester', 'W0123ABC'], expiresAfter: null },
       },
@@ -99,6 +104,7 @@ describe('policy file', () => {
         expiresAfterMs: 86_400_000,
         remindAfterMs: 14_400_000,
         approvalChannel: 'C0APPROVALS',
+        standingExpiresAfterMs: 86_400_000,
       },
     });
     expect(policy.forTool('create_note').rule).toMatchObject({
@@ -106,6 +112,7 @@ describe('policy file', () => {
       allowSelfApproval: true,
       allowStandingApproval: false,
       expiresAfterMs: 86_400_000,
+      standingExpiresAfterMs: 1_800_000,
     });
     expect(policy.forTool('get_current_time')).toMatchObject({ requireApproval: true });
     expect(policy.forTool('github__create_issue')).toMatchObject({

@@ -5,18 +5,21 @@ type Button = types.Button;
 
 import { type ApprovalRecord, formatDuration } from '../../approvals/approval.js';
 import { describeApprovers } from '../../approvals/policy.js';
+import { redactText } from '../../audit/redact.js';
 import { encodeApprovalButtonValue } from '../button-value.js';
 import { ACTION_IDS } from '../ids.js';
 import { safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
-import { escapedWithin } from './approval-lines.js';
+import { cutWithin, preformatted, redactedArguments } from './approval-lines.js';
 
 export interface SlackMessage {
   text: string;
   blocks: KnownBlock[];
 }
 
-/** Room for the arguments inside one section (3,000 characters) with the code fence and note. */
-const ARGUMENTS_BUDGET = 2600;
+/** Characters of arguments shown on the card; the rest is one click away ("View all arguments"). */
+export const ARGUMENTS_BUDGET = 2600;
+/** Characters of edited arguments shown under the outcome. */
+const EDITED_BUDGET = 1500;
 
 /**
  * The approval card: what the agent wants to run, with which arguments, for whom, and either the decision
@@ -38,25 +41,36 @@ export function buildApprovalCard(
         text: `${pending ? ':lock:' : statusEmoji(approval)} *Approval ${pending ? 'needed' : 'request'}:* \`${approval.toolName}\``,
       },
     },
-    {
-      type: 'section',
-      block_id: `arguments-${version}`,
-      text: { type: 'mrkdwn', text: argumentsText(approval) },
-    },
+    preformatted(`arguments-${version}`, argumentsText(approval)),
     {
       type: 'context',
       block_id: `details-${version}`,
       elements: [{ type: 'mrkdwn', text: detailsText(approval, approvers) }],
     },
   ];
+  const more = argumentsCut(approval) ? [viewAllButton(approval)] : [];
   if (pending) {
-    blocks.push({ type: 'actions', block_id: `decide-${version}`, elements: decisionButtons(approval) });
+    blocks.push({
+      type: 'actions',
+      block_id: `decide-${version}`,
+      elements: [...decisionButtons(approval), ...more],
+    });
   } else {
     blocks.push({
       type: 'context',
       block_id: `outcome-${version}`,
       elements: [{ type: 'mrkdwn', text: outcomeText(approval, options.standing ?? false) }],
     });
+    if (approval.editedArguments && approval.originApprovalId === null && approved(approval)) {
+      const edited = redactedArguments(approval.editedArguments, 2);
+      blocks.push(
+        preformatted(
+          `edited-${version}`,
+          cutWithin(edited, EDITED_BUDGET, `\n… (truncated; ${edited.length} characters in all)`),
+        ),
+      );
+    }
+    if (more.length) blocks.push({ type: 'actions', block_id: `more-${version}`, elements: more });
   }
   return { text: fallbackText(approval), blocks };
 }
@@ -85,23 +99,47 @@ export function decisionButtons(approval: ApprovalRecord): Button[] {
   ];
 }
 
-function argumentsText(approval: ApprovalRecord): string {
-  const pretty = prettyArguments(approval.arguments);
-  // Escaped first, then cut: escaping can make text five times longer (`&` → `&amp;`), and the section must
-  // stay within Slack's 3,000 characters.
-  const shown = escapedWithin(
-    pretty,
-    ARGUMENTS_BUDGET,
-    `\n… (truncated; ${pretty.length} characters in all, kept in full in the audit log)`,
-  );
-  return `\`\`\`${shown}\`\`\``;
+/** "View all arguments": opens a modal with every character of the arguments (secrets masked). */
+export function viewAllButton(approval: ApprovalRecord): Button {
+  return {
+    type: 'button',
+    action_id: ACTION_IDS.viewArguments,
+    text: { type: 'plain_text', text: 'View all arguments' },
+    value: encodeApprovalButtonValue(approval.id),
+  };
 }
 
-function prettyArguments(raw: string): string {
+function approved(approval: ApprovalRecord): boolean {
+  return approval.status === 'approved' || approval.status === 'executing' || approval.status === 'executed';
+}
+
+/** Whether the card shows only part of the arguments. */
+export function argumentsCut(approval: ApprovalRecord): boolean {
+  return shownArguments(approval.arguments).length > ARGUMENTS_BUDGET;
+}
+
+/**
+ * The arguments as the card shows them, shown literally in a preformatted block (no markup can escape it),
+ * with the values of secret-looking keys and credential-looking strings masked as in the audit log. Cut
+ * visibly when long; the card then offers "View all arguments".
+ */
+function argumentsText(approval: ApprovalRecord): string {
+  const shown = shownArguments(approval.arguments);
+  return cutWithin(
+    shown,
+    ARGUMENTS_BUDGET,
+    `\n… (truncated; ${shown.length} characters in all: View all arguments shows everything)`,
+  );
+}
+
+/** Pretty JSON with secrets masked; raw text (masked) when the model sent no valid JSON. */
+export function shownArguments(raw: string): string {
+  if (raw === '') return '(no arguments)';
   try {
-    return JSON.stringify(JSON.parse(raw), null, 2);
+    JSON.parse(raw);
+    return redactedArguments(raw, 2);
   } catch {
-    return raw === '' ? '(no arguments)' : `${raw}\n(not valid JSON)`;
+    return `${redactedArguments(raw)}\n(not valid JSON)`;
   }
 }
 
@@ -145,19 +183,19 @@ function outcomeText(approval: ApprovalRecord, standing: boolean): string {
       if (approval.originApprovalId)
         return `:white_check_mark: Auto-approved (approved for this thread by ${by || 'someone'})${when}`;
       const scope = standing ? ' for this thread' : '';
-      const edited = approval.editedArguments
-        ? ` with edited arguments: \`${escapedWithin(approval.editedArguments, 1500, '… (truncated)')}\``
-        : '';
+      const edited = approval.editedArguments ? ' with edited arguments (below)' : '';
       return `:white_check_mark: Approved${scope} by ${by || 'someone'}${when}${edited}`;
     }
     case 'rejected': {
-      const reason = approval.reason ? `: “${safeMrkdwn(truncateVisibly(approval.reason, 500))}”` : '';
+      const reason = approval.reason
+        ? `: “${safeMrkdwn(truncateVisibly(redactText(approval.reason), 500))}”`
+        : '';
       return `:x: Rejected by ${by || 'someone'}${when}${reason}`;
     }
     case 'expired':
       return `:hourglass: Expired${approval.rule.expiresAfterMs ? ` after ${formatDuration(approval.rule.expiresAfterMs)}` : ''}, no decision`;
     case 'cancelled':
-      return `:no_entry_sign: Cancelled: ${safeMrkdwn(truncateVisibly(approval.reason ?? 'no reason given', 500))}`;
+      return `:no_entry_sign: Cancelled: ${safeMrkdwn(truncateVisibly(redactText(approval.reason ?? 'no reason given'), 500))}`;
     case 'pending':
       return '';
   }

@@ -3,20 +3,22 @@ import type { ApprovalDetail } from '../../approvals/audit-queries.js';
 import { describeApprovers } from '../../approvals/policy.js';
 import { redactText } from '../../audit/redact.js';
 import { escapeMrkdwn, safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
-import type { SlackMessage } from './approval-card.js';
-import { context, escapedWithin, header, mentions, redactedArguments } from './approval-lines.js';
+import { type SlackMessage, viewAllButton } from './approval-card.js';
+import { context, cutWithin, header, mentions, preformatted, redactedArguments } from './approval-lines.js';
 
 type KnownBlock = types.KnownBlock;
 
-/** Room for text inside one section (3,000 characters) with the code fence and the note. */
+/** Characters of arguments shown; the note says how to read the rest. */
 const SECTION_BUDGET = 2600;
+const VOTED = { approve: 'approved', reject: 'rejected' } as const;
+
 /** Audit events listed before "and N more"; the full trail is in `npm run audit -- list`. */
 const MAX_EVENTS = 25;
 
 /** `/approvals show ID`: the arguments in full (secrets redacted), the rule, every vote, the outcome, the trail. */
 export function buildApprovalDetail({ approval, votes, events }: ApprovalDetail): SlackMessage {
   const args = redactedArguments(approval.editedArguments ?? approval.arguments, 2);
-  const cut = `\n… (truncated; ${args.length} characters in all: npm run audit -- list --format jsonl)`;
+  const cut = `\n… (truncated; ${args.length} characters in all: View all arguments shows everything)`;
   const facts = [
     `*Status:* ${approval.status}`,
     `*Requested by* <@${approval.requesterId}> ${slackDate(approval.createdAt)} in <#${approval.channelId}>`,
@@ -25,22 +27,22 @@ export function buildApprovalDetail({ approval, votes, events }: ApprovalDetail)
   if (approval.decidedAt) {
     facts.push(`*Decided by* ${mentions(approval.decidedBy) || 'nobody'} ${slackDate(approval.decidedAt)}`);
   }
-  if (approval.reason) facts.push(`*Reason:* ${safeMrkdwn(truncateVisibly(approval.reason, 500))}`);
+  // Redacted like everything else `show` prints: a reason can quote a token.
+  if (approval.reason)
+    facts.push(`*Reason:* ${safeMrkdwn(truncateVisibly(redactText(approval.reason), 500))}`);
   const voteLines = votes.map(
     (vote) =>
-      `${vote.vote === 'approve' ? ':white_check_mark:' : ':x:'} <@${vote.userId}> ${vote.vote}d ${slackDate(vote.at)}`,
+      `${vote.vote === 'approve' ? ':white_check_mark:' : ':x:'} <@${vote.userId}> ${VOTED[vote.vote]} ${slackDate(vote.at)}`,
   );
   const blocks: KnownBlock[] = [
     header('title', `${approval.toolName} · ${approval.id}`),
     { type: 'section', block_id: 'facts', text: { type: 'mrkdwn', text: facts.join('\n') } },
-    {
-      type: 'section',
-      block_id: 'arguments',
-      text: {
-        type: 'mrkdwn',
-        text: `*Arguments${approval.editedArguments ? ' (as edited)' : ''}:*\n\`\`\`${escapedWithin(args, SECTION_BUDGET, cut)}\`\`\``,
-      },
-    },
+    context('arguments-title', `*Arguments${approval.editedArguments ? ' (as edited)' : ''}:*`),
+    preformatted('arguments', cutWithin(args, SECTION_BUDGET, cut)),
+    // Cut: every character is one click away.
+    ...(args.length > SECTION_BUDGET
+      ? [{ type: 'actions' as const, block_id: 'more', elements: [viewAllButton(approval)] }]
+      : []),
     {
       type: 'section',
       block_id: 'votes',
@@ -48,12 +50,8 @@ export function buildApprovalDetail({ approval, votes, events }: ApprovalDetail)
     },
   ];
   if (approval.result !== null) {
-    const result = escapedWithin(redactText(approval.result), 1500, '…');
-    blocks.push({
-      type: 'section',
-      block_id: 'result',
-      text: { type: 'mrkdwn', text: `*Result:*\n\`\`\`${result}\`\`\`` },
-    });
+    const result = cutWithin(redactText(approval.result), 1500, '…');
+    blocks.push(context('result-title', '*Result:*'), preformatted('result', result));
   }
   const trail = events
     .slice(0, MAX_EVENTS)

@@ -45,6 +45,41 @@ export function escapedWithin(text: string, max: number, note: string): string {
   return `${escaped.slice(0, Math.max(0, max - note.length)).replace(/&[a-z]{0,3}$/, '')}${note}`;
 }
 
+/**
+ * Text cut to `max` characters with `note` saying so, for places Slack shows literally (no escaping needed).
+ * Never cuts inside a surrogate pair.
+ */
+export function cutWithin(text: string, max: number, note: string): string {
+  if (text.length <= max) return text;
+  let end = Math.max(0, max - note.length);
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}${note}`;
+}
+
+/**
+ * A block showing `text` exactly as it is, in a monospace box: a `rich_text` block with one
+ * `rich_text_preformatted` element, where Slack applies no formatting at all. Nothing in the text (backticks,
+ * `*bold*`, `<!channel>`, links) can end the box or be rendered as markup.
+ */
+export function preformatted(blockId: string, text: string): KnownBlock {
+  return {
+    type: 'rich_text',
+    block_id: blockId,
+    elements: [
+      { type: 'rich_text_preformatted', elements: [{ type: 'text', text: text === '' ? ' ' : text }] },
+    ],
+  };
+}
+
+/**
+ * Text for inside an inline code span (`` `…` ``) of mrkdwn: every backtick replaced by a look-alike (U+02CB),
+ * so no run of backticks can close the span and let the rest be rendered as formatting.
+ */
+function withoutBackticks(text: string): string {
+  return text.replace(/`/g, '\u02cb');
+}
+
 /** `people` from a comma-separated list of user IDs, as mentions. */
 export function mentions(ids: string | null): string {
   return (ids ?? '')
@@ -56,7 +91,7 @@ export function mentions(ids: string | null): string {
 
 /** One request in one line of mrkdwn: tool, short arguments, requester, state and id. */
 export function approvalLine(approval: ApprovalRecord): string {
-  const args = escapedWithin(redactedArguments(approval.arguments), 100, '…');
+  const args = escapedWithin(withoutBackticks(redactedArguments(approval.arguments)), 100, '…');
   const state =
     approval.status === 'pending'
       ? `waiting since ${slackDate(approval.createdAt)}`

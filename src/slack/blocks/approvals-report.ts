@@ -81,9 +81,9 @@ const HELP_LINES = [
   '`/approvals` — pending approvals and the latest decisions',
   '`/approvals pending [page:N]` — every pending approval, oldest first',
   '`/approvals history [@user] [tool] [since:7d] [page:N]` — decided requests, latest first; `@user` matches who asked or who voted',
-  '`/approvals show ID` — one request: full arguments (secrets redacted), every vote and who cast it, the result',
+  '`/approvals show ID` — one request: its arguments (secrets redacted; View all arguments when long), every vote and who cast it, the result',
   '`/approvals stats [since:30d]` — requests by tool and outcome, median time to decision',
-  '`/approvals revoke ID` — withdraws the "Approve for this thread" given on that request; later calls ask again',
+  '`/approvals revoke ID` — withdraws the "Approve for this thread" given on that request; later calls ask again (admins in ADMIN_USER_IDS only)',
   'Times: `since:30m`, `12h`, `7d`, `2w` or a date such as `since:2026-05-01`.',
 ];
 

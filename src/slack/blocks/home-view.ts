@@ -1,6 +1,6 @@
 import type { types } from '@slack/bolt';
 import type { ApprovalRecord } from '../../approvals/approval.js';
-import { decisionButtons } from './approval-card.js';
+import { decisionButtons, viewAllButton } from './approval-card.js';
 import { approvalSection, context, header } from './approval-lines.js';
 
 type KnownBlock = types.KnownBlock;
@@ -13,7 +13,14 @@ const MAX_PENDING_SHOWN = 30;
 const MAX_REQUESTS_SHOWN = 20;
 
 export type HomeContent =
-  | { kind: 'admin'; pending: ApprovalRecord[]; pendingTotal: number; decisions: ApprovalRecord[] }
+  | {
+      kind: 'admin';
+      pending: ApprovalRecord[];
+      pendingTotal: number;
+      decisions: ApprovalRecord[];
+      /** The pending requests this person may decide: only those get buttons (an auditor may decide none). */
+      decidable: ReadonlySet<string>;
+    }
   | { kind: 'user'; waiting: ApprovalRecord[]; requests: ApprovalRecord[] };
 
 export interface HomeView {
@@ -35,6 +42,7 @@ export function buildHomeView(content: HomeContent): HomeView {
             content.pending,
             content.pendingTotal,
             'All pending: `/approvals pending`',
+            content.decidable,
           ),
           { type: 'divider' } as const,
           header('decisions-title', 'Latest decisions'),
@@ -53,16 +61,26 @@ export function buildHomeView(content: HomeContent): HomeView {
   return { type: 'home', blocks: blocks.slice(0, HOME_BLOCK_LIMIT) };
 }
 
-function decidable(title: string, items: ApprovalRecord[], total: number, more: string): KnownBlock[] {
+function decidable(
+  title: string,
+  items: ApprovalRecord[],
+  total: number,
+  more: string,
+  withButtons?: ReadonlySet<string>,
+): KnownBlock[] {
   const shown = items.slice(0, MAX_PENDING_SHOWN);
   const blocks: KnownBlock[] = [header('pending-title', `${title} (${total})`)];
   if (shown.length === 0) blocks.push(context('pending-empty', 'Nothing is waiting.'));
-  for (const approval of shown)
-    blocks.push(approvalSection(approval, 'pending'), {
+  for (const approval of shown) {
+    blocks.push(approvalSection(approval, 'pending'));
+    if (withButtons && !withButtons.has(approval.id)) continue;
+    // Home shows a one-line summary: every argument is one click away before deciding.
+    blocks.push({
       type: 'actions',
       block_id: `decide-${approval.id}`,
-      elements: decisionButtons(approval),
+      elements: [...decisionButtons(approval), viewAllButton(approval)],
     });
+  }
   if (total > shown.length) {
     blocks.push(context('pending-more', `${total - shown.length} more not shown.${more ? ` ${more}` : ''}`));
   }

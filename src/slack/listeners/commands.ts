@@ -3,9 +3,12 @@ import { describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { type ApprovalsCommandDeps, answerApprovalsCommand } from '../approvals-command.js';
 import type { SlackMessage } from '../blocks/approval-card.js';
+import { isSlackResponseUrl } from '../response-url.js';
 
 export interface CommandListenerDeps extends ApprovalsCommandDeps {
   logger: Logger;
+  /** `SLACK_API_URL`: its origin is the one place besides Slack's hosts a response_url may point. */
+  apiUrl: string;
 }
 
 const FAILURE = 'I could not read the approvals just now; please try again.';
@@ -17,6 +20,10 @@ const FAILURE = 'I could not read the approvals just now; please try again.';
 export function registerCommandListeners(app: App, deps: CommandListenerDeps): void {
   app.command('/approvals', async ({ command, ack, respond }) => {
     await ack();
+    if (!isSlackResponseUrl(command.response_url, deps.apiUrl)) {
+      deps.logger.warn('/approvals refused: its response_url is not Slack', { userId: command.user_id });
+      return;
+    }
     let answer: SlackMessage;
     try {
       answer = await answerApprovalsCommand(deps, {

@@ -1,15 +1,18 @@
-import type { App, BlockAction, ButtonAction, SlackViewAction, ViewSubmitAction } from '@slack/bolt';
+import type { App, BlockAction, ButtonAction, SlackViewAction, types, ViewSubmitAction } from '@slack/bolt';
 import { z } from 'zod';
+import type { CheckResult } from '../../approvals/approval-service.js';
 import type { EditResult } from '../../approvals/argument-edit-service.js';
 import { describeError } from '../../errors.js';
+import { buildArgumentsModal, decodePageValue } from '../blocks/arguments-modal.js';
 import {
   buildEditModal,
   buildRejectModal,
-  decodeModalMetadata,
+  MAX_INPUT_LENGTH,
   MAX_REASON_LENGTH,
 } from '../blocks/decision-modals.js';
 import { decodeApprovalButtonValue } from '../button-value.js';
 import { ACTION_IDS, CALLBACK_IDS, MODAL_INPUTS } from '../ids.js';
+import { decodeModalMetadata, encodeModalMetadata } from '../modal-metadata.js';
 import {
   type ActionListenerDeps,
   alreadyDecided,
@@ -18,6 +21,24 @@ import {
   ephemeralTo,
   UNKNOWN_BUTTON,
 } from './decision-replies.js';
+
+/** Stands for "some edit" when checking whether a person may edit (edits are not offered on every rule). */
+const EDIT_CHECK = '{}';
+
+/**
+ * The arguments as the Edit form shows them: pretty JSON when it fits the input, else compact JSON, else
+ * undefined (the form is not opened rather than cut).
+ */
+function editableJson(raw: string): string | undefined {
+  let candidates: string[];
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    candidates = [JSON.stringify(parsed, null, 2), JSON.stringify(parsed)];
+  } catch {
+    candidates = [raw];
+  }
+  return candidates.find((json) => json.length <= MAX_INPUT_LENGTH);
+}
 
 const inputValue = z.object({ value: z.string().nullish() });
 
@@ -29,30 +50,58 @@ function submitted(view: SlackViewAction['view'], input: { blockId: string; acti
 
 /**
  * Reject and Edit open a modal. A trigger id lives 3 seconds and works once, so the modal is opened right
- * after the ack; the decision is taken when the modal is submitted, and a refusal (not allowed, already
- * decided, invalid arguments) is shown inside the modal instead of closing it.
+ * after the checks (is this person allowed to decide it now?), never before: the Edit form shows the full
+ * arguments. The decision is taken when the modal is submitted, and a refusal (not allowed, already decided,
+ * invalid arguments) is shown inside the modal instead of closing it.
  */
 export function registerDecisionModalListeners(app: App, deps: ActionListenerDeps): void {
   app.action<BlockAction<ButtonAction>>(
     { action_id: new RegExp(`^(${ACTION_IDS.reject}|${ACTION_IDS.edit})$`) },
     async ({ ack, body, action, client }) => {
       await ack();
-      const channelId = body.channel?.id ?? body.container?.channel_id;
-      const tell = ephemeralTo(deps, clickOf(body, action, false));
+      const click = clickOf(body, action, false);
+      const tell = ephemeralTo(deps, click);
       const decoded = decodeApprovalButtonValue(action.value);
-      const teamId = body.team?.id ?? body.user.team_id;
-      const draft = decoded.ok && teamId ? await deps.edits.draft(decoded.approvalId, teamId) : undefined;
-      if (!draft?.ok) {
-        await tell(draft?.kind === 'not_pending' ? alreadyDecided(draft.approval) : UNKNOWN_BUTTON);
+      const reject = action.action_id === ACTION_IDS.reject;
+      const checked =
+        decoded.ok && click.teamId
+          ? await deps.approvals.check({
+              approvalId: decoded.approvalId,
+              userId: click.userId,
+              teamId: click.teamId,
+              channelId: click.channelId,
+              vote: reject ? 'reject' : 'approve',
+              reason: null,
+              ...(reject ? {} : { editedArguments: EDIT_CHECK }),
+            })
+          : ({ ok: false, kind: 'not_found' } as const);
+      if (!checked.ok) {
+        if (!(checked.kind === 'not_allowed' && checked.quiet)) await tell(refusal(checked));
         return;
       }
-      const { approval } = draft;
-      const messageTs = body.message?.ts ?? body.container?.message_ts;
-      const metadata = { approvalId: approval.id, channelId, messageTs };
-      const view =
-        action.action_id === ACTION_IDS.reject
-          ? buildRejectModal(metadata, approval.toolName)
-          : buildEditModal(metadata, approval.toolName, draft.json);
+      const { approval } = checked;
+      const metadata = encodeModalMetadata(
+        {
+          approvalId: approval.id,
+          userId: click.userId,
+          channelId: click.channelId,
+          messageTs: click.messageTs,
+          threadTs: click.threadTs,
+        },
+        deps.modalKey,
+      );
+      let view: types.ModalView;
+      if (reject) view = buildRejectModal(metadata, approval.toolName);
+      else {
+        const json = editableJson(approval.arguments);
+        if (json === undefined) {
+          await tell(
+            `The arguments are ${approval.arguments.length} characters, more than the ${MAX_INPUT_LENGTH} the edit form can hold, so I will not open it with part of them cut off. Use View all arguments to read them, then approve or reject them as they are.`,
+          );
+          return;
+        }
+        view = buildEditModal(metadata, approval.toolName, json);
+      }
       try {
         await client.views.open({ trigger_id: body.trigger_id, view });
       } catch (error) {
@@ -61,6 +110,38 @@ export function registerDecisionModalListeners(app: App, deps: ActionListenerDep
           error: describeError(error),
         });
         await tell('I could not open the form for this request; please click the button again.');
+      }
+    },
+  );
+
+  // "View all arguments" (on the card) and its pages (inside the modal): reading only, never deciding.
+  app.action<BlockAction<ButtonAction>>(
+    { action_id: new RegExp(`^(${ACTION_IDS.viewArguments}|${ACTION_IDS.argumentsPage})$`) },
+    async ({ ack, body, action, client }) => {
+      await ack();
+      const paging = action.action_id === ACTION_IDS.argumentsPage;
+      const target = paging
+        ? decodePageValue(action.value)
+        : (() => {
+            const decoded = decodeApprovalButtonValue(action.value);
+            return decoded.ok ? { approvalId: decoded.approvalId, page: 1 } : undefined;
+          })();
+      const click = clickOf(body, action, false);
+      const approval =
+        target && click.teamId ? await deps.edits.find(target.approvalId, click.teamId) : undefined;
+      if (!target || !approval) {
+        await ephemeralTo(deps, click)(UNKNOWN_BUTTON);
+        return;
+      }
+      const view = buildArgumentsModal(approval, target.page);
+      try {
+        if (paging && body.view?.id) await client.views.update({ view_id: body.view.id, view });
+        else await client.views.open({ trigger_id: body.trigger_id, view });
+      } catch (error) {
+        deps.logger.warn('arguments modal could not be shown', {
+          approvalId: approval.id,
+          error: describeError(error),
+        });
       }
     },
   );
@@ -104,7 +185,7 @@ async function decideFromModal(
   blockId: string,
   decide: (request: ModalRequest) => Promise<EditResult>,
 ): Promise<void> {
-  const metadata = decodeModalMetadata(view.private_metadata);
+  const metadata = decodeModalMetadata(view.private_metadata, deps.modalKey, body.user.id);
   const teamId = body.team?.id ?? body.user.team_id;
   let result: EditResult;
   try {
@@ -129,12 +210,11 @@ async function decideFromModal(
     return;
   }
   await answer(deps, ack);
-  const fallback =
-    metadata?.channelId && metadata.messageTs
-      ? { channelId: metadata.channelId, messageTs: metadata.messageTs }
-      : undefined;
+  const clicked = metadata
+    ? { channelId: metadata.channelId, messageTs: metadata.messageTs, threadTs: metadata.threadTs }
+    : undefined;
   // Every refusal was shown in the modal, so there is nothing left to tell the person.
-  await applyResult(deps, result, fallback, async () => undefined);
+  await applyResult(deps, result, clicked, async () => undefined);
 }
 
 /** Acks the submission; a late or failed ack (Slack stops waiting after 3 s) is logged, never thrown. */
@@ -150,7 +230,7 @@ async function answer(
   }
 }
 
-function refusal(result: Extract<EditResult, { ok: false }>): string {
+function refusal(result: Extract<EditResult | CheckResult, { ok: false }>): string {
   switch (result.kind) {
     case 'invalid':
     case 'not_allowed':

@@ -24,6 +24,8 @@ export interface DecisionDeps {
 
 export interface ActionListenerDeps extends DecisionDeps {
   edits: ArgumentEditService;
+  /** Signs what decision forms carry in their metadata (see modal-metadata.ts). */
+  modalKey: Buffer;
   /** Where an Approve click is decided after its ack (this thread, or a worker). */
   clicks: ClickWork;
 }
@@ -118,9 +120,7 @@ export async function decideClick(deps: DecisionDeps, click: ApprovalClick): Pro
     );
     return;
   }
-  const { channelId, messageTs } = click;
-  const fallback = channelId && messageTs ? { channelId, messageTs } : undefined;
-  await applyResult(deps, result, fallback, tell, click.standing);
+  await applyResult(deps, result, click, tell, click.standing);
 }
 
 /**
@@ -138,20 +138,46 @@ export function localClicks(deps: DecisionDeps): ClickWork {
   };
 }
 
+/** The card a click or a form came from, as the payload names it (never trusted over what is stored). */
+export interface ClickedCard {
+  channelId: string | undefined;
+  messageTs: string | undefined;
+  threadTs: string | undefined;
+}
+
+/**
+ * Where to update the card besides the stored location: nowhere when the card's location is stored (a payload
+ * naming another message could otherwise overwrite someone else's card); else the clicked message, and only
+ * when it is in the approval's own channel and thread (a card posted just before a crash, never recorded).
+ */
+export function cardFallback(
+  approval: ApprovalRecord,
+  clicked: ClickedCard | undefined,
+): CardLocation | undefined {
+  if (!clicked || approval.messageTs) return undefined;
+  const { channelId, messageTs, threadTs } = clicked;
+  if (!channelId || !messageTs) return undefined;
+  return channelId === approval.channelId && threadTs === approval.threadTs
+    ? { channelId, messageTs }
+    : undefined;
+}
+
 /** Tells the person why nothing changed, or hands what changed to the work that follows (cards, run, App Home). */
 export async function applyResult(
   deps: DecisionDeps,
   result: DecisionResult,
-  fallback: CardLocation | undefined,
+  clicked: ClickedCard | undefined,
   tell: (text: string) => Promise<void>,
   standing = false,
 ): Promise<void> {
+  const fallback = result.ok ? cardFallback(result.approval, clicked) : undefined;
   const where = fallback ? { fallback } : {};
   switch (result.kind) {
     case 'not_found':
       return tell(UNKNOWN_BUTTON);
     case 'not_allowed':
-      return tell(result.message);
+      // Past the per-person limit of refusals: no reply either.
+      return result.quiet ? undefined : tell(result.message);
     case 'already_voted':
       return tell('You have already voted on this request; it needs approvals from other people.');
     case 'already_decided':
