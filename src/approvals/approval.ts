@@ -21,6 +21,14 @@ export const approverSchema = z.union([
 ]);
 export type Approver = z.infer<typeof approverSchema>;
 
+/** Which of a tool's conditional `rules` applied to a request; `error` when its `when` could not be evaluated. */
+export const appliedRuleSchema = z.object({
+  place: z.string(),
+  when: z.string(),
+  error: z.string().optional(),
+});
+export type AppliedRule = z.infer<typeof appliedRuleSchema>;
+
 /** The policy rule that applied to a request; stored with it so later policy changes rewrite nothing. */
 export const approvalRuleSchema = z.object({
   approvers: z.array(approverSchema).min(1),
@@ -30,6 +38,8 @@ export const approvalRuleSchema = z.object({
   expiresAfterMs: z.number().int().positive().nullable(),
   remindAfterMs: z.number().int().positive().nullable(),
   approvalChannel: z.string().nullable(),
+  /** Set when one of the tool's conditional rules applied (absent: the tool's own fields). */
+  appliedRule: appliedRuleSchema.optional(),
 });
 export type ApprovalRule = z.infer<typeof approvalRuleSchema>;
 

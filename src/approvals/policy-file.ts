@@ -9,6 +9,7 @@ import {
   createPolicy,
 } from './policy.js';
 import { policyProblem } from './policy-problems.js';
+import { type ConditionalRule, compileWhen } from './policy-rules.js';
 
 export type PolicyLoadResult = { ok: true; policy: ApprovalPolicy } | { ok: false; problems: string[] };
 
@@ -53,9 +54,15 @@ const ruleSchema = z.strictObject({
 });
 type FileRule = z.infer<typeof ruleSchema>;
 
+/** One of a tool's conditional rules: a CEL `when` and any rule field, laid over the tool's own fields. */
+const conditionalRuleSchema = ruleSchema.extend({ when: z.string().min(1, 'is empty') });
+
+/** A tool's entry: its rule fields, and conditional `rules` tried in order. */
+const toolSchema = ruleSchema.extend({ rules: z.array(conditionalRuleSchema).optional() });
+
 const fileSchema = z.strictObject({
   defaults: ruleSchema.optional(),
-  tools: z.record(z.string(), ruleSchema).optional(),
+  tools: z.record(z.string(), toolSchema).optional(),
 });
 
 /** Just the tool names, so unknown ones are reported together with every other problem. */
@@ -104,18 +111,51 @@ export function parsePolicyText(text: string, file: string, knownTools: readonly
     return { ok: false, problems: [...problems, ...parsed.error.issues.map((i) => policyProblem(file, i))] };
   const { defaults = {}, tools = {} } = parsed.data;
   const entries: Record<string, ToolPolicy> = {};
+  const conditional: Record<string, ConditionalRule[]> = {};
   for (const name of new Set([...knownTools, ...Object.keys(tools)])) {
     const base = BUILT_IN_TOOL_POLICIES[name] ?? BASE_TOOL_POLICY;
     entries[name] = layer(layer(base, defaults), tools[name] ?? {});
     const unreachable = unreachableReason(entries[name].rule);
     if (unreachable && entries[name].requireApproval !== false)
       problems.push(`${file}: ${tools[name] ? `tools.${name}` : 'defaults'}: ${unreachable}`);
+    const compiled = compileRules(file, name, entries[name], tools[name]?.rules ?? [], problems);
+    if (compiled.length > 0) conditional[name] = compiled;
   }
   const fallback = layer(BASE_TOOL_POLICY, defaults);
   const unreachable = unreachableReason(fallback.rule);
   if (unreachable) problems.push(`${file}: defaults: ${unreachable}`);
   if (problems.length > 0) return { ok: false, problems: [...new Set(problems)] };
-  return { ok: true, policy: createPolicy(fallback, entries, file) };
+  return { ok: true, policy: createPolicy(fallback, entries, file, conditional) };
+}
+
+/**
+ * A tool's conditional rules, each laid over the tool's entry and its `when` compiled. Adds a problem, with its
+ * place, for an expression that does not compile or names an unknown variable, and for a rule nobody could
+ * satisfy (a `when` that cannot be evaluated fails closed, so even a rule that waives approval needs deciders).
+ */
+function compileRules(
+  file: string,
+  tool: string,
+  entry: ToolPolicy,
+  rules: readonly (FileRule & { when: string })[],
+  problems: string[],
+): ConditionalRule[] {
+  const compiled: ConditionalRule[] = [];
+  rules.forEach(({ when, ...fields }, index) => {
+    const place = `tools.${tool}.rules[${index}]`;
+    const policy = layer(entry, fields);
+    const unreachable = unreachableReason(policy.rule);
+    if (unreachable) problems.push(`${file}: ${place}: ${unreachable}`);
+    const expression = compileWhen(when);
+    if (!expression.ok) {
+      problems.push(
+        `${file}: ${place}.when: ${expression.message}; write a CEL expression over args, tool, requester, channel and team that gives true or false, such as "args.channel == 'C0SANDBOX'"`,
+      );
+      return;
+    }
+    compiled.push({ place, when, test: expression.test, policy });
+  });
+  return compiled;
 }
 
 function layer(base: ToolPolicy, over: FileRule): ToolPolicy {

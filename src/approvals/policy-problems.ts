@@ -16,6 +16,8 @@ const FIXES: Record<string, string> = {
   approvalChannel: 'use a channel ID such as C012ABCDEF (channel details → About), or null',
   defaults: `use an object with any of ${RULE_FIELDS}`,
   tools: 'use an object whose keys are tool names and whose values are rules',
+  rules: 'use a list of rules, each with "when" (a CEL expression) and any rule field',
+  when: 'use a CEL expression over args, tool, requester, channel and team, such as "args.channel == \'C0SANDBOX\'"',
 };
 
 /** `tools.delete_note.approvers[1]` */

@@ -1,4 +1,5 @@
 import { formatDuration, type ToolPolicy } from './approval.js';
+import type { ConditionalRule } from './policy-rules.js';
 
 /**
  * The active policy in one line, for the start-up output and the `policy.loaded` audit event.
@@ -11,12 +12,16 @@ export function summarizePolicy(
   source: string,
   defaults: ToolPolicy,
   tools: Readonly<Record<string, ToolPolicy>>,
+  rules: Readonly<Record<string, readonly ConditionalRule[]>> = {},
 ): string {
   const parts = Object.keys(tools)
     .sort()
     .map((name) => {
       const entry = tools[name];
-      return `${name}: ${entry ? describeEntry(entry) : 'tool default'}`;
+      const conditional = (rules[name] ?? []).map(
+        (rule, index) => ` (rules[${index}] when ${rule.when}: ${describeEntry(rule.policy)})`,
+      );
+      return `${name}: ${entry ? describeEntry(entry) : 'tool default'}${conditional.join('')}`;
     });
   parts.push(`other tools: ${describeEntry(defaults)}`);
   return `Approval policy (${source}): ${parts.join('; ')}`;

@@ -1,9 +1,12 @@
 import type { ApprovalRule, Approver, ToolPolicy } from './approval.js';
+import { type CallFacts, type ConditionalRule, resolveCall } from './policy-rules.js';
 import { summarizePolicy } from './policy-summary.js';
 
 export interface ApprovalPolicy {
   /** The rule for a tool; tools without their own entry get the defaults. */
   forTool(toolName: string): ToolPolicy;
+  /** The rule for one call: the tool's, with the first of its conditional rules that matches laid over it. */
+  forCall(facts: CallFacts): ToolPolicy;
   /** One line for people: where the policy comes from and what each tool needs (printed at start-up). */
   readonly summary: string;
 }
@@ -46,10 +49,13 @@ export function createPolicy(
   defaults: ToolPolicy,
   tools: Readonly<Record<string, ToolPolicy>>,
   source = 'custom policy',
+  rules: Readonly<Record<string, readonly ConditionalRule[]>> = {},
 ): ApprovalPolicy {
+  const forTool = (toolName: string) => tools[toolName] ?? defaults;
   return {
-    forTool: (toolName) => tools[toolName] ?? defaults,
-    summary: summarizePolicy(source, defaults, tools),
+    forTool,
+    forCall: (facts) => resolveCall(forTool(facts.tool), rules[facts.tool] ?? [], facts),
+    summary: summarizePolicy(source, defaults, tools, rules),
   };
 }
 

@@ -7,7 +7,7 @@ import { type ApprovalRecord, formatDuration } from '../../approvals/approval.js
 import { describeApprovers } from '../../approvals/policy.js';
 import { encodeApprovalButtonValue } from '../button-value.js';
 import { ACTION_IDS } from '../ids.js';
-import { safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
+import { escapeMrkdwn, safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
 import { escapedWithin } from './approval-lines.js';
 
 export interface SlackMessage {
@@ -109,8 +109,24 @@ function detailsText(approval: ApprovalRecord, approvers: readonly string[]): st
   const rule = approval.rule;
   const parts = [`Requested by <@${approval.requesterId}>`, `Approvers: ${describeApprovers(rule)}`];
   parts.push(...ruleProgress(approval, approvers));
+  const applied = appliedRuleText(approval);
+  if (applied) parts.push(applied);
   parts.push(`ID \`${approval.id}\``);
   return parts.join(' · ');
+}
+
+/**
+ * Which of the tool's conditional rules applied: "Rule: tools.post_message.rules[1] (size(args.text) > 1000)",
+ * or, when its condition could not be evaluated, that approval is required because of it.
+ */
+export function appliedRuleText(approval: Pick<ApprovalRecord, 'rule'>): string | undefined {
+  const applied = approval.rule.appliedRule;
+  if (!applied) return undefined;
+  const when = escapeMrkdwn(truncateVisibly(applied.when, 300)).replace(/`/g, "'");
+  const rule = `Rule: \`${applied.place}\` (\`${when}\`)`;
+  if (applied.error === undefined) return rule;
+  const error = safeMrkdwn(truncateVisibly(applied.error, 200));
+  return `${rule} could not be evaluated (${error}), so approval is required`;
 }
 
 /** "2 approvals needed" / "1 of 2 approvals: <@a>", and "expires in 24h (date)" while pending. */
