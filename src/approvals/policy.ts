@@ -100,3 +100,31 @@ export function describeApprovers(rule: ApprovalRule): string {
   });
   return words.join(' or ');
 }
+
+/**
+ * The policy in force, replaced as a whole when the file is loaded again (`SIGHUP`): each call is checked
+ * against the policy of the moment it is planned, and requests already waiting keep the rule stored with them.
+ */
+export class ReloadablePolicy implements ApprovalPolicy {
+  #current: ApprovalPolicy;
+
+  constructor(initial: ApprovalPolicy) {
+    this.#current = initial;
+  }
+
+  forTool(toolName: string): ToolPolicy {
+    return this.#current.forTool(toolName);
+  }
+
+  forCall(facts: CallFacts): ToolPolicy {
+    return this.#current.forCall(facts);
+  }
+
+  get summary(): string {
+    return this.#current.summary;
+  }
+
+  replace(next: ApprovalPolicy): void {
+    this.#current = next;
+  }
+}

@@ -1,0 +1,16 @@
+import { describeError } from '../errors.js';
+import { runPolicyCli } from './policy-cli.js';
+
+/** `npm run policy -- check FILE`: see `npm run policy -- help`. */
+runPolicyCli(process.argv.slice(2), {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+}).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`The policy command failed: ${describeError(error)}\n`);
+    process.exitCode = 2;
+  },
+);
