@@ -56,6 +56,7 @@ export async function createBot(
     port: config.port,
     logLevel: config.logLevel,
     logger,
+    adminUserIds: config.adminUserIds,
     clock: overrides.clock ?? { now: () => Date.now() },
     health: async () => ({
       ok: core?.database.isOpen() ?? false,

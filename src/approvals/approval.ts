@@ -38,10 +38,21 @@ export const approvalRuleSchema = z.object({
   expiresAfterMs: z.number().int().positive().nullable(),
   remindAfterMs: z.number().int().positive().nullable(),
   approvalChannel: z.string().nullable(),
+  /** Where the request is announced: `thread` (the card in the conversation), `dm` (copies to deciders). */
+  notify: z.array(z.enum(['thread', 'dm'])).optional(),
   /** Set when one of the tool's conditional rules applied (absent: the tool's own fields). */
   appliedRule: appliedRuleSchema.optional(),
 });
 export type ApprovalRule = z.infer<typeof approvalRuleSchema>;
+
+/** Announced in the thread (the default), by direct message to those who may decide, or both. */
+export function notifiesThread(rule: Pick<ApprovalRule, 'notify'>): boolean {
+  return rule.notify?.includes('thread') ?? true;
+}
+
+export function notifiesByDm(rule: Pick<ApprovalRule, 'notify'>): boolean {
+  return rule.notify?.includes('dm') ?? false;
+}
 
 /** A tool's entry in the policy: whether approval is required (undefined: the tool decides) and the rule. */
 export interface ToolPolicy {

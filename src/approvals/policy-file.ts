@@ -51,6 +51,10 @@ const ruleSchema = z.strictObject({
     .regex(/^[CG][A-Z0-9]{2,}$/, 'is not a Slack channel ID')
     .nullable()
     .optional(),
+  notify: z
+    .array(z.enum(['thread', 'dm'], 'is not a place to announce requests'))
+    .min(1, 'the list is empty')
+    .optional(),
 });
 type FileRule = z.infer<typeof ruleSchema>;
 
@@ -167,8 +171,15 @@ function layer(base: ToolPolicy, over: FileRule): ToolPolicy {
     expiresAfterMs: over.expiresAfter === undefined ? base.rule.expiresAfterMs : over.expiresAfter,
     remindAfterMs: over.remindAfter === undefined ? base.rule.remindAfterMs : over.remindAfter,
     approvalChannel: over.approvalChannel === undefined ? base.rule.approvalChannel : over.approvalChannel,
+    ...notifyLayer(base.rule, over),
   };
   return { requireApproval: over.requireApproval ?? base.requireApproval, rule };
+}
+
+/** `notify` is left out of rules that never set it, so they read as they always did. */
+function notifyLayer(base: ApprovalRule, over: FileRule): Pick<ApprovalRule, 'notify'> {
+  const notify = over.notify ?? base.notify;
+  return notify ? { notify: [...new Set(notify)] } : {};
 }
 
 /** A rule nobody could ever satisfy is a configuration error, not a request that waits forever. */

@@ -36,6 +36,7 @@ function describeEntry({ requireApproval, rule }: ToolPolicy): string {
   if (rule.expiresAfterMs) words.push(`expires after ${formatDuration(rule.expiresAfterMs)}`);
   if (rule.remindAfterMs) words.push(`reminder every ${formatDuration(rule.remindAfterMs)}`);
   if (rule.approvalChannel) words.push(`also in ${rule.approvalChannel}`);
+  if (rule.notify) words.push(`announced by ${rule.notify.join(' and ')}`);
   const described = words.join(', ');
   return requireApproval === undefined ? `when the tool asks, ${described}` : described;
 }

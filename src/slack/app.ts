@@ -20,6 +20,8 @@ export interface SlackRuntimeOptions {
   health: () => Promise<{ ok: boolean; detail: Record<string, unknown> }>;
   /** Web API retry policy; tests use none. */
   retryConfig?: webApi.RetryOptions;
+  /** Admins, who get direct-message copies of cards whose rule says `notify: dm`. */
+  adminUserIds?: readonly string[];
 }
 
 export interface SlackRuntime {
@@ -107,6 +109,7 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
         clock: options.clock,
         logger,
         systemPrompt,
+        ...(options.adminUserIds ? { adminUserIds: options.adminUserIds } : {}),
       }),
     async start() {
       // In Socket Mode Bolt serves /healthz from a side server that ignores listen errors: check the port first,

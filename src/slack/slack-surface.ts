@@ -5,7 +5,7 @@ import { describeError } from '../errors.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { ChannelPoster } from '../tools/ports.js';
 import { createAnswerStream, postAnswerMessages } from './answer-stream.js';
-import { createCardPublisher } from './approval-card-publisher.js';
+import { createCardPublisher, type DeciderDirectory } from './approval-card-publisher.js';
 import { buildApprovalCard } from './blocks/approval-card.js';
 import { safeMrkdwn } from './mrkdwn.js';
 import { createProgressIndicator } from './progress-indicator.js';
@@ -24,10 +24,10 @@ export interface SlackSurface extends ThreadSurface, ChannelPoster {
 /** Speaks in Slack threads through the Web API. Text from users and the model is escaped before posting. */
 export function createSlackSurface(
   client: webApi.WebClient,
-  options: { cards?: ApprovalCardStore; logger?: Logger } = {},
+  options: { cards?: ApprovalCardStore; logger?: Logger; deciders?: DeciderDirectory } = {},
 ): SlackSurface {
   const logger = options.logger ?? silentLogger;
-  const publisher = createCardPublisher(client, options.cards, logger);
+  const publisher = createCardPublisher(client, options.cards, logger, options.deciders);
   return {
     async postText(thread: ThreadRef, text: string) {
       await client.chat.postMessage({

@@ -61,6 +61,7 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
         clock: { now: () => Date.now() },
         logger,
         systemPrompt: SYSTEM_PROMPT,
+        adminUserIds: config.adminUserIds,
       }),
     { owner: data.owner },
   );

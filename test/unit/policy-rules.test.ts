@@ -173,6 +173,22 @@ describe('conditional policy rules', () => {
   });
 });
 
+describe('notify', () => {
+  it('notify is validated like every field', () => {
+    const result = parsePolicyText(
+      JSON.stringify({ defaults: { notify: ['email'] }, tools: { create_note: { notify: [] } } }),
+      'policy.json',
+      ['create_note'],
+    );
+    expect(result.ok ? [] : result.problems).toEqual([
+      expect.stringMatching(
+        /^policy\.json: defaults\.notify\[0\]: is not a place to announce requests; use a list of "thread"/,
+      ),
+      'policy.json: tools.create_note.notify: the list is empty; use a list of "thread" (the card in the conversation) and "dm" (a copy to each person who may decide)',
+    ]);
+  });
+});
+
 describe('docs/policy.md', () => {
   it('the example of rules that depend on the call is valid and behaves as described', () => {
     const page = readFileSync(new URL('../../docs/policy.md', import.meta.url), 'utf8');

@@ -3,7 +3,7 @@ import type { types } from '@slack/bolt';
 type KnownBlock = types.KnownBlock;
 type Button = types.Button;
 
-import { type ApprovalRecord, formatDuration } from '../../approvals/approval.js';
+import { type ApprovalRecord, formatDuration, notifiesThread } from '../../approvals/approval.js';
 import { describeApprovers } from '../../approvals/policy.js';
 import { encodeApprovalButtonValue } from '../button-value.js';
 import { ACTION_IDS } from '../ids.js';
@@ -25,7 +25,7 @@ const ARGUMENTS_BUDGET = 2600;
 export function buildApprovalCard(
   approval: ApprovalRecord,
   approvers: readonly string[] = [],
-  options: { standing?: boolean } = {},
+  options: { standing?: boolean; copy?: boolean } = {},
 ): SlackMessage {
   const pending = approval.status === 'pending';
   const version = `${approval.status}-${approvers.length}`;
@@ -49,7 +49,14 @@ export function buildApprovalCard(
       elements: [{ type: 'mrkdwn', text: detailsText(approval, approvers) }],
     },
   ];
-  if (pending) {
+  if (pending && !options.copy && !notifiesThread(approval.rule)) {
+    // Announced by direct message only: the thread shows the request, the deciding happens in the copies.
+    blocks.push({
+      type: 'context',
+      block_id: `decide-elsewhere-${version}`,
+      elements: [{ type: 'mrkdwn', text: ':envelope: Sent by direct message to the people who may decide.' }],
+    });
+  } else if (pending) {
     blocks.push({ type: 'actions', block_id: `decide-${version}`, elements: decisionButtons(approval) });
   } else {
     blocks.push({

@@ -3,7 +3,7 @@ import type { ApprovalRecord } from '../../approvals/approval.js';
 import { buildApprovalCard, type SlackMessage } from './approval-card.js';
 
 /**
- * The card as shown in a rule's approval channel: the thread card plus a line pointing back at the
+ * The card as shown in a rule's approval channel or a decider's direct messages: the thread card plus a line pointing back at the
  * conversation, so approvers can read the context before deciding. Pure.
  */
 export function buildApprovalCopyCard(
@@ -11,7 +11,7 @@ export function buildApprovalCopyCard(
   approvers: readonly string[],
   link: string | null,
 ): SlackMessage {
-  const card = buildApprovalCard(approval, approvers);
+  const card = buildApprovalCard(approval, approvers, { copy: true });
   const where = `<#${approval.channelId}>`;
   const origin: types.KnownBlock = {
     type: 'context',
