@@ -1,7 +1,7 @@
 import { auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
 import type { ApprovalRecord } from './approval.js';
-import { mayDecide } from './policy.js';
+import { decidingRule, mayDecide } from './policy.js';
 import type { ApprovalStore, GroupDirectory, Vote } from './ports.js';
 
 export interface DecisionRequest {
@@ -64,11 +64,12 @@ export class ApprovalService {
     // Past its deadline the request is expired, even before the scheduler's next check records it.
     if (approval.expiresAt !== null && approval.expiresAt <= clock.now())
       return { ok: false, kind: 'already_decided', approval: { ...approval, status: 'expired' } };
-    const permission = mayDecide(approval.rule, approval.requesterId, {
+    const rule = decidingRule(approval.rule);
+    const permission = mayDecide(rule, approval.requesterId, {
       userId: request.userId,
       isAdmin: this.isAdmin(request.userId),
       inConversation: request.channelId === approval.channelId,
-      groupMembers: await this.#groupMembers(approval.rule.approvers),
+      groupMembers: await this.#groupMembers(rule.approvers),
     });
     const unavailable = unavailableOption(approval, request);
     if (permission.ok && unavailable) return { ok: false, kind: 'not_allowed', message: unavailable };

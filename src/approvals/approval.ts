@@ -40,6 +40,12 @@ export const approvalRuleSchema = z.object({
   approvalChannel: z.string().nullable(),
   /** Where the request is announced: `thread` (the card in the conversation), `dm` (copies to deciders). */
   notify: z.array(z.enum(['thread', 'dm'])).optional(),
+  /** How long a request may wait before `escalateTo` may decide it too (absent or null: never). */
+  escalateAfterMs: z.number().int().positive().nullable().optional(),
+  /** Who may also decide once the request is escalated, and gets its card by direct message. */
+  escalateTo: z.array(approverSchema).min(1).optional(),
+  /** When the request was escalated (recorded with its rule by the deadline check). */
+  escalatedAt: z.number().int().optional(),
   /** Set when one of the tool's conditional rules applied (absent: the tool's own fields). */
   appliedRule: appliedRuleSchema.optional(),
 });

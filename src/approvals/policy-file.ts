@@ -55,6 +55,8 @@ const ruleSchema = z.strictObject({
     .array(z.enum(['thread', 'dm'], 'is not a place to announce requests'))
     .min(1, 'the list is empty')
     .optional(),
+  escalateAfter: duration.nullable().optional(),
+  escalateTo: z.array(approver).min(1, 'the list is empty').optional(),
 });
 type FileRule = z.infer<typeof ruleSchema>;
 
@@ -172,6 +174,7 @@ function layer(base: ToolPolicy, over: FileRule): ToolPolicy {
     remindAfterMs: over.remindAfter === undefined ? base.rule.remindAfterMs : over.remindAfter,
     approvalChannel: over.approvalChannel === undefined ? base.rule.approvalChannel : over.approvalChannel,
     ...notifyLayer(base.rule, over),
+    ...escalationLayer(base.rule, over),
   };
   return { requireApproval: over.requireApproval ?? base.requireApproval, rule };
 }
@@ -182,8 +185,20 @@ function notifyLayer(base: ApprovalRule, over: FileRule): Pick<ApprovalRule, 'no
   return notify ? { notify: [...new Set(notify)] } : {};
 }
 
+/** Escalation fields are left out of rules that never set them, like `notify`. */
+function escalationLayer(
+  base: ApprovalRule,
+  over: FileRule,
+): Pick<ApprovalRule, 'escalateAfterMs' | 'escalateTo'> {
+  const after = over.escalateAfter === undefined ? base.escalateAfterMs : over.escalateAfter;
+  const to = over.escalateTo ?? base.escalateTo;
+  return { ...(after === undefined ? {} : { escalateAfterMs: after }), ...(to ? { escalateTo: to } : {}) };
+}
+
 /** A rule nobody could ever satisfy is a configuration error, not a request that waits forever. */
 function unreachableReason(rule: ApprovalRule): string | undefined {
+  if (rule.escalateAfterMs && !rule.escalateTo)
+    return 'escalateAfter is set but escalateTo is not; add escalateTo (users, user groups or "admins") or set escalateAfter to null';
   const open = rule.approvers.some((a) => a === 'admins' || a === 'conversation' || a.startsWith('S'));
   if (open) return undefined;
   const people = new Set(rule.approvers.filter((a) => a !== 'requester' || rule.allowSelfApproval));

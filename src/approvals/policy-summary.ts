@@ -37,6 +37,8 @@ function describeEntry({ requireApproval, rule }: ToolPolicy): string {
   if (rule.remindAfterMs) words.push(`reminder every ${formatDuration(rule.remindAfterMs)}`);
   if (rule.approvalChannel) words.push(`also in ${rule.approvalChannel}`);
   if (rule.notify) words.push(`announced by ${rule.notify.join(' and ')}`);
+  if (rule.escalateAfterMs && rule.escalateTo)
+    words.push(`escalated to ${rule.escalateTo.join(' or ')} after ${formatDuration(rule.escalateAfterMs)}`);
   const described = words.join(', ');
   return requireApproval === undefined ? `when the tool asks, ${described}` : described;
 }

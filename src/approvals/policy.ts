@@ -72,6 +72,12 @@ export type DecisionPermission =
   | { ok: true }
   | { ok: false; reason: 'self_approval' | 'not_an_approver'; approvers: string };
 
+/** The rule people are checked against: once escalated, `escalateTo` may decide too. */
+export function decidingRule(rule: ApprovalRule): ApprovalRule {
+  if (rule.escalatedAt === undefined || !rule.escalateTo) return rule;
+  return { ...rule, approvers: [...new Set([...rule.approvers, ...rule.escalateTo])] };
+}
+
 /** Whether this person may decide a request made by `requesterId` under `rule`. Pure. */
 export function mayDecide(rule: ApprovalRule, requesterId: string, decider: Decider): DecisionPermission {
   const approvers = describeApprovers(rule);
@@ -91,7 +97,7 @@ function matches(approver: Approver, requesterId: string, decider: Decider): boo
 }
 
 /** "admins", "anyone in the conversation", "<@U1>", "<!subteam^S1>", joined for people to read. */
-export function describeApprovers(rule: ApprovalRule): string {
+export function describeApprovers(rule: Pick<ApprovalRule, 'approvers'>): string {
   const words = rule.approvers.map((approver) => {
     if (approver === 'admins') return 'admins';
     if (approver === 'conversation') return 'anyone in the conversation';

@@ -84,6 +84,15 @@ export interface ApprovalTimerStore {
     surface: SurfaceKind,
     audit: (approval: ApprovalRecord) => AuditInput[],
   ): Promise<ApprovalRecord[]>;
+  /**
+   * Pending requests due to be escalated (see `escalationDue`); each is marked escalated (`escalatedAt` in its
+   * stored rule) with a compare-and-set on the locked row and `audit(a)` recorded, so it is escalated once.
+   */
+  claimEscalations(
+    now: number,
+    surface: SurfaceKind,
+    audit: (approval: ApprovalRecord) => AuditInput[],
+  ): Promise<ApprovalRecord[]>;
 }
 
 /** "Approve for this thread" granted earlier in a conversation. */

@@ -15,6 +15,7 @@ export type AuditKind =
   | 'approval.edited'
   | 'approval.expired'
   | 'approval.reminded'
+  | 'approval.escalated'
   | 'approval.cancelled'
   | 'approval.card_posted'
   | 'standing.granted'

@@ -1,6 +1,6 @@
 import type { webApi } from '@slack/bolt';
 import { z } from 'zod';
-import { type ApprovalRecord, notifiesByDm } from '../approvals/approval.js';
+import { type ApprovalRecord, type Approver, notifiesByDm } from '../approvals/approval.js';
 import { MAX_DIRECT_MESSAGES, namedDeciders } from '../approvals/deciders.js';
 import type { ApprovalCardStore, ExtraCard, GroupDirectory } from '../approvals/ports.js';
 import { KeyedQueue } from '../conversations/keyed-queue.js';
@@ -28,6 +28,11 @@ export interface CardPublisher {
    * copy to each person who may decide (at most 25; the others are named in the thread), recording each.
    */
   postCopies(approval: ApprovalRecord): Promise<void>;
+  /**
+   * After an escalation: a copy by direct message to each person `escalateTo` names (at most 25, the others
+   * named in the thread), then every copy re-rendered to say so.
+   */
+  postEscalation(approval: ApprovalRecord): Promise<void>;
   /** Re-renders every copy of the card from the state stored now. */
   refresh(approval: ApprovalRecord, update?: CardUpdate): Promise<void>;
 }
@@ -111,11 +116,24 @@ export function createCardPublisher(
     await cards.addExtraCard(approval, { channelId: posted.channel ?? channel, messageTs: posted.ts, link });
   };
   /** One copy per person who may decide, each on its own: one that fails is logged, the others still go. */
-  const postDirectMessages = async (approval: ApprovalRecord, link: string | null) => {
+  const peopleNamed = async (approval: ApprovalRecord, approvers: readonly Approver[]) => {
     const groupMembers = new Map<string, ReadonlySet<string>>();
-    for (const group of approval.rule.approvers.filter((a) => a.startsWith('S')))
+    for (const group of approvers.filter((a) => a.startsWith('S')))
       groupMembers.set(group, (await deciders.groups?.members(group)) ?? new Set());
-    const people = namedDeciders(approval.rule, approval.requesterId, deciders.adminUserIds, groupMembers);
+    return namedDeciders(
+      { approvers: [...approvers] },
+      approval.requesterId,
+      deciders.adminUserIds,
+      groupMembers,
+    );
+  };
+  const postDirectMessages = async (
+    approval: ApprovalRecord,
+    link: string | null,
+    approvers: readonly Approver[] = approval.rule.approvers,
+    already: readonly string[] = [],
+  ) => {
+    const people = (await peopleNamed(approval, approvers)).filter((userId) => !already.includes(userId));
     for (const userId of people.slice(0, MAX_DIRECT_MESSAGES)) {
       await postCopy(approval, userId, link).catch((error: unknown) =>
         logger.warn('approval card could not be sent by direct message', {
@@ -142,6 +160,14 @@ export function createCardPublisher(
       const link = await permalink(approval);
       if (channel && toChannel) await postCopy(approval, channel, link);
       if (byDm) await postDirectMessages(approval, link);
+    },
+    async postEscalation(approval) {
+      if (!cards) return;
+      const escalateTo = approval.rule.escalateTo ?? [];
+      // Whoever already got a copy by direct message is not sent a second one.
+      const already = notifiesByDm(approval.rule) ? await peopleNamed(approval, approval.rule.approvers) : [];
+      await postDirectMessages(approval, await permalink(approval), escalateTo, already);
+      await this.refresh(approval);
     },
     refresh(given, update = {}) {
       return queue.run(given.id, async () => {

@@ -2,7 +2,7 @@ import type { webApi } from '@slack/bolt';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import type { AuditQueries } from '../approvals/audit-queries.js';
 import { concernedViewers, type HomeViewerStore } from '../approvals/home-viewers.js';
-import { mayDecide } from '../approvals/policy.js';
+import { decidingRule, mayDecide } from '../approvals/policy.js';
 import type { Clock } from '../clock.js';
 import type { DecisionWatchers } from '../conversations/decision-follow-up.js';
 import { describeError } from '../errors.js';
@@ -38,7 +38,8 @@ export function createHomePublisher(client: webApi.WebClient, deps: HomePublishe
     }
     // From Home a click has no conversation, so only rules that name this person (or the requester) count.
     const waiting = (await deps.queries.pending(teamId, { limit: PENDING_SCAN, offset: 0 })).items.filter(
-      (a) => mayDecide(a.rule, a.requesterId, { userId, isAdmin: false, inConversation: false }).ok,
+      (a) =>
+        mayDecide(decidingRule(a.rule), a.requesterId, { userId, isAdmin: false, inConversation: false }).ok,
     );
     return { kind: 'user', waiting, requests: await deps.queries.requestsBy(teamId, userId, 20) };
   };

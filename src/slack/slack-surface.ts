@@ -1,4 +1,5 @@
 import type { webApi } from '@slack/bolt';
+import type { ApprovalRecord } from '../approvals/approval.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { ThreadRef, ThreadSurface } from '../conversations/ports.js';
 import { describeError } from '../errors.js';
@@ -12,6 +13,8 @@ import { createProgressIndicator } from './progress-indicator.js';
 import { readThreadMessages } from './thread-reader.js';
 
 export interface SlackSurface extends ThreadSurface, ChannelPoster {
+  /** After an escalation: the card by direct message to those `escalateTo` names, every copy updated. */
+  postEscalation(approval: ApprovalRecord): Promise<void>;
   postEphemeral(channelId: string, userId: string, text: string, threadTs?: string): Promise<void>;
   /** Messages tab: the prompts offered above the message box (agent apps: without a thread). */
   setSuggestedPrompts(
@@ -67,6 +70,7 @@ export function createSlackSurface(
       });
     },
     updateApprovalCard: (approval, update) => publisher.refresh(approval, update),
+    postEscalation: (approval) => publisher.postEscalation(approval),
     async post(channel, text) {
       await client.chat.postMessage({ channel, text: safeMrkdwn(text) });
     },

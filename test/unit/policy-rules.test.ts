@@ -189,6 +189,32 @@ describe('notify', () => {
   });
 });
 
+describe('escalation fields', () => {
+  it('are laid over like every field, summarised, and escalateAfter needs escalateTo', () => {
+    const policy = policyOf({
+      defaults: { escalateAfter: '2h', escalateTo: ['S0ONCALL'] },
+      tools: { create_note: { escalateTo: ['admins', 'U0LEAD'] }, delete_note: { escalateAfter: null } },
+    });
+    expect(policy.forTool('create_note').rule).toMatchObject({
+      escalateAfterMs: 7_200_000,
+      escalateTo: ['admins', 'U0LEAD'],
+    });
+    expect(policy.forTool('delete_note').rule.escalateAfterMs).toBeNull();
+    expect(policy.summary).toContain(
+      'create_note: conversation or admins, escalated to admins or U0LEAD after 2h;',
+    );
+    expect(problems({ tools: { create_note: { escalateAfter: '2h' } } })).toEqual([
+      'policy.json: tools.create_note: escalateAfter is set but escalateTo is not; add escalateTo (users, user groups or "admins") or set escalateAfter to null',
+    ]);
+    expect(problems({ tools: { create_note: { escalateAfter: 'soon', escalateTo: ['oncall'] } } })).toEqual([
+      expect.stringMatching(/^policy\.json: tools\.create_note\.escalateAfter: "soon" is not a duration; /),
+      expect.stringMatching(
+        /^policy\.json: tools\.create_note\.escalateTo\[0\]: "oncall" is not an approver; use a list of "admins"/,
+      ),
+    ]);
+  });
+});
+
 describe('docs/policy.md', () => {
   it('the example of rules that depend on the call is valid and behaves as described', () => {
     const page = readFileSync(new URL('../../docs/policy.md', import.meta.url), 'utf8');

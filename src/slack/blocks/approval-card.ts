@@ -116,6 +116,8 @@ function detailsText(approval: ApprovalRecord, approvers: readonly string[]): st
   const rule = approval.rule;
   const parts = [`Requested by <@${approval.requesterId}>`, `Approvers: ${describeApprovers(rule)}`];
   parts.push(...ruleProgress(approval, approvers));
+  if (rule.escalatedAt !== undefined && rule.escalateTo)
+    parts.push(`escalated to ${describeApprovers({ approvers: rule.escalateTo })}`);
   const applied = appliedRuleText(approval);
   if (applied) parts.push(applied);
   parts.push(`ID \`${approval.id}\``);
