@@ -113,6 +113,7 @@ export async function createCore<A extends SurfaceAdapters>(
     store: stores.approvals,
     clock,
     adminUserIds: config.adminUserIds,
+    delegations: stores.delegations,
     ...(adapters.groups ? { groups: adapters.groups } : {}),
   });
   return {

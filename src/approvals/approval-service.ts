@@ -1,6 +1,7 @@
 import { auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
-import type { ApprovalRecord } from './approval.js';
+import type { ApprovalRecord, ApprovalRule } from './approval.js';
+import type { Delegation, DelegationStore } from './delegation.js';
 import { decidingRule, mayDecide } from './policy.js';
 import type { ApprovalStore, GroupDirectory, Vote } from './ports.js';
 
@@ -32,6 +33,8 @@ export interface ApprovalServiceDeps {
   adminUserIds: readonly string[];
   /** Members of user groups named in rules; without it nobody matches a group. */
   groups?: GroupDirectory;
+  /** Delegations of deciding; without it nobody decides through one. */
+  delegations?: Pick<DelegationStore, 'activeFor'>;
 }
 
 /**
@@ -65,12 +68,19 @@ export class ApprovalService {
     if (approval.expiresAt !== null && approval.expiresAt <= clock.now())
       return { ok: false, kind: 'already_decided', approval: { ...approval, status: 'expired' } };
     const rule = decidingRule(approval.rule);
-    const permission = mayDecide(rule, approval.requesterId, {
+    const groupMembers = await this.#groupMembers(rule.approvers);
+    let permission = mayDecide(rule, approval.requesterId, {
       userId: request.userId,
       isAdmin: this.isAdmin(request.userId),
       inConversation: request.channelId === approval.channelId,
-      groupMembers: await this.#groupMembers(rule.approvers),
+      groupMembers,
     });
+    // Someone the rule does not name may still decide through a delegation from someone it does.
+    const delegation =
+      !permission.ok && permission.reason === 'not_an_approver'
+        ? await this.#delegationFor(approval, rule, request.userId, groupMembers)
+        : undefined;
+    if (delegation) permission = { ok: true };
     const unavailable = unavailableOption(approval, request);
     if (permission.ok && unavailable) return { ok: false, kind: 'not_allowed', message: unavailable };
     if (!permission.ok) {
@@ -114,9 +124,26 @@ export class ApprovalService {
             ...(request.reason ? { reason: request.reason } : {}),
             ...(request.standing ? { standing: true } : {}),
             ...(request.editedArguments ? { editedArguments: readable(request.editedArguments) } : {}),
+            ...(delegation ? { onBehalfOf: delegation.delegatorId } : {}),
           },
         }),
+        ...(delegation
+          ? [
+              auditEvent('delegation.used', {
+                at: clock.now(),
+                actor: request.userId,
+                ...scope,
+                payload: {
+                  delegationId: delegation.id,
+                  delegator: delegation.delegatorId,
+                  delegate: delegation.delegateId,
+                  vote: request.vote,
+                },
+              }),
+            ]
+          : []),
       ],
+      onBehalfOf: delegation?.delegatorId ?? null,
     });
     switch (result.kind) {
       case 'decided':
@@ -127,6 +154,32 @@ export class ApprovalService {
       case 'already_voted':
         return { ok: false, kind: result.kind, approval: result.approval };
     }
+  }
+
+  /**
+   * The first delegation in force to `userId` from someone who may decide this request (and has not voted on
+   * it yet: one person's say never counts twice through a delegate).
+   */
+  async #delegationFor(
+    approval: ApprovalRecord,
+    rule: ApprovalRule,
+    userId: string,
+    groupMembers: ReadonlyMap<string, ReadonlySet<string>>,
+  ): Promise<Delegation | undefined> {
+    const { delegations, store, clock } = this.#deps;
+    const found = (await delegations?.activeFor(approval.teamId, userId, clock.now())) ?? [];
+    if (found.length === 0) return undefined;
+    const voted = await store.approvers(approval.id);
+    return found.find(
+      (delegation) =>
+        !voted.includes(delegation.delegatorId) &&
+        mayDecide(rule, approval.requesterId, {
+          userId: delegation.delegatorId,
+          isAdmin: this.isAdmin(delegation.delegatorId),
+          inConversation: false,
+          groupMembers,
+        }).ok,
+    );
   }
 
   async #groupMembers(approvers: readonly string[]): Promise<Map<string, ReadonlySet<string>>> {

@@ -9,6 +9,8 @@ export interface ApprovalPolicy {
   forCall(facts: CallFacts): ToolPolicy;
   /** One line for people: where the policy comes from and what each tool needs (printed at start-up). */
   readonly summary: string;
+  /** Every approver any rule names (including `escalateTo`), for who may delegate deciding. */
+  namedApprovers(): readonly Approver[];
 }
 
 const BASE_RULE: ApprovalRule = {
@@ -52,8 +54,21 @@ export function createPolicy(
   rules: Readonly<Record<string, readonly ConditionalRule[]>> = {},
 ): ApprovalPolicy {
   const forTool = (toolName: string) => tools[toolName] ?? defaults;
+  const entries = [
+    defaults,
+    ...Object.values(tools),
+    ...Object.values(rules).flatMap((r) => r.map((c) => c.policy)),
+  ];
+  const named = [
+    ...new Set(
+      entries
+        .filter((entry) => entry.requireApproval !== false)
+        .flatMap((entry) => [...entry.rule.approvers, ...(entry.rule.escalateTo ?? [])]),
+    ),
+  ];
   return {
     forTool,
+    namedApprovers: () => named,
     forCall: (facts) => resolveCall(forTool(facts.tool), rules[facts.tool] ?? [], facts),
     summary: summarizePolicy(source, defaults, tools, rules),
   };
@@ -128,6 +143,10 @@ export class ReloadablePolicy implements ApprovalPolicy {
 
   get summary(): string {
     return this.#current.summary;
+  }
+
+  namedApprovers(): readonly Approver[] {
+    return this.#current.namedApprovers();
   }
 
   replace(next: ApprovalPolicy): void {

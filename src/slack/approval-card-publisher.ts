@@ -77,15 +77,16 @@ export function createCardPublisher(
     const approvers = (await cards?.approvers(given.id)) ?? update.approvers ?? [];
     const copies: ExtraCard[] = (await cards?.extraCards(approval.id)) ?? [];
     const standing = update.standing ?? false;
+    const delegated = (await cards?.delegatedVotes(approval.id)) ?? {};
     return [
       ...threadCards(approval, update.fallback, copies).map((location) => ({
         location,
-        card: buildApprovalCard(approval, approvers, { standing }),
+        card: buildApprovalCard(approval, approvers, { standing, delegated }),
         primary: true,
       })),
       ...copies.map((copy) => ({
         location: copy,
-        card: buildApprovalCopyCard(approval, approvers, copy.link),
+        card: buildApprovalCopyCard(approval, approvers, copy.link, delegated),
         primary: false,
       })),
     ];

@@ -25,8 +25,15 @@ const ARGUMENTS_BUDGET = 2600;
 export function buildApprovalCard(
   approval: ApprovalRecord,
   approvers: readonly string[] = [],
-  options: { standing?: boolean; copy?: boolean } = {},
+  options: {
+    standing?: boolean;
+    copy?: boolean;
+    /** Votes cast through a delegation: voter → who delegated; the card names both. */
+    delegated?: Readonly<Record<string, string>>;
+  } = {},
 ): SlackMessage {
+  const name = (id: string) =>
+    `<@${id}>${options.delegated?.[id] ? ` (for <@${options.delegated[id]}>)` : ''}`;
   const pending = approval.status === 'pending';
   const version = `${approval.status}-${approvers.length}`;
   const blocks: KnownBlock[] = [
@@ -46,7 +53,7 @@ export function buildApprovalCard(
     {
       type: 'context',
       block_id: `details-${version}`,
-      elements: [{ type: 'mrkdwn', text: detailsText(approval, approvers) }],
+      elements: [{ type: 'mrkdwn', text: detailsText(approval, approvers, name) }],
     },
   ];
   if (pending && !options.copy && !notifiesThread(approval.rule)) {
@@ -62,7 +69,7 @@ export function buildApprovalCard(
     blocks.push({
       type: 'context',
       block_id: `outcome-${version}`,
-      elements: [{ type: 'mrkdwn', text: outcomeText(approval, options.standing ?? false) }],
+      elements: [{ type: 'mrkdwn', text: outcomeText(approval, options.standing ?? false, name) }],
     });
   }
   return { text: fallbackText(approval), blocks };
@@ -112,10 +119,14 @@ function prettyArguments(raw: string): string {
   }
 }
 
-function detailsText(approval: ApprovalRecord, approvers: readonly string[]): string {
+function detailsText(
+  approval: ApprovalRecord,
+  approvers: readonly string[],
+  name: (id: string) => string,
+): string {
   const rule = approval.rule;
   const parts = [`Requested by <@${approval.requesterId}>`, `Approvers: ${describeApprovers(rule)}`];
-  parts.push(...ruleProgress(approval, approvers));
+  parts.push(...ruleProgress(approval, approvers, name));
   if (rule.escalatedAt !== undefined && rule.escalateTo)
     parts.push(`escalated to ${describeApprovers({ approvers: rule.escalateTo })}`);
   const applied = appliedRuleText(approval);
@@ -139,11 +150,15 @@ export function appliedRuleText(approval: Pick<ApprovalRecord, 'rule'>): string 
 }
 
 /** "2 approvals needed" / "1 of 2 approvals: <@a>", and "expires in 24h (date)" while pending. */
-function ruleProgress(approval: ApprovalRecord, approvers: readonly string[]): string[] {
+function ruleProgress(
+  approval: ApprovalRecord,
+  approvers: readonly string[],
+  name: (id: string) => string,
+): string[] {
   const { rule } = approval;
   const parts: string[] = [];
   if (rule.quorum > 1) {
-    const who = approvers.map((id) => `<@${id}>`).join(', ');
+    const who = approvers.map(name).join(', ');
     parts.push(
       approvers.length === 0
         ? `${rule.quorum} approvals needed`
@@ -156,13 +171,9 @@ function ruleProgress(approval: ApprovalRecord, approvers: readonly string[]): s
   return parts;
 }
 
-function outcomeText(approval: ApprovalRecord, standing: boolean): string {
+function outcomeText(approval: ApprovalRecord, standing: boolean, name: (id: string) => string): string {
   const when = approval.decidedAt ? ` · ${slackDate(approval.decidedAt)}` : '';
-  const by = (approval.decidedBy ?? '')
-    .split(',')
-    .filter(Boolean)
-    .map((id) => `<@${id}>`)
-    .join(', ');
+  const by = (approval.decidedBy ?? '').split(',').filter(Boolean).map(name).join(', ');
   switch (approval.status) {
     case 'approved':
     case 'executing':

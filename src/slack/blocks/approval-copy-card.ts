@@ -10,8 +10,9 @@ export function buildApprovalCopyCard(
   approval: ApprovalRecord,
   approvers: readonly string[],
   link: string | null,
+  delegated: Readonly<Record<string, string>> = {},
 ): SlackMessage {
-  const card = buildApprovalCard(approval, approvers, { copy: true });
+  const card = buildApprovalCard(approval, approvers, { copy: true, delegated });
   const where = `<#${approval.channelId}>`;
   const origin: types.KnownBlock = {
     type: 'context',
