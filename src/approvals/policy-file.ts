@@ -197,6 +197,12 @@ function escalationLayer(
 
 /** A rule nobody could ever satisfy is a configuration error, not a request that waits forever. */
 function unreachableReason(rule: ApprovalRule): string | undefined {
+  if (
+    rule.notify &&
+    !rule.notify.includes('thread') &&
+    rule.approvers.every((a) => a === 'conversation' || a === 'requester')
+  )
+    return 'notify is only "dm" but the approvers name nobody to send it to; add "thread" to notify or name admins, users or user groups';
   if (rule.escalateAfterMs && !rule.escalateTo)
     return 'escalateAfter is set but escalateTo is not; add escalateTo (users, user groups or "admins") or set escalateAfter to null';
   const open = rule.approvers.some((a) => a === 'admins' || a === 'conversation' || a.startsWith('S'));

@@ -189,6 +189,17 @@ describe('notify', () => {
   });
 });
 
+describe('notify: only by direct message needs someone to send it to', () => {
+  it('is a problem when the approvers name nobody', () => {
+    expect(problems({ tools: { create_note: { approvers: ['conversation'], notify: ['dm'] } } })).toEqual([
+      'policy.json: tools.create_note: notify is only "dm" but the approvers name nobody to send it to; add "thread" to notify or name admins, users or user groups',
+    ]);
+    expect(
+      parse({ tools: { create_note: { approvers: ['conversation'], notify: ['thread', 'dm'] } } }).ok,
+    ).toBe(true);
+  });
+});
+
 describe('escalation fields', () => {
   it('are laid over like every field, summarised, and escalateAfter needs escalateTo', () => {
     const policy = policyOf({
