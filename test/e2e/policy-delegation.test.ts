@@ -1,19 +1,20 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
 import type { SlackCall } from '../support/fake-slack.js';
+import { DATABASE_KINDS } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 import { cardTs, type Harness } from './harness.js';
 import { blocksText, FakeClock, HOUR, query, startPolicyHarness } from './policy-support.js';
 
 const POLICY = { tools: { create_note: { approvers: ['U0ALICE'], allowSelfApproval: false } } };
 
-describe('delegation: /approvals delegate, delegations, undelegate', () => {
+describe.each(DATABASE_KINDS)('delegation on %s: /approvals delegate, delegations, undelegate', (kind) => {
   const open: Harness[] = [];
   afterEach(async () => {
     for (const h of open.splice(0)) await h.close();
   });
   const start = async (clock: FakeClock) => {
-    const h = await startPolicyHarness(POLICY, { overrides: { clock } });
+    const h = await startPolicyHarness(POLICY, { overrides: { clock }, kind });
     open.push(h);
     return h;
   };

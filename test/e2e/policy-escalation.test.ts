@@ -3,17 +3,18 @@ import { reply } from '../support/fake-openai.js';
 import { type SlackCall, slackReply } from '../support/fake-slack.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
 import { postInteraction } from '../support/slack-requests.js';
+import { DATABASE_KINDS } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 import { approvalIdOf, cardTs, type Harness, SECRET } from './harness.js';
 import { blocksText, FakeClock, HOUR, query, startPolicyHarness } from './policy-support.js';
 
-describe('approval policy: escalation', () => {
+describe.each(DATABASE_KINDS)('approval policy on %s: escalation', (kind) => {
   const open: Harness[] = [];
   afterEach(async () => {
     for (const h of open.splice(0)) await h.close();
   });
   const start = async (policy: unknown, clock: FakeClock) => {
-    const h = await startPolicyHarness(policy, { overrides: { clock } });
+    const h = await startPolicyHarness(policy, { overrides: { clock }, kind });
     h.slack.setResponse('usergroups.users.list', (params) =>
       params.usergroup === 'S0ONCALL' ? slackReply.ok({ users: ['U0PAGER'] }) : slackReply.ok({ users: [] }),
     );
