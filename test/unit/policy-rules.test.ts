@@ -226,6 +226,36 @@ describe('escalation fields', () => {
   });
 });
 
+describe('the shape of the policy file with routing', () => {
+  it('reads the full example: rules, notify, escalateAfter and escalateTo, with defaults under them', () => {
+    const policy = policyOf({
+      defaults: { notify: ['thread'], escalateAfter: null },
+      tools: {
+        post_message: {
+          approvers: ['admins'],
+          rules: [
+            { when: "args.channel == 'C0SANDBOX'", requireApproval: false },
+            { when: 'size(args.text) > 1000', quorum: 2 },
+          ],
+          notify: ['thread', 'dm'],
+          escalateAfter: '2h',
+          escalateTo: ['S0ONCALL'],
+        },
+      },
+    });
+    expect(policy.forTool('create_note').rule).toMatchObject({ notify: ['thread'], escalateAfterMs: null });
+    const long = policy.forCall(call({ channel: 'C0NEWS', text: 'x'.repeat(1001) }));
+    expect(long.rule).toMatchObject({
+      approvers: ['admins'],
+      quorum: 2,
+      notify: ['thread', 'dm'],
+      escalateAfterMs: 7_200_000,
+      escalateTo: ['S0ONCALL'],
+    });
+    expect(policy.namedApprovers()).toEqual(expect.arrayContaining(['admins', 'S0ONCALL']));
+  });
+});
+
 describe('docs/policy.md', () => {
   it('the example of rules that depend on the call is valid and behaves as described', () => {
     const page = readFileSync(new URL('../../docs/policy.md', import.meta.url), 'utf8');
