@@ -257,6 +257,15 @@ describe('the shape of the policy file with routing', () => {
 });
 
 describe('docs/policy.md', () => {
+  it('the routing example is valid', () => {
+    const page = readFileSync(new URL('../../docs/policy.md', import.meta.url), 'utf8');
+    const example = /```json\n([\s\S]*?)```/.exec(page.slice(page.indexOf('A policy that routes')))?.[1];
+    if (!example) throw new Error('no routing example in docs/policy.md');
+    const result = parsePolicyText(example, './policy.json', KNOWN);
+    if (!result.ok) throw new Error(result.problems.join('\n'));
+    expect(result.policy.forTool('post_message').rule).toMatchObject({ escalateTo: ['S0ONCALL'] });
+  });
+
   it('the example of rules that depend on the call is valid and behaves as described', () => {
     const page = readFileSync(new URL('../../docs/policy.md', import.meta.url), 'utf8');
     const section = page.slice(page.indexOf('### Rules that depend on the call'));
