@@ -1,7 +1,7 @@
 import type { webApi } from '@slack/bolt';
 import { type ApprovalRecord, type ApprovalRule, formatDuration } from '../approvals/approval.js';
 import type { ApprovalTimerEvents } from '../approvals/approval-scheduler.js';
-import { describeApprovers } from '../approvals/policy.js';
+import { decidingRule, describeApprovers } from '../approvals/policy.js';
 import type { DecisionFollowUp } from '../conversations/decision-follow-up.js';
 import { escapeMrkdwn } from './mrkdwn.js';
 
@@ -46,7 +46,8 @@ export function reminderText(
   approval: Pick<ApprovalRecord, 'id' | 'toolName' | 'rule' | 'requesterId'>,
   adminUserIds: readonly string[],
 ): string {
-  const who = mentionDeciders(approval.rule, approval.requesterId, adminUserIds);
+  // Once escalated, those it was escalated to are mentioned too.
+  const who = mentionDeciders(decidingRule(approval.rule), approval.requesterId, adminUserIds);
   return `:bell: Reminder: the request to run \`${escapeMrkdwn(approval.toolName)}\` (ID \`${approval.id}\`) is still waiting for a decision. It can be decided by ${who}.`;
 }
 
