@@ -85,6 +85,11 @@ async function ask(deps: ChatSessionDeps, approval: ApprovalRecord): Promise<Ask
   write(
     `  requested by ${approval.requesterId} · may be decided by ${describeApprovers(approval.rule)} · ${approval.id}\n`,
   );
+  const applied = approval.rule.appliedRule;
+  if (applied)
+    write(
+      `  rule ${applied.place} (${applied.when})${applied.error ? ` could not be evaluated (${applied.error}), so approval is required` : ''}\n`,
+    );
   for (;;) {
     const answer = await reader.next(APPROVAL_QUESTION);
     if (answer === undefined) return 'ended';
