@@ -13,6 +13,7 @@ export const SLOW_SUITES = [
   'test/e2e/mcp-servers.test.ts',
   'test/e2e/model-faults.test.ts',
   'test/e2e/multi-process.test.ts',
+  'test/e2e/policy-reload.test.ts',
   'test/e2e/policy-startup.test.ts',
   'test/e2e/approve-restart-reject.test.ts',
   'test/e2e/restart.test.ts',

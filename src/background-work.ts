@@ -5,6 +5,7 @@ import type { Core } from './core.js';
 import { describeError } from './errors.js';
 import type { Logger } from './logger.js';
 import { createApprovalNotifier } from './slack/approval-notifier.js';
+import type { SlackAdapters } from './slack/slack-adapters.js';
 
 /** Slack retries a delivery within minutes; keys of handled deliveries are kept a day. */
 const DEDUPE_KEEP_MS = 86_400_000;
@@ -30,7 +31,7 @@ export interface BackgroundWork {
  * recovery and a deadline check at once, so what happened while the bot was down is handled first.
  */
 export async function startBackgroundWork(
-  core: Core,
+  core: Core<SlackAdapters>,
   client: WebClient,
   config: Pick<Config, 'adminUserIds' | 'runLeaseMs'>,
   logger: Logger,
@@ -40,7 +41,12 @@ export async function startBackgroundWork(
   const scheduler = new ApprovalScheduler({
     store: stores.timers,
     surface: 'slack',
-    events: createApprovalNotifier({ client, followUp: core.followUp, adminUserIds: config.adminUserIds }),
+    events: createApprovalNotifier({
+      client,
+      followUp: core.followUp,
+      adminUserIds: config.adminUserIds,
+      cards: core.adapters.surface,
+    }),
     clock,
     logger,
     intervalMs: timings.schedulerIntervalMs ?? DEFAULT_SCHEDULER_INTERVAL_MS,

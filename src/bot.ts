@@ -1,5 +1,5 @@
 import type { webApi } from '@slack/bolt';
-import type { ApprovalPolicy } from './approvals/policy.js';
+import { type ApprovalPolicy, ReloadablePolicy } from './approvals/policy.js';
 import { auditEvent } from './audit/audit-event.js';
 import { type BackgroundTimings, type BackgroundWork, startBackgroundWork } from './background-work.js';
 import type { Config } from './config.js';
@@ -28,6 +28,12 @@ export interface Bot {
   conversations: ConversationService;
   /** Checks approval deadlines now (the scheduler also does on its own interval). */
   checkDeadlines(): Promise<void>;
+  /**
+   * Puts a validated policy in force for the calls planned from now on, in this thread and every worker
+   * (`text` is the file's text they build it from), recorded as `policy.loaded`. Waiting requests keep the rule
+   * stored with them.
+   */
+  reloadPolicy(policy: ApprovalPolicy, text: string): Promise<void>;
 }
 
 /**
@@ -43,6 +49,7 @@ export async function createBot(
   overrides: BotOverrides = {},
 ): Promise<Bot> {
   let core: Core<SlackAdapters> | undefined;
+  const inForce = new ReloadablePolicy(policy);
   let pool: WorkerPool | undefined;
   const runtime = createSlackRuntime({
     botToken: config.slack.botToken,
@@ -51,6 +58,7 @@ export async function createBot(
     port: config.port,
     logLevel: config.logLevel,
     logger,
+    adminUserIds: config.adminUserIds,
     clock: overrides.clock ?? { now: () => Date.now() },
     health: async () => ({
       ok: core?.database.isOpen() ?? false,
@@ -71,7 +79,7 @@ export async function createBot(
   core = await createCore(
     config,
     logger,
-    policy,
+    inForce,
     (stores) => runtime.adapters(stores.cards, SYSTEM_PROMPT),
     overrides,
   );
@@ -86,6 +94,16 @@ export async function createBot(
   return {
     conversations: core.conversations,
     checkDeadlines: () => pool?.checkDeadlines() ?? background?.checkDeadlines() ?? Promise.resolve(),
+    async reloadPolicy(next, text) {
+      inForce.replace(next);
+      pool?.reloadPolicy(text);
+      await started.stores.approvals.recordAudit([
+        auditEvent('policy.loaded', {
+          at: started.clock.now(),
+          payload: { summary: next.summary, reloaded: true },
+        }),
+      ]);
+    },
     async start() {
       await started.stores.approvals.recordAudit([
         auditEvent('policy.loaded', { at: started.clock.now(), payload: { summary: policy.summary } }),

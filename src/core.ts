@@ -84,13 +84,15 @@ export async function createCore<A extends SurfaceAdapters>(
     clock,
     notes: stores.notes,
     poster: adapters.surface,
-    postMessageLinkPreviews: policy.postMessageLinkPreviews,
+    // Read at each post: a policy reloaded on SIGHUP applies to the next message.
+    postMessageLinkPreviews: () => policy.postMessageLinkPreviews,
   });
   const tools = new ToolRegistry(overrides.tools ? overrides.tools(builtIn) : builtIn);
   const approvals = new ApprovalService({
     store: stores.approvals,
     clock,
     adminUserIds: config.adminUserIds,
+    delegations: stores.delegations,
     ...(adapters.groups ? { groups: adapters.groups } : {}),
   });
   const runner = new Runner({

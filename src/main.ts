@@ -1,9 +1,10 @@
 import { loadApprovalPolicy } from './approvals/policy-file.js';
-import { createBot } from './bot.js';
+import { readPolicySource } from './approvals/policy-source.js';
+import { type Bot, createBot } from './bot.js';
 import { loadConfig, withDotEnv } from './config.js';
 import { describeDatabase } from './db/open-database.js';
 import { describeError } from './errors.js';
-import { createLogger } from './logger.js';
+import { createLogger, type Logger } from './logger.js';
 import { mcpServersFileProblem } from './mcp/load-mcp-servers.js';
 import { checkSlackTokens } from './slack/token-check.js';
 import { toolNames } from './tools/built-in-tools.js';
@@ -50,6 +51,15 @@ async function main(): Promise<void> {
   );
 
   const bot = await createBot(config, logger, policy.policy);
+  // `kill -HUP`: the policy file is read again; a valid one takes effect for new requests, an invalid one is
+  // refused and the policy in force stays.
+  process.on('SIGHUP', () => {
+    reloadPolicy(config.approvalPolicyFile, bot, logger).catch((error: unknown) =>
+      logger.error('approval policy reload failed; the policy in force stays', {
+        error: describeError(error),
+      }),
+    );
+  });
   const { port } = await bot.start();
   logger.info('bot started', {
     mode: config.slack.mode.kind,
@@ -79,6 +89,25 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+async function reloadPolicy(file: string | undefined, bot: Bot, logger: Logger): Promise<void> {
+  if (file === undefined) {
+    logger.warn('SIGHUP: APPROVAL_POLICY_FILE is not set, so there is no policy file to reload');
+    return;
+  }
+  const source = readPolicySource(file, toolNames());
+  if (!source.ok) {
+    logger.error('approval policy not reloaded: the file has problems; the policy in force stays', {
+      file,
+      problems: source.problems.length,
+    });
+    for (const problem of source.problems) logger.error('approval policy problem', { problem });
+    return;
+  }
+  await bot.reloadPolicy(source.policy, source.text);
+  process.stdout.write(`${source.policy.summary}\n`);
+  logger.info('approval policy reloaded: new requests follow it; waiting requests keep their rule', { file });
 }
 
 main().catch((error: unknown) => {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type ApprovalRule, standingExpiry } from '../approvals/approval.js';
 import type { ApprovalPolicy } from '../approvals/policy.js';
+import { argumentsForRules } from '../approvals/policy-rules.js';
 import type { GrantorCheck, StandingApproval, StandingApprovalStore } from '../approvals/ports.js';
 import { type AuditInput, auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
@@ -8,7 +9,7 @@ import type { IdGenerator } from '../ids.js';
 import type { HistoryItem, ToolCall } from './history.js';
 import type { NewApproval, RunRecord } from './ports.js';
 import { readableArguments, runScope } from './run-events.js';
-import type { AgentTool, ParsedArguments, ToolContext } from './tool.js';
+import type { AgentTool, ParsedArguments } from './tool.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { toolContext, toolOutput } from './turn-settler.js';
 
@@ -22,10 +23,18 @@ type ApprovalRequirement = { required: false } | { required: true; rule: Approva
 async function approvalRequirement(
   policy: ApprovalPolicy,
   tool: AgentTool,
+  call: ToolCall,
   parsed: ParsedArguments,
-  context: ToolContext,
+  run: RunRecord,
 ): Promise<ApprovalRequirement> {
-  const { requireApproval, rule } = policy.forTool(tool.name);
+  const context = toolContext(run);
+  const { requireApproval, rule } = policy.forCall({
+    args: argumentsForRules(parsed, call.arguments),
+    tool: tool.name,
+    requester: run.requesterId,
+    channel: run.channelId,
+    team: run.teamId,
+  });
   const mode = requireApproval ?? tool.approvalMode;
   if (mode === false) return { required: false };
   if (mode === true || !parsed.ok) return { required: true, rule };
@@ -66,7 +75,6 @@ export class CallPlanner {
 
   async plan(run: RunRecord, calls: readonly ToolCall[], items: HistoryItem[]): Promise<CallPlan> {
     const plan: CallPlan = { approvals: [], audit: [], notes: [], done: new Set() };
-    const context = toolContext(run);
     for (const call of calls) {
       const tool = this.#deps.tools.get(call.name);
       if (!tool) {
@@ -76,7 +84,7 @@ export class CallPlanner {
         continue;
       }
       const parsed = tool.parseArguments(call.arguments);
-      const requirement = await approvalRequirement(this.#deps.policy, tool, parsed, context);
+      const requirement = await approvalRequirement(this.#deps.policy, tool, call, parsed, run);
       if (!requirement.required) continue;
       const approval = this.#newApproval(call, requirement.rule);
       // A standing approval covers only calls whose arguments parse: a malformed call always asks a person.

@@ -12,6 +12,8 @@ export interface ApprovalTimerEvents {
   expired(approval: ApprovalRecord, runClaimed: boolean): Promise<void>;
   /** A reminder is due for a request that is still pending. */
   remind(approval: ApprovalRecord): Promise<void>;
+  /** The request was escalated: `escalateTo` may now decide it too and must be told. */
+  escalated(approval: ApprovalRecord): Promise<void>;
 }
 
 export interface ApprovalSchedulerDeps {
@@ -75,6 +77,17 @@ export class ApprovalScheduler {
         payload: { tool: approval.toolName, callId: approval.callId, rule: approval.rule },
       }),
     ]);
+    const escalations = await store.claimEscalations(now, surface, (approval) => [
+      auditEvent('approval.escalated', {
+        at: now,
+        ...scope(approval),
+        payload: {
+          tool: approval.toolName,
+          after: formatDuration(approval.rule.escalateAfterMs ?? 0),
+          escalateTo: approval.rule.escalateTo ?? [],
+        },
+      }),
+    ]);
     const reminders = await store.claimReminders(now, surface, (approval) => [
       auditEvent('approval.reminded', {
         at: now,
@@ -88,6 +101,7 @@ export class ApprovalScheduler {
           () =>
             events.expired(approval, runClaimed),
       ),
+      ...escalations.map((approval) => () => events.escalated(approval)),
       ...reminders.map((approval) => () => events.remind(approval)),
     ];
     for (const run of work) {

@@ -1,7 +1,8 @@
 import { auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
 import type { ApprovalRecord, ApprovalRule } from './approval.js';
-import { type DecisionPermission, mayDecide } from './policy.js';
+import type { Delegation, DelegationStore } from './delegation.js';
+import { type DecisionPermission, decidingRule, mayDecide } from './policy.js';
 import type { ApprovalStore, GroupDirectory, Vote } from './ports.js';
 import { RefusalLimiter } from './refusal-limiter.js';
 
@@ -41,6 +42,8 @@ export interface ApprovalServiceDeps {
   groups?: GroupDirectory;
   /** Limits refusals per person (each one is an audit row and a reply). */
   refusals?: RefusalLimiter;
+  /** Delegations of deciding; without it nobody decides through one. */
+  delegations?: Pick<DelegationStore, 'activeFor'>;
 }
 
 /**
@@ -69,7 +72,7 @@ export class ApprovalService {
     userId: string,
     channelId: string | undefined,
   ): Promise<{ ok: true } | { ok: false; message: string }> {
-    const permission = await this.#permission(approval, userId, channelId);
+    const { permission } = await this.#permission(approval, userId, channelId);
     return permission.ok ? permission : { ok: false, message: refusal(approval, permission) };
   }
 
@@ -100,7 +103,7 @@ export class ApprovalService {
   async decide(request: DecisionRequest): Promise<DecisionResult> {
     const checked = await this.#checked(request);
     if (checked.ok === false) return checked;
-    const { approval } = checked;
+    const { approval, delegation } = checked;
     const { store, clock } = this.#deps;
     const scope = scopeOf(approval);
     // An edit is its own kind of decision: approval with arguments a person rewrote.
@@ -129,9 +132,26 @@ export class ApprovalService {
             ...(request.reason ? { reason: request.reason } : {}),
             ...(request.standing ? { standing: true } : {}),
             ...(request.editedArguments ? { editedArguments: readable(request.editedArguments) } : {}),
+            ...(delegation ? { onBehalfOf: delegation.delegatorId } : {}),
           },
         }),
+        ...(delegation
+          ? [
+              auditEvent('delegation.used', {
+                at: clock.now(),
+                actor: request.userId,
+                ...scope,
+                payload: {
+                  delegationId: delegation.id,
+                  delegator: delegation.delegatorId,
+                  delegate: delegation.delegateId,
+                  vote: request.vote,
+                },
+              }),
+            ]
+          : []),
       ],
+      onBehalfOf: delegation?.delegatorId ?? null,
     });
     switch (result.kind) {
       case 'decided':
@@ -145,7 +165,9 @@ export class ApprovalService {
   }
 
   /** The request, when everything but the vote itself allows this person's decision; else why not. */
-  async #checked(request: DecisionRequest): Promise<Refusal | { ok: undefined; approval: ApprovalRecord }> {
+  async #checked(
+    request: DecisionRequest,
+  ): Promise<Refusal | { ok: undefined; approval: ApprovalRecord; delegation?: Delegation }> {
     const { store, clock } = this.#deps;
     const approval = await store.get(request.approvalId);
     // An approval of another workspace is as unknown as a forged id: reveal nothing.
@@ -154,7 +176,7 @@ export class ApprovalService {
     // Past its deadline the request is expired, even before the scheduler's next check records it.
     if (approval.expiresAt !== null && approval.expiresAt <= clock.now())
       return { ok: false, kind: 'already_decided', approval: { ...approval, status: 'expired' } };
-    const permission = await this.#permission(approval, request.userId, request.channelId);
+    const { permission, delegation } = await this.#permission(approval, request.userId, request.channelId);
     const unavailable = unavailableOption(approval, request);
     if (permission.ok && unavailable) return { ok: false, kind: 'not_allowed', message: unavailable };
     if (!permission.ok) {
@@ -170,20 +192,55 @@ export class ApprovalService {
       ]);
       return { ok: false, kind: 'not_allowed', message: refusal(approval, permission) };
     }
-    return { ok: undefined, approval };
+    return { ok: undefined, approval, ...(delegation ? { delegation } : {}) };
   }
 
+  /**
+   * Whether this person may decide the request under its rule (with `escalateTo` once escalated) or, when the
+   * rule does not name them, through a delegation from someone it names.
+   */
   async #permission(
     approval: ApprovalRecord,
     userId: string,
     channelId: string | undefined,
-  ): Promise<DecisionPermission> {
-    return mayDecide(approval.rule, approval.requesterId, {
+  ): Promise<{ permission: DecisionPermission; delegation?: Delegation }> {
+    const rule = decidingRule(approval.rule);
+    const groupMembers = await this.#groupMembers(rule.approvers);
+    const permission = mayDecide(rule, approval.requesterId, {
       userId,
       isAdmin: this.isAdmin(userId),
       inConversation: channelId === approval.channelId,
-      groupMembers: await this.#groupMembers(approval.rule.approvers),
+      groupMembers,
     });
+    if (permission.ok || permission.reason !== 'not_an_approver') return { permission };
+    const delegation = await this.#delegationFor(approval, rule, userId, groupMembers);
+    return delegation ? { permission: { ok: true }, delegation } : { permission };
+  }
+
+  /**
+   * The first delegation in force to `userId` from someone who may decide this request (and has not voted on
+   * it yet: one person's say never counts twice through a delegate).
+   */
+  async #delegationFor(
+    approval: ApprovalRecord,
+    rule: ApprovalRule,
+    userId: string,
+    groupMembers: ReadonlyMap<string, ReadonlySet<string>>,
+  ): Promise<Delegation | undefined> {
+    const { delegations, store, clock } = this.#deps;
+    const found = (await delegations?.activeFor(approval.teamId, userId, clock.now())) ?? [];
+    if (found.length === 0) return undefined;
+    const voted = await store.approvers(approval.id);
+    return found.find(
+      (delegation) =>
+        !voted.includes(delegation.delegatorId) &&
+        mayDecide(rule, approval.requesterId, {
+          userId: delegation.delegatorId,
+          isAdmin: this.isAdmin(delegation.delegatorId),
+          inConversation: false,
+          groupMembers,
+        }).ok,
+    );
   }
 
   async #groupMembers(approvers: readonly string[]): Promise<Map<string, ReadonlySet<string>>> {

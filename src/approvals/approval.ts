@@ -21,6 +21,14 @@ export const approverSchema = z.union([
 ]);
 export type Approver = z.infer<typeof approverSchema>;
 
+/** Which of a tool's conditional `rules` applied to a request; `error` when its `when` could not be evaluated. */
+export const appliedRuleSchema = z.object({
+  place: z.string(),
+  when: z.string(),
+  error: z.string().optional(),
+});
+export type AppliedRule = z.infer<typeof appliedRuleSchema>;
+
 /** The policy rule that applied to a request; stored with it so later policy changes rewrite nothing. */
 export const approvalRuleSchema = z.object({
   approvers: z.array(approverSchema).min(1),
@@ -35,6 +43,16 @@ export const approvalRuleSchema = z.object({
    * stored before it existed: those get the default.
    */
   standingExpiresAfterMs: z.number().int().positive().nullable().optional(),
+  /** Where the request is announced: `thread` (the card in the conversation), `dm` (copies to deciders). */
+  notify: z.array(z.enum(['thread', 'dm'])).optional(),
+  /** How long a request may wait before `escalateTo` may decide it too (absent or null: never). */
+  escalateAfterMs: z.number().int().positive().nullable().optional(),
+  /** Who may also decide once the request is escalated, and gets its card by direct message. */
+  escalateTo: z.array(approverSchema).min(1).optional(),
+  /** When the request was escalated (recorded with its rule by the deadline check). */
+  escalatedAt: z.number().int().optional(),
+  /** Set when one of the tool's conditional rules applied (absent: the tool's own fields). */
+  appliedRule: appliedRuleSchema.optional(),
 });
 export type ApprovalRule = z.infer<typeof approvalRuleSchema>;
 
@@ -44,6 +62,15 @@ export const DEFAULT_STANDING_EXPIRY_MS = 24 * 3_600_000;
 /** The life of a standing approval under `rule`; null: until revoked. */
 export function standingExpiry(rule: Pick<ApprovalRule, 'standingExpiresAfterMs'>): number | null {
   return rule.standingExpiresAfterMs === undefined ? DEFAULT_STANDING_EXPIRY_MS : rule.standingExpiresAfterMs;
+}
+
+/** Announced in the thread (the default), by direct message to those who may decide, or both. */
+export function notifiesThread(rule: Pick<ApprovalRule, 'notify'>): boolean {
+  return rule.notify?.includes('thread') ?? true;
+}
+
+export function notifiesByDm(rule: Pick<ApprovalRule, 'notify'>): boolean {
+  return rule.notify?.includes('dm') ?? false;
 }
 
 /** A tool's entry in the policy: whether approval is required (undefined: the tool decides) and the rule. */

@@ -49,6 +49,21 @@ export function nextReminderAt(rule: Pick<ApprovalRule, 'remindAfterMs'>, now: n
   return rule.remindAfterMs ? now + rule.remindAfterMs : null;
 }
 
+/**
+ * Whether a pending request is due to be escalated at `now`: its rule escalates, it has not been yet, it waited
+ * `escalateAfter`, and it has not expired (expiry wins when it comes first).
+ */
+export function escalationDue(
+  approval: Pick<ApprovalRecord, 'status' | 'rule' | 'createdAt' | 'expiresAt'>,
+  now: number,
+): boolean {
+  const { rule } = approval;
+  if (approval.status !== 'pending' || !rule.escalateAfterMs || !rule.escalateTo) return false;
+  if (rule.escalatedAt !== undefined) return false;
+  if (approval.expiresAt !== null && approval.expiresAt <= now) return false;
+  return approval.createdAt + rule.escalateAfterMs <= now;
+}
+
 /** The run goes on: recorded by whoever settled its paused turn (a person, or `system` for an expiry). */
 export function runResumedEvent(settled: ApprovalRecord, actor: string, at: number): AuditInput {
   return auditEvent('run.resumed', {

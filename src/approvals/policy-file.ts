@@ -9,6 +9,7 @@ import {
   createPolicy,
 } from './policy.js';
 import { policyProblem } from './policy-problems.js';
+import { type ConditionalRule, compileWhen } from './policy-rules.js';
 
 export type PolicyLoadResult = { ok: true; policy: ApprovalPolicy } | { ok: false; problems: string[] };
 
@@ -51,14 +52,27 @@ const ruleSchema = z.strictObject({
     .regex(/^[CG][A-Z0-9]{2,}$/, 'is not a Slack channel ID')
     .nullable()
     .optional(),
+  notify: z
+    .array(z.enum(['thread', 'dm'], 'is not a place to announce requests'))
+    .min(1, 'the list is empty')
+    .optional(),
+  escalateAfter: duration.nullable().optional(),
+  escalateTo: z.array(approver).min(1, 'the list is empty').optional(),
 });
 type FileRule = z.infer<typeof ruleSchema>;
+
+/** One of a tool's conditional rules: a CEL `when` and any rule field, laid over the tool's own fields. */
+const conditionalRuleSchema = ruleSchema.extend({ when: z.string().min(1, 'is empty') });
+
+/** A tool's entry: its rule fields, and conditional `rules` tried in order. */
+const toolSchema = ruleSchema.extend({ rules: z.array(conditionalRuleSchema).optional() });
+type FileTool = z.infer<typeof toolSchema>;
 
 const fileSchema = z.strictObject({
   /** Let Slack show link previews on messages that `post_message` sends (off by default). */
   postMessageLinkPreviews: z.boolean().optional(),
   defaults: ruleSchema.optional(),
-  tools: z.record(z.string(), ruleSchema).optional(),
+  tools: z.record(z.string(), toolSchema).optional(),
 });
 
 /** Just the tool names, so unknown ones are reported together with every other problem. */
@@ -78,9 +92,14 @@ export function loadApprovalPolicy(
   knownTools: readonly string[],
 ): PolicyLoadResult {
   if (file === undefined) return { ok: true, policy: builtInPolicy() };
-  let text: string;
+  const read = readPolicyFile(file);
+  return read.ok ? parsePolicyText(read.text, file, knownTools) : read;
+}
+
+/** The text of a policy file, or the one problem that it cannot be read. */
+export function readPolicyFile(file: string): { ok: true; text: string } | { ok: false; problems: string[] } {
   try {
-    text = readFileSync(file, 'utf8');
+    return { ok: true, text: readFileSync(file, 'utf8') };
   } catch (error) {
     const code = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
     return {
@@ -88,7 +107,6 @@ export function loadApprovalPolicy(
       problems: [`${file}: cannot read the file (${code}); check APPROVAL_POLICY_FILE or unset it`],
     };
   }
-  return parsePolicyText(text, file, knownTools);
 }
 
 /** Validates a policy file's text. Every problem names the file, the JSON path, what is wrong and the fix. */
@@ -113,43 +131,79 @@ export function parsePolicyText(text: string, file: string, knownTools: readonly
   const { defaults = {}, tools = {} } = parsed.success ? parsed.data : salvage(json);
   const postMessageLinkPreviews = parsed.success ? (parsed.data.postMessageLinkPreviews ?? false) : false;
   const entries: Record<string, ToolPolicy> = {};
+  const conditional: Record<string, ConditionalRule[]> = {};
   for (const name of new Set([...knownTools, ...Object.keys(tools)])) {
     const base = BUILT_IN_TOOL_POLICIES[name] ?? BASE_TOOL_POLICY;
     entries[name] = layer(layer(base, defaults), tools[name] ?? {});
     const unreachable = unreachableReason(entries[name].rule);
     if (unreachable && entries[name].requireApproval !== false)
       problems.push(`${file}: ${tools[name] ? `tools.${name}` : 'defaults'}: ${unreachable}`);
+    const compiled = compileRules(file, name, entries[name], tools[name]?.rules ?? [], problems);
+    if (compiled.length > 0) conditional[name] = compiled;
   }
   const fallback = layer(BASE_TOOL_POLICY, defaults);
   const unreachable = unreachableReason(fallback.rule);
   if (unreachable) problems.push(`${file}: defaults: ${unreachable}`);
   if (problems.length > 0) return { ok: false, problems: [...new Set(problems)] };
-  return { ok: true, policy: createPolicy(fallback, entries, file, { postMessageLinkPreviews }) };
+  return {
+    ok: true,
+    policy: createPolicy(fallback, entries, file, conditional, { postMessageLinkPreviews }),
+  };
 }
 
 /** The valid parts of a file that has problems: each rule without its invalid or unknown fields. */
-function salvage(json: unknown): { defaults?: FileRule; tools?: Record<string, FileRule> } {
+function salvage(json: unknown): { defaults?: FileRule; tools?: Record<string, FileTool> } {
   if (!isObject(json)) return {};
-  const tools: Record<string, FileRule> = {};
+  const tools: Record<string, FileTool> = {};
   if (isObject(json.tools))
-    for (const [name, rule] of Object.entries(json.tools)) tools[name] = validFields(rule);
-  return { defaults: validFields(json.defaults), tools };
+    for (const [name, rule] of Object.entries(json.tools)) tools[name] = validFields(toolSchema, rule);
+  return { defaults: validFields(ruleSchema, json.defaults), tools };
 }
 
-function validFields(rule: unknown): FileRule {
-  if (!isObject(rule)) return {};
-  const parsed = ruleSchema.safeParse(rule);
-  if (parsed.success) return parsed.data;
+function validFields<S extends typeof ruleSchema | typeof toolSchema>(schema: S, rule: unknown): z.infer<S> {
+  if (!isObject(rule)) return {} as z.infer<S>;
+  const parsed = schema.safeParse(rule);
+  if (parsed.success) return parsed.data as z.infer<S>;
   const bad = new Set(parsed.error.issues.flatMap((i) => (i.path.length > 0 ? [String(i.path[0])] : [])));
   const kept = Object.fromEntries(
-    Object.entries(rule).filter(([key]) => !bad.has(key) && key in ruleSchema.shape),
+    Object.entries(rule).filter(([key]) => !bad.has(key) && key in schema.shape),
   );
-  const again = ruleSchema.safeParse(kept);
-  return again.success ? again.data : {};
+  const again = schema.safeParse(kept);
+  return (again.success ? again.data : {}) as z.infer<S>;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A tool's conditional rules, each laid over the tool's entry and its `when` compiled. Adds a problem, with its
+ * place, for an expression that does not compile or names an unknown variable, and for a rule nobody could
+ * satisfy (a `when` that cannot be evaluated fails closed, so even a rule that waives approval needs deciders).
+ */
+function compileRules(
+  file: string,
+  tool: string,
+  entry: ToolPolicy,
+  rules: readonly (FileRule & { when: string })[],
+  problems: string[],
+): ConditionalRule[] {
+  const compiled: ConditionalRule[] = [];
+  rules.forEach(({ when, ...fields }, index) => {
+    const place = `tools.${tool}.rules[${index}]`;
+    const policy = layer(entry, fields);
+    const unreachable = unreachableReason(policy.rule);
+    if (unreachable) problems.push(`${file}: ${place}: ${unreachable}`);
+    const expression = compileWhen(when);
+    if (!expression.ok) {
+      problems.push(
+        `${file}: ${place}.when: ${expression.message}; write a CEL expression over args, tool, requester, channel and team that gives true or false, such as "args.channel == 'C0SANDBOX'"`,
+      );
+      return;
+    }
+    compiled.push({ place, when, test: expression.test, policy });
+  });
+  return compiled;
 }
 
 function layer(base: ToolPolicy, over: FileRule): ToolPolicy {
@@ -165,12 +219,38 @@ function layer(base: ToolPolicy, over: FileRule): ToolPolicy {
       over.standingApprovalExpiresAfter === undefined
         ? standingExpiry(base.rule)
         : over.standingApprovalExpiresAfter,
+    ...notifyLayer(base.rule, over),
+    ...escalationLayer(base.rule, over),
   };
   return { requireApproval: over.requireApproval ?? base.requireApproval, rule };
 }
 
+/** `notify` is left out of rules that never set it, so they read as they always did. */
+function notifyLayer(base: ApprovalRule, over: FileRule): Pick<ApprovalRule, 'notify'> {
+  const notify = over.notify ?? base.notify;
+  return notify ? { notify: [...new Set(notify)] } : {};
+}
+
+/** Escalation fields are left out of rules that never set them, like `notify`. */
+function escalationLayer(
+  base: ApprovalRule,
+  over: FileRule,
+): Pick<ApprovalRule, 'escalateAfterMs' | 'escalateTo'> {
+  const after = over.escalateAfter === undefined ? base.escalateAfterMs : over.escalateAfter;
+  const to = over.escalateTo ?? base.escalateTo;
+  return { ...(after === undefined ? {} : { escalateAfterMs: after }), ...(to ? { escalateTo: to } : {}) };
+}
+
 /** A rule nobody could ever satisfy is a configuration error, not a request that waits forever. */
 function unreachableReason(rule: ApprovalRule): string | undefined {
+  if (
+    rule.notify &&
+    !rule.notify.includes('thread') &&
+    rule.approvers.every((a) => a === 'conversation' || a === 'requester')
+  )
+    return 'notify is only "dm" but the approvers name nobody to send it to; add "thread" to notify or name admins, users or user groups';
+  if (rule.escalateAfterMs && !rule.escalateTo)
+    return 'escalateAfter is set but escalateTo is not; add escalateTo (users, user groups or "admins") or set escalateAfter to null';
   const open = rule.approvers.some((a) => a === 'admins' || a === 'conversation' || a.startsWith('S'));
   if (open) return undefined;
   const people = new Set(rule.approvers.filter((a) => a !== 'requester' || rule.allowSelfApproval));

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 
 const RULE_FIELDS =
-  'requireApproval, approvers, allowSelfApproval, quorum, expiresAfter, remindAfter, allowStandingApproval, standingApprovalExpiresAfter, approvalChannel';
+  'requireApproval, approvers, allowSelfApproval, quorum, expiresAfter, remindAfter, allowStandingApproval, standingApprovalExpiresAfter, approvalChannel, notify, escalateAfter, escalateTo';
 
 /** How to fix a bad value, by the field it belongs to. */
 const FIXES: Record<string, string> = {
@@ -14,8 +14,15 @@ const FIXES: Record<string, string> = {
   expiresAfter: 'use a duration such as "30m", "24h" or "7d", or null for never',
   remindAfter: 'use a duration such as "30m", "24h" or "7d", or null for never',
   approvalChannel: 'use a channel ID such as C012ABCDEF (channel details → About), or null',
+  escalateAfter: 'use a duration such as "30m", "2h" or "1d", or null for never',
+  escalateTo:
+    'use a list of "admins", Slack user IDs (U… or W…) and user group IDs (S…) who may also decide once the request is escalated',
+  notify:
+    'use a list of "thread" (the card in the conversation) and "dm" (a copy to each person who may decide)',
   defaults: `use an object with any of ${RULE_FIELDS}`,
   tools: 'use an object whose keys are tool names and whose values are rules',
+  rules: 'use a list of rules, each with "when" (a CEL expression) and any rule field',
+  when: 'use a CEL expression over args, tool, requester, channel and team, such as "args.channel == \'C0SANDBOX\'"',
 };
 
 /** `tools.delete_note.approvers[1]` */

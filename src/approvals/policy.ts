@@ -1,13 +1,18 @@
 import { type ApprovalRule, type Approver, DEFAULT_STANDING_EXPIRY_MS, type ToolPolicy } from './approval.js';
+import { type CallFacts, type ConditionalRule, resolveCall } from './policy-rules.js';
 import { summarizePolicy } from './policy-summary.js';
 
 export interface ApprovalPolicy {
   /** The rule for a tool; tools without their own entry get the defaults. */
   forTool(toolName: string): ToolPolicy;
+  /** The rule for one call: the tool's, with the first of its conditional rules that matches laid over it. */
+  forCall(facts: CallFacts): ToolPolicy;
   /** One line for people: where the policy comes from and what each tool needs (printed at start-up). */
   readonly summary: string;
   /** Messages that `post_message` sends may show link previews (off unless the policy file opts in). */
   readonly postMessageLinkPreviews: boolean;
+  /** Every approver any rule names (including `escalateTo`), for who may delegate deciding. */
+  namedApprovers(): readonly Approver[];
 }
 
 const BASE_RULE: ApprovalRule = {
@@ -52,11 +57,27 @@ export function createPolicy(
   defaults: ToolPolicy,
   tools: Readonly<Record<string, ToolPolicy>>,
   source = 'custom policy',
+  rules: Readonly<Record<string, readonly ConditionalRule[]>> = {},
   options: { postMessageLinkPreviews?: boolean } = {},
 ): ApprovalPolicy {
+  const forTool = (toolName: string) => tools[toolName] ?? defaults;
+  const entries = [
+    defaults,
+    ...Object.values(tools),
+    ...Object.values(rules).flatMap((r) => r.map((c) => c.policy)),
+  ];
+  const named = [
+    ...new Set(
+      entries
+        .filter((entry) => entry.requireApproval !== false)
+        .flatMap((entry) => [...entry.rule.approvers, ...(entry.rule.escalateTo ?? [])]),
+    ),
+  ];
   return {
-    forTool: (toolName) => tools[toolName] ?? defaults,
-    summary: summarizePolicy(source, defaults, tools),
+    forTool,
+    namedApprovers: () => named,
+    forCall: (facts) => resolveCall(forTool(facts.tool), rules[facts.tool] ?? [], facts),
+    summary: summarizePolicy(source, defaults, tools, rules),
     postMessageLinkPreviews: options.postMessageLinkPreviews ?? false,
   };
 }
@@ -73,6 +94,12 @@ export interface Decider {
 export type DecisionPermission =
   | { ok: true }
   | { ok: false; reason: 'self_approval' | 'not_an_approver'; approvers: string };
+
+/** The rule people are checked against: once escalated, `escalateTo` may decide too. */
+export function decidingRule(rule: ApprovalRule): ApprovalRule {
+  if (rule.escalatedAt === undefined || !rule.escalateTo) return rule;
+  return { ...rule, approvers: [...new Set([...rule.approvers, ...rule.escalateTo])] };
+}
 
 /** Whether this person may decide a request made by `requesterId` under `rule`. Pure. */
 export function mayDecide(rule: ApprovalRule, requesterId: string, decider: Decider): DecisionPermission {
@@ -93,7 +120,7 @@ function matches(approver: Approver, requesterId: string, decider: Decider): boo
 }
 
 /** "admins", "anyone in the conversation", "<@U1>", "<!subteam^S1>", joined for people to read. */
-export function describeApprovers(rule: ApprovalRule): string {
+export function describeApprovers(rule: Pick<ApprovalRule, 'approvers'>): string {
   const words = rule.approvers.map((approver) => {
     if (approver === 'admins') return 'admins';
     if (approver === 'conversation') return 'anyone in the conversation';
@@ -101,4 +128,40 @@ export function describeApprovers(rule: ApprovalRule): string {
     return approver.startsWith('S') ? `<!subteam^${approver}>` : `<@${approver}>`;
   });
   return words.join(' or ');
+}
+
+/**
+ * The policy in force, replaced as a whole when the file is loaded again (`SIGHUP`): each call is checked
+ * against the policy of the moment it is planned, and requests already waiting keep the rule stored with them.
+ */
+export class ReloadablePolicy implements ApprovalPolicy {
+  #current: ApprovalPolicy;
+
+  constructor(initial: ApprovalPolicy) {
+    this.#current = initial;
+  }
+
+  forTool(toolName: string): ToolPolicy {
+    return this.#current.forTool(toolName);
+  }
+
+  forCall(facts: CallFacts): ToolPolicy {
+    return this.#current.forCall(facts);
+  }
+
+  get summary(): string {
+    return this.#current.summary;
+  }
+
+  namedApprovers(): readonly Approver[] {
+    return this.#current.namedApprovers();
+  }
+
+  get postMessageLinkPreviews(): boolean {
+    return this.#current.postMessageLinkPreviews;
+  }
+
+  replace(next: ApprovalPolicy): void {
+    this.#current = next;
+  }
 }

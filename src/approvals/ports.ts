@@ -28,6 +28,8 @@ export interface ApprovalStore {
     standing: boolean;
     /** Stored with the approval when the vote approves it; the edited arguments are what executes. */
     editedArguments: string | null;
+    /** The person who delegated deciding to the voter, when the vote was cast through a delegation. */
+    onBehalfOf?: string | null;
     audit: AuditInput[];
   }): Promise<VoteResult>;
   /** Approvers who voted approve so far, in order. */
@@ -56,6 +58,8 @@ export interface ApprovalCardStore {
   get(approvalId: string): Promise<ApprovalRecord | undefined>;
   approvers(approvalId: string): Promise<string[]>;
   extraCards(approvalId: string): Promise<ExtraCard[]>;
+  /** Votes cast through a delegation: voter → the person who delegated. */
+  delegatedVotes(approvalId: string): Promise<Record<string, string>>;
   /** Records a copy of the card, with its `approval.card_posted` audit event. */
   addExtraCard(approval: ApprovalRecord, card: ExtraCard): Promise<void>;
 }
@@ -80,6 +84,15 @@ export interface ApprovalTimerStore {
    * compare-and-set, so one period gives at most one reminder whatever the number of callers.
    */
   claimReminders(
+    now: number,
+    surface: SurfaceKind,
+    audit: (approval: ApprovalRecord) => AuditInput[],
+  ): Promise<ApprovalRecord[]>;
+  /**
+   * Pending requests due to be escalated (see `escalationDue`); each is marked escalated (`escalatedAt` in its
+   * stored rule) with a compare-and-set on the locked row and `audit(a)` recorded, so it is escalated once.
+   */
+  claimEscalations(
     now: number,
     surface: SurfaceKind,
     audit: (approval: ApprovalRecord) => AuditInput[],

@@ -15,6 +15,7 @@ export type AuditKind =
   | 'approval.edited'
   | 'approval.expired'
   | 'approval.reminded'
+  | 'approval.escalated'
   | 'approval.cancelled'
   | 'approval.card_posted'
   | 'standing.granted'
@@ -22,7 +23,10 @@ export type AuditKind =
   | 'tool.started'
   | 'tool.finished'
   | 'tool.outcome_unknown'
-  | 'policy.loaded';
+  | 'policy.loaded'
+  | 'delegation.granted'
+  | 'delegation.used'
+  | 'delegation.ended';
 
 /** An audit event before it is chained; the store adds sequence, previous hash and hash. */
 export interface AuditInput {

@@ -86,6 +86,11 @@ async function ask(deps: ChatSessionDeps, approval: ApprovalRecord): Promise<Ask
   write(
     `  requested by ${approval.requesterId} · may be decided by ${plainText(describeApprovers(approval.rule))} · ${approval.id}\n`,
   );
+  const applied = approval.rule.appliedRule;
+  if (applied)
+    write(
+      `  rule ${applied.place} (${applied.when})${applied.error ? ` could not be evaluated (${applied.error}), so approval is required` : ''}\n`,
+    );
   // Told before being asked: a question this person cannot answer would only end in a refusal.
   const permission = await deps.approvals.mayDecide(approval, deps.userId, approval.channelId);
   if (!permission.ok) {

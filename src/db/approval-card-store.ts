@@ -23,6 +23,14 @@ export function createApprovalCardStore(ctx: StoreContext): ApprovalCardStore {
           link: readOptionalString(card, 'link'),
         }));
       }),
+    delegatedVotes: (approvalId) =>
+      db.read(function* () {
+        const found = yield* rows(sql`select user_id, on_behalf_of from approval_votes
+          where approval_id = ${approvalId} and on_behalf_of is not null`);
+        return Object.fromEntries(
+          found.map((v) => [readString(v, 'user_id'), readString(v, 'on_behalf_of')]),
+        );
+      }),
     addExtraCard(approval, card) {
       const at = clock.now();
       return db.write(function* () {

@@ -22,13 +22,14 @@ export function createApprovalStore(ctx: StoreContext): ApprovalStore {
 
     approvers: (approvalId) => db.read(() => approversOf(approvalId)),
 
-    vote({ approvalId, userId, vote, reason, standing, editedArguments, audit: events }) {
+    vote({ approvalId, userId, vote, reason, standing, editedArguments, onBehalfOf, audit: events }) {
       const at = clock.now();
       return db.write(function* () {
         const current = yield* lockRunThenApproval(ctx, approvalId);
         if (current.status !== 'pending') return { kind: 'already_decided' as const, approval: current };
-        const inserted = yield* count(sql`insert into approval_votes (approval_id, user_id, vote, created_at)
-          values (${approvalId}, ${userId}, ${vote}, ${at}) on conflict do nothing`);
+        const inserted = yield* count(sql`insert into approval_votes
+            (approval_id, user_id, vote, on_behalf_of, created_at)
+          values (${approvalId}, ${userId}, ${vote}, ${onBehalfOf ?? null}, ${at}) on conflict do nothing`);
         if (inserted === 0) return { kind: 'already_voted' as const, approval: current };
         const tally = tallyVotes(current.rule, yield* votesOf(approvalId));
         if (tally.kind === 'counted') {

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { ApprovalRecord } from '../approvals/approval.js';
-import { nextReminderAt } from '../approvals/decision-rules.js';
+import { escalationDue, nextReminderAt } from '../approvals/decision-rules.js';
 import type { ApprovalTimerStore } from '../approvals/ports.js';
 import { SYSTEM_ACTOR } from '../audit/audit-event.js';
 import type { SurfaceKind } from '../surfaces.js';
@@ -36,6 +36,36 @@ export function createApprovalTimerStore(ctx: StoreContext): ApprovalTimerStore 
         if (result) expired.push(result);
       }
       return expired;
+    },
+
+    async claimEscalations(now, surface, events) {
+      const due = await db.read(function* () {
+        // Only rules that escalate at all are read and parsed.
+        const found =
+          yield* rows(sql`select a.* from approvals a join conversations c on c.id = a.conversation_id
+          where a.status = 'pending' and c.surface = ${surface} and a.rule like ${'%"escalateTo"%'}
+          order by a.run_id, a.id`);
+        return found
+          .map(toApprovalRecord)
+          .filter((approval) => escalationDue(approval, now))
+          .map((approval) => approval.id);
+      });
+      const escalated: ApprovalRecord[] = [];
+      for (const approvalId of due) {
+        const approval = await db.write(function* () {
+          const current = yield* lockApproval(db.dialect, approvalId);
+          if (!current || !escalationDue(current, now)) return undefined;
+          const rule = { ...current.rule, escalatedAt: now };
+          const marked = yield* count(sql`update approvals set rule = ${JSON.stringify(rule)},
+            updated_at = ${now} where id = ${approvalId} and status = 'pending'`);
+          if (marked !== 1) return undefined;
+          const updated = { ...current, rule };
+          yield* audit(events(updated));
+          return updated;
+        });
+        if (approval) escalated.push(approval);
+      }
+      return escalated;
     },
 
     async claimReminders(now, surface, events) {

@@ -1,5 +1,6 @@
 import type { RunStore } from '../agent/ports.js';
 import type { AuditQueries } from '../approvals/audit-queries.js';
+import type { DelegationStore } from '../approvals/delegation.js';
 import type { HomeViewerStore } from '../approvals/home-viewers.js';
 import type {
   ApprovalCardStore,
@@ -16,6 +17,7 @@ import { createApprovalTimerStore } from './approval-timer-store.js';
 import { createAuditQueryStore } from './audit-query-store.js';
 import { createConversationStore } from './conversation-store.js';
 import { createDedupeStore } from './dedupe-store.js';
+import { createDelegationStore } from './delegation-store.js';
 import { createDeliveryOutbox } from './delivery-outbox.js';
 import { createGreetingStore } from './greeting-store.js';
 import { createHomeViewerStore } from './home-viewer-store.js';
@@ -40,6 +42,7 @@ export interface Stores {
   greetings: GreetingStore;
   notes: NotesStore;
   homeViewers: HomeViewerStore;
+  delegations: DelegationStore;
 }
 
 export function createStores(ctx: StoreContext): Stores {
@@ -57,5 +60,6 @@ export function createStores(ctx: StoreContext): Stores {
     greetings: createGreetingStore(ctx),
     notes: createNotesStore(ctx),
     homeViewers: createHomeViewerStore(ctx),
+    delegations: createDelegationStore(ctx),
   };
 }

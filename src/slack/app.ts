@@ -29,6 +29,8 @@ export interface SlackRuntimeOptions {
   retryConfig?: webApi.RetryOptions;
   /** Socket Mode: how long to wait for a pong, also the step of the reconnect back-off; the client's default. */
   socketPingTimeoutMs?: number;
+  /** Admins, who get direct-message copies of cards whose rule says `notify: dm`. */
+  adminUserIds?: readonly string[];
 }
 
 export interface SlackRuntime {
@@ -157,6 +159,7 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
         clock: options.clock,
         logger,
         systemPrompt,
+        ...(options.adminUserIds ? { adminUserIds: options.adminUserIds } : {}),
       }),
     async start() {
       // In Socket Mode Bolt serves /healthz from a side server that ignores listen errors: check the port first,

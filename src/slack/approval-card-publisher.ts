@@ -1,7 +1,8 @@
 import type { webApi } from '@slack/bolt';
 import { z } from 'zod';
-import type { ApprovalRecord } from '../approvals/approval.js';
-import type { ApprovalCardStore, ExtraCard } from '../approvals/ports.js';
+import { type ApprovalRecord, type Approver, notifiesByDm } from '../approvals/approval.js';
+import { MAX_DIRECT_MESSAGES, namedDeciders } from '../approvals/deciders.js';
+import type { ApprovalCardStore, ExtraCard, GroupDirectory } from '../approvals/ports.js';
 import { KeyedQueue } from '../conversations/keyed-queue.js';
 import type { CardLocation, CardUpdate } from '../conversations/ports.js';
 import { describeError } from '../errors.js';
@@ -22,8 +23,16 @@ const MAX_RENDERS = 3;
  * first), this one renders once more, so the last picture Slack shows is always the latest state.
  */
 export interface CardPublisher {
-  /** Posts the copy in the rule's approval channel, if it names one, and records where it went. */
+  /**
+   * Posts the copy in the rule's approval channel, if it names one, and, when the rule says `notify: dm`, a
+   * copy to each person who may decide (at most 25; the others are named in the thread), recording each.
+   */
   postCopies(approval: ApprovalRecord): Promise<void>;
+  /**
+   * After an escalation: a copy by direct message to each person `escalateTo` names (at most 25, the others
+   * named in the thread), then every copy re-rendered to say so.
+   */
+  postEscalation(approval: ApprovalRecord): Promise<void>;
   /** Re-renders every copy of the card from the state stored now. */
   refresh(approval: ApprovalRecord, update?: CardUpdate): Promise<void>;
 }
@@ -35,10 +44,17 @@ interface Rendered {
   primary: boolean;
 }
 
+/** Who may decide, for direct messages: the admins and the members of user groups. */
+export interface DeciderDirectory {
+  adminUserIds: readonly string[];
+  groups?: GroupDirectory;
+}
+
 export function createCardPublisher(
   client: webApi.WebClient,
   cards: ApprovalCardStore | undefined,
   logger: Logger,
+  deciders: DeciderDirectory = { adminUserIds: [] },
 ): CardPublisher {
   const queue = new KeyedQueue();
   const permalink = async (approval: ApprovalRecord): Promise<string | null> => {
@@ -61,15 +77,16 @@ export function createCardPublisher(
     const approvers = (await cards?.approvers(given.id)) ?? update.approvers ?? [];
     const copies: ExtraCard[] = (await cards?.extraCards(approval.id)) ?? [];
     const standing = update.standing ?? false;
+    const delegated = (await cards?.delegatedVotes(approval.id)) ?? {};
     return [
       ...threadCards(approval, update.fallback, copies).map((location) => ({
         location,
-        card: buildApprovalCard(approval, approvers, { standing }),
+        card: buildApprovalCard(approval, approvers, { standing, delegated }),
         primary: true,
       })),
       ...copies.map((copy) => ({
         location: copy,
-        card: buildApprovalCopyCard(approval, approvers, copy.link),
+        card: buildApprovalCopyCard(approval, approvers, copy.link, delegated),
         primary: false,
       })),
     ];
@@ -92,25 +109,74 @@ export function createCardPublisher(
     }
     if (failure) throw failure;
   };
+  const postCopy = async (approval: ApprovalRecord, channel: string, link: string | null) => {
+    if (!cards) return;
+    const card = buildApprovalCopyCard(approval, [], link);
+    const posted = await client.chat.postMessage({
+      channel,
+      text: card.text,
+      blocks: card.blocks,
+      unfurl_links: false,
+      unfurl_media: false,
+    });
+    if (!posted.ts) throw new Error('chat.postMessage returned no ts');
+    await cards.addExtraCard(approval, { channelId: posted.channel ?? channel, messageTs: posted.ts, link });
+  };
+  /** One copy per person who may decide, each on its own: one that fails is logged, the others still go. */
+  const peopleNamed = async (approval: ApprovalRecord, approvers: readonly Approver[]) => {
+    const groupMembers = new Map<string, ReadonlySet<string>>();
+    for (const group of approvers.filter((a) => a.startsWith('S')))
+      groupMembers.set(group, (await deciders.groups?.members(group)) ?? new Set());
+    return namedDeciders(
+      { approvers: [...approvers] },
+      approval.requesterId,
+      deciders.adminUserIds,
+      groupMembers,
+    );
+  };
+  const postDirectMessages = async (
+    approval: ApprovalRecord,
+    link: string | null,
+    approvers: readonly Approver[] = approval.rule.approvers,
+    already: readonly string[] = [],
+  ) => {
+    const people = (await peopleNamed(approval, approvers)).filter((userId) => !already.includes(userId));
+    for (const userId of people.slice(0, MAX_DIRECT_MESSAGES)) {
+      await postCopy(approval, userId, link).catch((error: unknown) =>
+        logger.warn('approval card could not be sent by direct message', {
+          approvalId: approval.id,
+          userId,
+          error: describeError(error),
+        }),
+      );
+    }
+    const rest = people.slice(MAX_DIRECT_MESSAGES);
+    if (rest.length > 0)
+      await client.chat.postMessage({
+        channel: approval.channelId,
+        thread_ts: approval.threadTs,
+        unfurl_links: false,
+        unfurl_media: false,
+        text: `:envelope: The request \`${approval.id}\` was sent by direct message to ${MAX_DIRECT_MESSAGES} people who may decide; ${rest.length} more may decide it too: ${rest.map((id) => `<@${id}>`).join(', ')}.`,
+      });
+  };
   return {
     async postCopies(approval) {
       const channel = approval.rule.approvalChannel;
-      if (!channel || !cards || channel === approval.channelId) return;
+      const toChannel = Boolean(channel && channel !== approval.channelId);
+      const byDm = notifiesByDm(approval.rule);
+      if (!cards || (!toChannel && !byDm)) return;
       const link = await permalink(approval);
-      const card = buildApprovalCopyCard(approval, [], link);
-      const posted = await client.chat.postMessage({
-        channel,
-        text: card.text,
-        blocks: card.blocks,
-        unfurl_links: false,
-        unfurl_media: false,
-      });
-      if (!posted.ts) throw new Error('chat.postMessage returned no ts');
-      await cards.addExtraCard(approval, {
-        channelId: posted.channel ?? channel,
-        messageTs: posted.ts,
-        link,
-      });
+      if (channel && toChannel) await postCopy(approval, channel, link);
+      if (byDm) await postDirectMessages(approval, link);
+    },
+    async postEscalation(approval) {
+      if (!cards) return;
+      const escalateTo = approval.rule.escalateTo ?? [];
+      // Whoever already got a copy by direct message is not sent a second one.
+      const already = notifiesByDm(approval.rule) ? await peopleNamed(approval, approval.rule.approvers) : [];
+      await postDirectMessages(approval, await permalink(approval), escalateTo, already);
+      await this.refresh(approval);
     },
     refresh(given, update = {}) {
       return queue.run(given.id, async () => {

@@ -1,6 +1,7 @@
 import type { webApi } from '@slack/bolt';
-import type { ApprovalRecord, ApprovalRule } from '../approvals/approval.js';
+import { type ApprovalRecord, type ApprovalRule, formatDuration } from '../approvals/approval.js';
 import type { ApprovalTimerEvents } from '../approvals/approval-scheduler.js';
+import { decidingRule, describeApprovers } from '../approvals/policy.js';
 import type { DecisionFollowUp } from '../conversations/decision-follow-up.js';
 import { escapeMrkdwn } from './mrkdwn.js';
 
@@ -9,6 +10,8 @@ export interface ApprovalNotifierDeps {
   /** What follows an expiry: the same as after a decision (cards, the run, App Home). */
   followUp: Pick<DecisionFollowUp, 'after'>;
   adminUserIds: readonly string[];
+  /** Where an escalated request's cards are sent and updated. */
+  cards: { postEscalation(approval: ApprovalRecord): Promise<void> };
 }
 
 /** Acts on passed deadlines in Slack: expiries go to the follow-up; reminders are posted in the thread. */
@@ -17,6 +20,16 @@ export function createApprovalNotifier(deps: ApprovalNotifierDeps): ApprovalTime
     async expired(approval, runClaimed) {
       // Like after a click: the run continues in the background, serialised with the conversation's work.
       await deps.followUp.after({ kind: 'expired', approval, runClaimed });
+    },
+    async escalated(approval) {
+      const to = describeApprovers({ approvers: approval.rule.escalateTo ?? [] });
+      const after = formatDuration(approval.rule.escalateAfterMs ?? 0);
+      await deps.client.chat.postMessage({
+        channel: approval.channelId,
+        thread_ts: approval.threadTs,
+        text: `:rotating_light: The request to run \`${escapeMrkdwn(approval.toolName)}\` (ID \`${approval.id}\`) waited ${after} and was escalated to ${to}, who may now decide it too.`,
+      });
+      await deps.cards.postEscalation(approval);
     },
     async remind(approval) {
       await deps.client.chat.postMessage({
@@ -35,7 +48,8 @@ export function reminderText(
   approval: Pick<ApprovalRecord, 'id' | 'toolName' | 'rule' | 'requesterId'>,
   adminUserIds: readonly string[],
 ): string {
-  const who = mentionDeciders(approval.rule, approval.requesterId, adminUserIds);
+  // Once escalated, those it was escalated to are mentioned too.
+  const who = mentionDeciders(decidingRule(approval.rule), approval.requesterId, adminUserIds);
   return `:bell: Reminder: the request to run \`${escapeMrkdwn(approval.toolName)}\` (ID \`${approval.id}\`) is still waiting for a decision. It can be decided by ${who}.`;
 }
 

@@ -1,4 +1,5 @@
 import type { AuditQueries } from '../approvals/audit-queries.js';
+import type { DelegationStore } from '../approvals/delegation.js';
 import type { StandingApprovalStore } from '../approvals/ports.js';
 import type { AuditAccess } from './audit-access.js';
 import type { SlackMessage } from './blocks/approval-card.js';
@@ -12,7 +13,7 @@ import {
   REPORT_PAGE_SIZE,
 } from './blocks/approvals-report.js';
 import { slackDate } from './mrkdwn.js';
-import { parseApprovalsCommand } from './parse-approvals-command.js';
+import { type ApprovalsCommand, parseApprovalsCommand } from './parse-approvals-command.js';
 
 export interface ApprovalsCommandDeps {
   queries: AuditQueries;
@@ -21,6 +22,15 @@ export interface ApprovalsCommandDeps {
   /** Configured admins (ADMIN_USER_IDS): the only ones who may change anything, such as revoking. */
   isAdmin(userId: string): boolean;
   now(): number;
+  /** `delegate`, `delegations`, `undelegate`: open to anyone who may decide some tool. */
+  delegation?: DelegationCommandDeps;
+}
+
+export interface DelegationCommandDeps {
+  store: DelegationStore;
+  /** Whether the person may decide some tool under the policy in force. */
+  mayDelegate(userId: string): Promise<boolean>;
+  newId(): string;
 }
 
 export interface ApprovalsCommandInput {
@@ -31,6 +41,8 @@ export interface ApprovalsCommandInput {
 
 export const REVOKE_ADMINS_ONLY =
   'Only the admins named in ADMIN_USER_IDS can revoke an "Approve for this thread"; audit rights only let you read.';
+
+const DELEGATION_VERB = /^\s*(delegate|undelegate|delegations)\b/i;
 
 /** Requests shown in each part of the overview, so it stays one short message. */
 const OVERVIEW_SIZE = 8;
@@ -43,8 +55,12 @@ export async function answerApprovalsCommand(
   deps: ApprovalsCommandDeps,
   { userId, teamId, text }: ApprovalsCommandInput,
 ): Promise<SlackMessage> {
-  if (!(await deps.access.isAuditor(userId))) return { text: ADMINS_ONLY_TEXT, blocks: [] };
   const command = parseApprovalsCommand(text, deps.now());
+  if (command.kind === 'delegate' || command.kind === 'delegations' || command.kind === 'undelegate')
+    return answerDelegation(deps, command, userId, teamId);
+  // Delegation is open to more than admins: what was wrong with such a command is said to anyone.
+  if (command.kind === 'help' && DELEGATION_VERB.test(text)) return buildApprovalsHelp(command.problem);
+  if (!(await deps.access.isAuditor(userId))) return { text: ADMINS_ONLY_TEXT, blocks: [] };
   const base = `/approvals ${text.replace(/\s*page:\S*/g, '').trim()}`;
   const pager = (page: number) => ({ page, command: (n: number) => `${base} page:${n}` });
   const slice = (page: number) => ({ limit: REPORT_PAGE_SIZE, offset: (page - 1) * REPORT_PAGE_SIZE });
@@ -82,6 +98,72 @@ export async function answerApprovalsCommand(
       return revoke(deps, teamId, userId, command.approvalId);
     case 'help':
       return buildApprovalsHelp(command.problem);
+  }
+}
+
+const plain = (blockId: string, text: string): SlackMessage => ({
+  text,
+  blocks: [{ type: 'section', block_id: blockId, text: { type: 'mrkdwn', text } }],
+});
+
+const day = (until: number) => new Date(until - 1).toISOString().slice(0, 10);
+
+/** Delegations: granted, listed and ended by the people who may decide, each change audited. */
+async function answerDelegation(
+  deps: ApprovalsCommandDeps,
+  command: Extract<ApprovalsCommand, { kind: 'delegate' | 'delegations' | 'undelegate' }>,
+  userId: string,
+  teamId: string,
+): Promise<SlackMessage> {
+  const delegation = deps.delegation;
+  if (!delegation) return plain('delegation', 'Delegation is not available here.');
+  // Anyone may list the delegations they gave or received; giving one takes someone who may decide.
+  if (command.kind !== 'delegations' && !(await delegation.mayDelegate(userId)))
+    return plain('delegation', 'Only people who may decide approval requests can delegate deciding.');
+  const now = deps.now();
+  switch (command.kind) {
+    case 'delegate': {
+      if (command.userId === userId) return plain('delegation', 'You cannot delegate to yourself.');
+      await delegation.store.grant({
+        id: delegation.newId(),
+        teamId,
+        delegatorId: userId,
+        delegateId: command.userId,
+        until: command.until,
+        createdAt: now,
+      });
+      return plain(
+        'delegation',
+        `Delegated: <@${command.userId}> may decide what you may decide until the end of ${day(command.until)} (UTC). End it with \`/approvals undelegate <@${command.userId}>\`.`,
+      );
+    }
+    case 'undelegate': {
+      const ended = await delegation.store.end({
+        teamId,
+        delegatorId: userId,
+        delegateId: command.userId,
+        endedBy: userId,
+        at: now,
+      });
+      return plain(
+        'delegation',
+        ended.length > 0
+          ? `Ended: <@${command.userId}> no longer decides for you.`
+          : `You have no delegation in force to <@${command.userId}>.`,
+      );
+    }
+    case 'delegations': {
+      const found = await delegation.store.involving(teamId, userId, now);
+      const lines = found.map((d) =>
+        d.delegatorId === userId
+          ? `• <@${d.delegateId}> decides for you until the end of ${day(d.until)}`
+          : `• You decide for <@${d.delegatorId}> until the end of ${day(d.until)}`,
+      );
+      return plain(
+        'delegations',
+        lines.length > 0 ? `*Delegations in force*\n${lines.join('\n')}` : 'No delegations in force.',
+      );
+    }
   }
 }
 

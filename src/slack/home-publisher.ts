@@ -7,7 +7,7 @@ import {
   type HomeViewerStore,
   MAX_HOME_VIEWERS,
 } from '../approvals/home-viewers.js';
-import { mayDecide } from '../approvals/policy.js';
+import { decidingRule, mayDecide } from '../approvals/policy.js';
 import type { Clock } from '../clock.js';
 import type { DecisionWatchers } from '../conversations/decision-follow-up.js';
 import { describeError } from '../errors.js';
@@ -52,7 +52,8 @@ export function createHomePublisher(client: webApi.WebClient, deps: HomePublishe
     }
     // From Home a click has no conversation, so only rules that name this person (or the requester) count.
     const waiting = (await deps.queries.pending(teamId, { limit: PENDING_SCAN, offset: 0 })).items.filter(
-      (a) => mayDecide(a.rule, a.requesterId, { userId, isAdmin: false, inConversation: false }).ok,
+      (a) =>
+        mayDecide(decidingRule(a.rule), a.requesterId, { userId, isAdmin: false, inConversation: false }).ok,
     );
     return { kind: 'user', waiting, requests: await deps.queries.requestsBy(teamId, userId, 20) };
   };

@@ -1,3 +1,4 @@
+import { delegationEnd } from '../approvals/delegation.js';
 import { parseTimePoint } from '../audit/time-filter.js';
 import { escapeMrkdwn } from './mrkdwn.js';
 
@@ -8,6 +9,9 @@ export type ApprovalsCommand =
   | { kind: 'show'; approvalId: string }
   | { kind: 'revoke'; approvalId: string }
   | { kind: 'stats'; since?: number }
+  | { kind: 'delegate'; userId: string; until: number }
+  | { kind: 'delegations' }
+  | { kind: 'undelegate'; userId: string }
   | { kind: 'help'; problem?: string };
 
 const USER = /^<@([UW][A-Z0-9]{2,})(\|[^>]*)?>$|^([UW][A-Z0-9]{2,})$/;
@@ -51,9 +55,34 @@ export function parseApprovalsCommand(text: string, now: number): ApprovalsComma
         return help(`\`${kind}\` takes one approval ID, such as \`apr_3f9c…\` (shown on each card).`);
       return { kind, approvalId: id };
     }
+    case 'delegations':
+      return args.length === 0 ? { kind: 'delegations' } : help('`delegations` takes nothing after it.');
+    case 'delegate':
+    case 'undelegate':
+      return delegation(verb.toLowerCase() === 'delegate' ? 'delegate' : 'undelegate', args, now);
     default:
       return help(`I do not know \`${quote(verb)}\`.`);
   }
+}
+
+/** `delegate @bob until:2026-12-24` and `undelegate @bob`. */
+function delegation(kind: 'delegate' | 'undelegate', args: readonly string[], now: number): ApprovalsCommand {
+  const usage =
+    kind === 'delegate'
+      ? '`delegate` takes a person and a last day: `/approvals delegate @bob until:2026-12-24`.'
+      : '`undelegate` takes a person: `/approvals undelegate @bob`.';
+  const [who = '', until, ...rest] = args;
+  const match = USER.exec(who);
+  const userId = match?.[1] ?? match?.[3];
+  if (who.startsWith('@'))
+    return help('Pick the person from the list Slack offers after `@`, so I get their user ID.');
+  if (!userId || rest.length > 0) return help(usage);
+  if (kind === 'undelegate') return until === undefined ? { kind, userId } : help(usage);
+  const date = until?.startsWith('until:') ? until.slice('until:'.length) : undefined;
+  const end = date === undefined ? undefined : delegationEnd(date);
+  if (end === undefined) return help(usage);
+  if (end <= now) return help(`\`until:${quote(date ?? '')}\` is in the past; name today or a later day.`);
+  return { kind, userId, until: end };
 }
 
 /** User text shown back inside a code span: short, escaped, no backticks to break out with. */

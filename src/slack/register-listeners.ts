@@ -1,13 +1,16 @@
 import type { ApprovalService } from '../approvals/approval-service.js';
 import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
 import type { AuditQueries } from '../approvals/audit-queries.js';
+import { type DelegationStore, maySomeoneDecide } from '../approvals/delegation.js';
 import type { HomeViewerStore } from '../approvals/home-viewers.js';
+import type { ApprovalPolicy } from '../approvals/policy.js';
 import type { StandingApprovalStore } from '../approvals/ports.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
 import type { RunWork } from '../conversations/run-work.js';
 import { type GreetingStore, WelcomeService } from '../conversations/welcome-service.js';
+import { randomId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { SlackRuntime } from './app.js';
 import { createAuditAccess } from './audit-access.js';
@@ -31,7 +34,9 @@ export interface ListenerCore {
   edits: ArgumentEditService;
   clock: Clock;
   adapters: SlackAdapters;
+  policy: Pick<ApprovalPolicy, 'namedApprovers'>;
   stores: {
+    delegations: DelegationStore;
     auditQueries: AuditQueries;
     homeViewers: HomeViewerStore;
     standing: StandingApprovalStore;
@@ -98,6 +103,17 @@ export function registerListeners(
     now: () => core.clock.now(),
     logger,
     apiUrl: config.slack.apiUrl,
+    delegation: {
+      store: stores.delegations,
+      newId: () => randomId('dlg'),
+      async mayDelegate(userId) {
+        const named = core.policy.namedApprovers();
+        const groupMembers = new Map<string, ReadonlySet<string>>();
+        for (const group of named.filter((a) => a.startsWith('S')))
+          groupMembers.set(group, (await adapters.groups?.members(group)) ?? new Set());
+        return maySomeoneDecide(named, userId, core.approvals.isAdmin(userId), groupMembers);
+      },
+    },
   });
   registerHomeListeners(app, { home, logger });
   const welcome = new WelcomeService({

@@ -50,6 +50,8 @@ export function createSlackAdapters(
     clock: Clock;
     logger: Logger;
     systemPrompt: string;
+    /** Who gets direct-message copies of cards whose rule says `notify: dm`, besides listed users. */
+    adminUserIds?: readonly string[];
   },
 ): SlackAdapters {
   const { logger, cards } = options;
@@ -62,17 +64,19 @@ export function createSlackAdapters(
       ...extra,
     });
   const clickClient = client({ timeout: INTERACTIVE_TIMEOUT_MS, retryConfig: { retries: 0 } });
-  const interactive = createSlackSurface(clickClient, { logger, cards });
+  // Decisions look user groups up before a modal is answered: that lookup must fail fast, never wait.
+  const groups = createUserGroupDirectory(clickClient, options.clock, logger);
+  const deciders = { adminUserIds: options.adminUserIds ?? [], groups };
+  const interactive = createSlackSurface(clickClient, { logger, cards, deciders });
   return {
     surface: createSlackSurface(
       client({ timeout: WORK_CALL.timeout, retryConfig: options.retryConfig ?? WORK_CALL.retryConfig }),
-      { logger, cards },
+      { logger, cards, deciders },
     ),
     surfaceKind: 'slack',
     interactive,
     decisionSurface: interactive,
-    // Decisions look user groups up before a modal is answered: that lookup must fail fast, never wait.
-    groups: createUserGroupDirectory(clickClient, options.clock, logger),
+    groups,
     systemPrompt: options.systemPrompt,
   };
 }

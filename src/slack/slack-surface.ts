@@ -1,11 +1,12 @@
 import type { webApi } from '@slack/bolt';
+import type { ApprovalRecord } from '../approvals/approval.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { ThreadRef, ThreadSurface } from '../conversations/ports.js';
 import { describeError } from '../errors.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { ChannelPoster } from '../tools/ports.js';
 import { createAnswerStream, postAnswerMessages } from './answer-stream.js';
-import { createCardPublisher } from './approval-card-publisher.js';
+import { createCardPublisher, type DeciderDirectory } from './approval-card-publisher.js';
 import { buildApprovalCard } from './blocks/approval-card.js';
 import { safeMrkdwn } from './mrkdwn.js';
 import { createProgressIndicator, StatusWays } from './progress-indicator.js';
@@ -13,6 +14,8 @@ import { slackErrorCode } from './slack-errors.js';
 import { readThreadMessages } from './thread-reader.js';
 
 export interface SlackSurface extends ThreadSurface, ChannelPoster {
+  /** After an escalation: the card by direct message to those `escalateTo` names, every copy updated. */
+  postEscalation(approval: ApprovalRecord): Promise<void>;
   postEphemeral(channelId: string, userId: string, text: string, threadTs?: string): Promise<void>;
   /** Messages tab: the prompts offered above the message box (agent apps: without a thread). */
   setSuggestedPrompts(
@@ -31,10 +34,10 @@ export const NO_PREVIEWS = { unfurl_links: false, unfurl_media: false } as const
 /** Speaks in Slack threads through the Web API. Text from users and the model is escaped before posting. */
 export function createSlackSurface(
   client: webApi.WebClient,
-  options: { cards?: ApprovalCardStore; logger?: Logger } = {},
+  options: { cards?: ApprovalCardStore; logger?: Logger; deciders?: DeciderDirectory } = {},
 ): SlackSurface {
   const logger = options.logger ?? silentLogger;
-  const publisher = createCardPublisher(client, options.cards, logger);
+  const publisher = createCardPublisher(client, options.cards, logger, options.deciders);
   // What each workspace refused (agent sessions, the thread status), shared by every run in this surface.
   const ways = new StatusWays();
   return {
@@ -78,6 +81,7 @@ export function createSlackSurface(
       });
     },
     updateApprovalCard: (approval, update) => publisher.refresh(approval, update),
+    postEscalation: (approval) => publisher.postEscalation(approval),
     async post(channel, text, options = {}) {
       const previews = options.linkPreviews ? {} : NO_PREVIEWS;
       try {

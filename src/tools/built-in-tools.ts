@@ -13,7 +13,7 @@ export interface BuiltInToolDeps {
   notes: NotesStore;
   poster: ChannelPoster;
   /** The policy's opt-in to link previews on `post_message`'s messages. */
-  postMessageLinkPreviews?: boolean;
+  postMessageLinkPreviews?: () => boolean;
 }
 
 /** Tools by name, each with how to build it; the key is the name the model and the policy file use. */
@@ -29,8 +29,7 @@ export const BUILT_IN_TOOLS: ToolCatalog = {
   list_notes: (deps) => createListNotesTool(deps.notes),
   create_note: (deps) => createCreateNoteTool(deps.notes),
   delete_note: (deps) => createDeleteNoteTool(deps.notes),
-  post_message: (deps) =>
-    createPostMessageTool(deps.poster, { linkPreviews: deps.postMessageLinkPreviews ?? false }),
+  post_message: (deps) => createPostMessageTool(deps.poster, { linkPreviews: deps.postMessageLinkPreviews }),
 };
 
 /** The names a policy file may give rules to (besides MCP tools, `SERVER__TOOL`). */

@@ -2,8 +2,11 @@ import { z } from 'zod';
 import { defineTool } from '../agent/tool.js';
 import type { ChannelPoster } from './ports.js';
 
-/** `linkPreviews`: the policy's `postMessageLinkPreviews`; without it Slack fetches nothing the text links to. */
-export function createPostMessageTool(poster: ChannelPoster, options: { linkPreviews?: boolean } = {}) {
+/**
+ * `linkPreviews`: the policy's `postMessageLinkPreviews` in force when a message is posted; without it Slack
+ * fetches nothing the text links to.
+ */
+export function createPostMessageTool(poster: ChannelPoster, options: { linkPreviews?: () => boolean } = {}) {
   return defineTool({
     name: 'post_message',
     description: 'Posts a message as the bot to a Slack channel, given its ID (C…).',
@@ -13,7 +16,7 @@ export function createPostMessageTool(poster: ChannelPoster, options: { linkPrev
     }),
     needsApproval: true,
     execute: async ({ channel, text }, context) => {
-      const outcome = await poster.post(channel, text, { linkPreviews: options.linkPreviews ?? false });
+      const outcome = await poster.post(channel, text, { linkPreviews: options.linkPreviews?.() ?? false });
       switch (outcome.kind) {
         case 'posted':
           return `Posted the message to <#${channel}>.`;

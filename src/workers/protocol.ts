@@ -10,6 +10,8 @@ export interface WorkerData {
   owner: string;
   /** Whether this worker also does the process's background work (deadlines, recovery). */
   background: boolean;
+  /** The approval policy file's text in force, once it was reloaded; absent: the worker reads the file. */
+  policyText?: string;
 }
 
 /** From the intake thread to a worker. */
@@ -20,6 +22,8 @@ export type ToWorker =
   | { kind: 'stop-run'; stop: StopRequest }
   | { kind: 'check-deadlines' }
   | { kind: 'memory' }
+  /** The approval policy file was reloaded: its text, already validated by the intake thread. */
+  | { kind: 'policy'; text: string }
   | { kind: 'stop'; graceMs: number };
 
 /** From a worker to the intake thread. */

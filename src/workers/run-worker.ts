@@ -1,7 +1,9 @@
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { WebClient } from '@slack/web-api';
+import { ReloadablePolicy } from '../approvals/policy.js';
 import { loadApprovalPolicy } from '../approvals/policy-file.js';
+import { policyFromText } from '../approvals/policy-source.js';
 import { type BackgroundWork, startBackgroundWork } from '../background-work.js';
 import { localWork } from '../conversations/run-work.js';
 import { createCore } from '../core.js';
@@ -42,13 +44,18 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
   yieldToIntake();
   const { config } = data;
   const logger = createLogger(config.logLevel);
-  const policy = loadApprovalPolicy(config.approvalPolicyFile, toolNames());
+  const file = config.approvalPolicyFile;
+  const policy =
+    file !== undefined && data.policyText !== undefined
+      ? policyFromText(file, data.policyText, toolNames())
+      : loadApprovalPolicy(file, toolNames());
   if (!policy.ok) throw new Error(policy.problems.join('; '));
+  const inForce = new ReloadablePolicy(policy.policy);
   const slack = { botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logLevel: config.logLevel };
   const core = await createCore(
     config,
     logger,
-    policy.policy,
+    inForce,
     (stores) =>
       createSlackAdapters({
         ...slack,
@@ -56,6 +63,7 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
         clock: { now: () => Date.now() },
         logger,
         systemPrompt: SYSTEM_PROMPT,
+        adminUserIds: config.adminUserIds,
       }),
     { owner: data.owner },
   );
@@ -118,6 +126,12 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
       case 'memory':
         send({ kind: 'memory', memory: threadMemory() });
         return;
+      case 'policy': {
+        const reloaded = file === undefined ? undefined : policyFromText(file, message.text, toolNames());
+        if (reloaded?.ok) inForce.replace(reloaded.policy);
+        else logger.error('reloaded approval policy refused by a worker', { problems: reloaded?.problems });
+        return;
+      }
       case 'stop':
         void stop(message.graceMs);
         return;

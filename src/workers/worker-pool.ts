@@ -20,6 +20,8 @@ export interface WorkerPool extends RunWork, ClickWork {
   checkDeadlines(): Promise<void>;
   /** Lets the work in flight finish (bounded by `graceMs`), then ends the workers. */
   stop(graceMs: number): Promise<void>;
+  /** A reloaded approval policy (its validated text) for the calls every worker plans from now on. */
+  reloadPolicy(text: string): void;
   /** Workers started and ready for work now, for /healthz. */
   running(): number;
   /**
@@ -54,12 +56,18 @@ export function startWorkerPool(
   logger: Logger,
 ): WorkerPool {
   let stopping = false;
+  // A worker started again after a reload builds the policy in force, not whatever the file holds by then.
+  let policyText: string | undefined;
   const workers: Worker[] = [];
   const ready: boolean[] = [];
   const listeners = new Set<(index: number, message: FromWorker) => void>();
   const spawn = (index: number): void => {
     const worker = new Worker(ENTRY, {
-      workerData: { ...data, background: index === 0 } satisfies WorkerData,
+      workerData: {
+        ...data,
+        background: index === 0,
+        ...(policyText === undefined ? {} : { policyText }),
+      } satisfies WorkerData,
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
     });
     workers[index] = worker;
@@ -126,6 +134,10 @@ export function startWorkerPool(
           await worker.terminate();
         }),
       );
+    },
+    reloadPolicy(text) {
+      policyText = text;
+      for (let index = 0; index < count; index += 1) post(index, { kind: 'policy', text });
     },
     running: () => ready.filter(Boolean).length,
     async memory() {

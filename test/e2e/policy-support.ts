@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BotOverrides } from '../../src/bot.js';
 import type { SlackCall } from '../support/fake-slack.js';
+import type { DatabaseKind } from '../support/test-database.js';
 import { type DatabaseTarget, rows } from './db-rows.js';
 import { type Harness, startHarness } from './harness.js';
 
@@ -27,12 +28,18 @@ export function writePolicy(policy: unknown): string {
 /** A harness whose bot reads `policy` from APPROVAL_POLICY_FILE; deadlines are checked only when asked. */
 export function startPolicyHarness(
   policy: unknown,
-  options: { env?: Record<string, string>; overrides?: BotOverrides; dbPath?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    overrides?: BotOverrides;
+    dbPath?: string;
+    kind?: DatabaseKind;
+  } = {},
 ): Promise<Harness> {
   return startHarness({
     env: { APPROVAL_POLICY_FILE: writePolicy(policy), ADMIN_USER_IDS: 'UADMIN', ...options.env },
     overrides: { schedulerIntervalMs: 24 * HOUR, ...options.overrides },
     ...(options.dbPath ? { dbPath: options.dbPath } : {}),
+    ...(options.kind ? { kind: options.kind } : {}),
   });
 }
 

@@ -81,6 +81,29 @@ describe('npm run chat: a terminal conversation with y/n approvals', () => {
     expect(await actorsOf('approval.approved')).toEqual(['alice']);
   });
 
+  it('conditional rules apply in the terminal too, and the rule that applied is shown', async () => {
+    const policyFile = join(dir, 'policy.json');
+    writeFileSync(
+      policyFile,
+      JSON.stringify({
+        tools: { create_note: { rules: [{ when: "args.text.startsWith('draft')", quorum: 1 }] } },
+      }),
+    );
+    model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'draft: plan' } }]),
+      reply.text('Drafted.'),
+    );
+    const c = chat('rules', 'alice', { APPROVAL_POLICY_FILE: policyFile });
+    await c.waitFor('you> ');
+    c.send('draft a plan');
+    const shown = await c.waitFor(QUESTION);
+    expect(shown).toContain("rule tools.create_note.rules[0] (args.text.startsWith('draft'))");
+    c.send('y');
+    await c.waitFor('agent> Drafted.');
+    c.end();
+    expect((await c.exited).code).toBe(0);
+  });
+
   it('MCP tools are offered in the terminal too, and need approval like in Slack', async () => {
     const records = join(dir, 'records.json');
     const config = join(dir, 'mcp.json');

@@ -50,3 +50,36 @@ describe('parseApprovalsCommand', () => {
     }
   });
 });
+
+describe('parseApprovalsCommand: delegation', () => {
+  const now = Date.UTC(2026, 0, 5, 9);
+  it('reads delegate, delegations and undelegate; until: covers the whole named day (UTC)', () => {
+    expect(parseApprovalsCommand('delegate <@U0BOB|bob> until:2026-12-24', now)).toEqual({
+      kind: 'delegate',
+      userId: 'U0BOB',
+      until: Date.UTC(2026, 11, 25),
+    });
+    expect(parseApprovalsCommand('delegations', now)).toEqual({ kind: 'delegations' });
+    expect(parseApprovalsCommand('undelegate <@U0BOB>', now)).toEqual({
+      kind: 'undelegate',
+      userId: 'U0BOB',
+    });
+  });
+
+  it('refuses a missing or impossible date, a past day, a typed @name, extra words', () => {
+    const problem = (text: string) => {
+      const command = parseApprovalsCommand(text, now);
+      return command.kind === 'help' ? command.problem : undefined;
+    };
+    expect(problem('delegate <@U0BOB>')).toContain('`delegate` takes a person and a last day');
+    expect(problem('delegate <@U0BOB> until:2026-02-30')).toContain(
+      '`delegate` takes a person and a last day',
+    );
+    expect(problem('delegate <@U0BOB> until:2026-01-04')).toBe(
+      '`until:2026-01-04` is in the past; name today or a later day.',
+    );
+    expect(problem('delegate @bob until:2026-12-24')).toContain('Pick the person from the list');
+    expect(problem('undelegate <@U0BOB> now')).toContain('`undelegate` takes a person');
+    expect(problem('delegations all')).toBe('`delegations` takes nothing after it.');
+  });
+});

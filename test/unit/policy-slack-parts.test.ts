@@ -53,5 +53,10 @@ describe('reminders', () => {
     expect(reminderText({ ...request, rule: open }, [])).toContain(
       'It can be decided by anyone in this conversation, <@U1>.',
     );
+    const escalated = { ...request.rule, approvers: ['U5'], escalateTo: ['S0ONCALL'], escalateAfterMs: 1000 };
+    expect(reminderText({ ...request, rule: escalated }, [])).toContain('It can be decided by <@U5>.');
+    expect(reminderText({ ...request, rule: { ...escalated, escalatedAt: 5 } }, [])).toContain(
+      'It can be decided by <@U5>, <!subteam^S0ONCALL>.',
+    );
   });
 });

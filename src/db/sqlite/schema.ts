@@ -178,9 +178,28 @@ export const approvalVotes = sqliteTable(
     approvalId: text('approval_id').notNull(),
     userId: text('user_id').notNull(),
     vote: text('vote', { enum: ['approve', 'reject'] }).notNull(),
+    /** Set when the vote was cast through a delegation: the person who delegated. */
+    onBehalfOf: text('on_behalf_of'),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('approval_votes_user').on(t.approvalId, t.userId)],
+);
+
+/** `/approvals delegate @bob until:…`: Bob may decide what the delegator may decide, until then. */
+export const delegations = sqliteTable(
+  'delegations',
+  {
+    id: text('id').primaryKey(),
+    teamId: text('team_id').notNull(),
+    delegatorId: text('delegator_id').notNull(),
+    delegateId: text('delegate_id').notNull(),
+    /** Milliseconds: the delegation ends then (the end of the day it names, UTC). */
+    until: millis('until'),
+    createdAt: createdAt(),
+    endedAt: integer('ended_at'),
+    endedBy: text('ended_by'),
+  },
+  (t) => [index('delegations_delegate').on(t.teamId, t.delegateId)],
 );
 
 /** Copies of an approval card outside the conversation's thread (the rule's approval channel). */

@@ -3,12 +3,12 @@ import type { types } from '@slack/bolt';
 type KnownBlock = types.KnownBlock;
 type Button = types.Button;
 
-import { type ApprovalRecord, formatDuration } from '../../approvals/approval.js';
+import { type ApprovalRecord, formatDuration, notifiesThread } from '../../approvals/approval.js';
 import { describeApprovers } from '../../approvals/policy.js';
 import { redactText } from '../../audit/redact.js';
 import { encodeApprovalButtonValue } from '../button-value.js';
 import { ACTION_IDS } from '../ids.js';
-import { safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
+import { escapeMrkdwn, safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
 import { cutWithin, preformatted, redactedArguments } from './approval-lines.js';
 
 export interface SlackMessage {
@@ -28,8 +28,15 @@ const EDITED_BUDGET = 1500;
 export function buildApprovalCard(
   approval: ApprovalRecord,
   approvers: readonly string[] = [],
-  options: { standing?: boolean } = {},
+  options: {
+    standing?: boolean;
+    copy?: boolean;
+    /** Votes cast through a delegation: voter → who delegated; the card names both. */
+    delegated?: Readonly<Record<string, string>>;
+  } = {},
 ): SlackMessage {
+  const name = (id: string) =>
+    `<@${id}>${options.delegated?.[id] ? ` (for <@${options.delegated[id]}>)` : ''}`;
   const pending = approval.status === 'pending';
   const version = `${approval.status}-${approvers.length}`;
   const blocks: KnownBlock[] = [
@@ -45,11 +52,19 @@ export function buildApprovalCard(
     {
       type: 'context',
       block_id: `details-${version}`,
-      elements: [{ type: 'mrkdwn', text: detailsText(approval, approvers) }],
+      elements: [{ type: 'mrkdwn', text: detailsText(approval, approvers, name) }],
     },
   ];
   const more = argumentsCut(approval) ? [viewAllButton(approval)] : [];
-  if (pending) {
+  if (pending && !options.copy && !notifiesThread(approval.rule)) {
+    // Announced by direct message only: the thread shows the request, the deciding happens in the copies.
+    blocks.push({
+      type: 'context',
+      block_id: `decide-elsewhere-${version}`,
+      elements: [{ type: 'mrkdwn', text: ':envelope: Sent by direct message to the people who may decide.' }],
+    });
+    if (more.length > 0) blocks.push({ type: 'actions', block_id: `more-${version}`, elements: more });
+  } else if (pending) {
     blocks.push({
       type: 'actions',
       block_id: `decide-${version}`,
@@ -59,7 +74,7 @@ export function buildApprovalCard(
     blocks.push({
       type: 'context',
       block_id: `outcome-${version}`,
-      elements: [{ type: 'mrkdwn', text: outcomeText(approval, options.standing ?? false) }],
+      elements: [{ type: 'mrkdwn', text: outcomeText(approval, options.standing ?? false, name) }],
     });
     if (approval.editedArguments && approval.originApprovalId === null && approved(approval)) {
       const edited = redactedArguments(approval.editedArguments, 2);
@@ -143,20 +158,46 @@ export function shownArguments(raw: string): string {
   }
 }
 
-function detailsText(approval: ApprovalRecord, approvers: readonly string[]): string {
+function detailsText(
+  approval: ApprovalRecord,
+  approvers: readonly string[],
+  name: (id: string) => string,
+): string {
   const rule = approval.rule;
   const parts = [`Requested by <@${approval.requesterId}>`, `Approvers: ${describeApprovers(rule)}`];
-  parts.push(...ruleProgress(approval, approvers));
+  parts.push(...ruleProgress(approval, approvers, name));
+  if (rule.escalatedAt !== undefined && rule.escalateTo)
+    parts.push(`escalated to ${describeApprovers({ approvers: rule.escalateTo })}`);
+  const applied = appliedRuleText(approval);
+  if (applied) parts.push(applied);
   parts.push(`ID \`${approval.id}\``);
   return parts.join(' · ');
 }
 
+/**
+ * Which of the tool's conditional rules applied: "Rule: tools.post_message.rules[1] (size(args.text) > 1000)",
+ * or, when its condition could not be evaluated, that approval is required because of it.
+ */
+export function appliedRuleText(approval: Pick<ApprovalRecord, 'rule'>): string | undefined {
+  const applied = approval.rule.appliedRule;
+  if (!applied) return undefined;
+  const when = escapeMrkdwn(truncateVisibly(applied.when, 300)).replace(/`/g, "'");
+  const rule = `Rule: \`${applied.place}\` (\`${when}\`)`;
+  if (applied.error === undefined) return rule;
+  const error = safeMrkdwn(truncateVisibly(applied.error, 200));
+  return `${rule} could not be evaluated (${error}), so approval is required`;
+}
+
 /** "2 approvals needed" / "1 of 2 approvals: <@a>", and "expires in 24h (date)" while pending. */
-function ruleProgress(approval: ApprovalRecord, approvers: readonly string[]): string[] {
+function ruleProgress(
+  approval: ApprovalRecord,
+  approvers: readonly string[],
+  name: (id: string) => string,
+): string[] {
   const { rule } = approval;
   const parts: string[] = [];
   if (rule.quorum > 1) {
-    const who = approvers.map((id) => `<@${id}>`).join(', ');
+    const who = approvers.map(name).join(', ');
     parts.push(
       approvers.length === 0
         ? `${rule.quorum} approvals needed`
@@ -169,13 +210,9 @@ function ruleProgress(approval: ApprovalRecord, approvers: readonly string[]): s
   return parts;
 }
 
-function outcomeText(approval: ApprovalRecord, standing: boolean): string {
+function outcomeText(approval: ApprovalRecord, standing: boolean, name: (id: string) => string): string {
   const when = approval.decidedAt ? ` · ${slackDate(approval.decidedAt)}` : '';
-  const by = (approval.decidedBy ?? '')
-    .split(',')
-    .filter(Boolean)
-    .map((id) => `<@${id}>`)
-    .join(', ');
+  const by = (approval.decidedBy ?? '').split(',').filter(Boolean).map(name).join(', ');
   switch (approval.status) {
     case 'approved':
     case 'executing':

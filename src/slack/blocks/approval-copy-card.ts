@@ -3,15 +3,16 @@ import type { ApprovalRecord } from '../../approvals/approval.js';
 import { buildApprovalCard, type SlackMessage } from './approval-card.js';
 
 /**
- * The card as shown in a rule's approval channel: the thread card plus a line pointing back at the
+ * The card as shown in a rule's approval channel or a decider's direct messages: the thread card plus a line pointing back at the
  * conversation, so approvers can read the context before deciding. Pure.
  */
 export function buildApprovalCopyCard(
   approval: ApprovalRecord,
   approvers: readonly string[],
   link: string | null,
+  delegated: Readonly<Record<string, string>> = {},
 ): SlackMessage {
-  const card = buildApprovalCard(approval, approvers);
+  const card = buildApprovalCard(approval, approvers, { copy: true, delegated });
   const where = `<#${approval.channelId}>`;
   const origin: types.KnownBlock = {
     type: 'context',

@@ -3,7 +3,7 @@ import type { ApprovalDetail } from '../../approvals/audit-queries.js';
 import { describeApprovers } from '../../approvals/policy.js';
 import { redactText } from '../../audit/redact.js';
 import { escapeMrkdwn, safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
-import { type SlackMessage, viewAllButton } from './approval-card.js';
+import { appliedRuleText, type SlackMessage, viewAllButton } from './approval-card.js';
 import { context, cutWithin, header, mentions, preformatted, redactedArguments } from './approval-lines.js';
 
 type KnownBlock = types.KnownBlock;
@@ -24,6 +24,8 @@ export function buildApprovalDetail({ approval, votes, events }: ApprovalDetail)
     `*Requested by* <@${approval.requesterId}> ${slackDate(approval.createdAt)} in <#${approval.channelId}>`,
     `*Who may decide:* ${describeApprovers(approval.rule)}${approval.rule.quorum > 1 ? ` (${approval.rule.quorum} approvals needed)` : ''}`,
   ];
+  const applied = appliedRuleText(approval);
+  if (applied) facts.push(applied.replace(/^Rule:/, '*Rule:*'));
   if (approval.decidedAt) {
     facts.push(`*Decided by* ${mentions(approval.decidedBy) || 'nobody'} ${slackDate(approval.decidedAt)}`);
   }

@@ -84,6 +84,8 @@ const HELP_LINES = [
   '`/approvals show ID` — one request: its arguments (secrets redacted; View all arguments when long), every vote and who cast it, the result',
   '`/approvals stats [since:30d]` — requests by tool and outcome, median time to decision',
   '`/approvals revoke ID` — withdraws the "Approve for this thread" given on that request; later calls ask again (admins in ADMIN_USER_IDS only)',
+  '`/approvals delegate @bob until:2026-12-24` — Bob may decide what you may decide until the end of that day (anyone who may decide some tool)',
+  '`/approvals delegations` — the delegations you gave or received · `/approvals undelegate @bob` — ends yours to Bob',
   'Times: `since:30m`, `12h`, `7d`, `2w` or a date such as `since:2026-05-01`.',
 ];
 

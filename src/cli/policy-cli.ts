@@ -1,0 +1,209 @@
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { AuditQueries } from '../approvals/audit-queries.js';
+import {
+  type PastRequest,
+  type ReplayedRequest,
+  replayRequest,
+  summarizeReplay,
+} from '../approvals/policy-replay.js';
+import { readPolicySource } from '../approvals/policy-source.js';
+import { parseTimePoint } from '../audit/time-filter.js';
+import { loadConfig } from '../config.js';
+import { createAuditQueryStore } from '../db/audit-query-store.js';
+import { describeDatabase, openDatabaseReadOnly } from '../db/open-database.js';
+import { describeError } from '../errors.js';
+import { toolNames } from '../tools/built-in-tools.js';
+
+export interface PolicyCliIo {
+  out(line: string): void;
+  err(line: string): void;
+  /** The time, for `--since 30d`; default now. */
+  now?(): number;
+  /** The environment, for the database (`DATABASE_URL` / `DATABASE_PATH`) and `ADMIN_USER_IDS`. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export const POLICY_USAGE = `Usage: npm run policy -- <command> [options]
+
+Commands:
+  check FILE     validate an approval policy file: print its summary (the line the bot prints at start-up)
+                 and exit 0, or print every problem and exit 1
+  replay FILE [--since 30d] [--format table|jsonl]
+                 for each approval request in the audit log, what FILE would have decided: approval needed or
+                 not, who could have decided, whether the people who decided would still have been allowed,
+                 which rule matched; a summary table and the differences. Reads the database, writes nothing.
+
+The database is DATABASE_URL (PostgreSQL) when set, else DATABASE_PATH (SQLite, default ./data/bot.db), and
+admins are ADMIN_USER_IDS, from the environment or .env.`;
+
+/** `npm run policy -- check FILE`; exit codes: 0 valid, 1 problems in the file, 2 bad usage. */
+export async function runPolicyCli(argv: readonly string[], io: PolicyCliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'check':
+      return check(rest, io);
+    case 'replay':
+      return replay(rest, io);
+    case undefined:
+    case 'help':
+    case '--help':
+      io.out(POLICY_USAGE);
+      return command === undefined ? 2 : 0;
+    default:
+      io.err(`Unknown command "${command}".`);
+      io.err(POLICY_USAGE);
+      return 2;
+  }
+}
+
+function check(args: readonly string[], io: PolicyCliIo): number {
+  const [file, ...extra] = args;
+  if (file === undefined || extra.length > 0) {
+    io.err('check takes one argument: the policy file (npm run policy -- check ./policy.json)');
+    return 2;
+  }
+  const source = readPolicySource(file, toolNames());
+  if (!source.ok) {
+    io.err(`Approval policy error: ${file} has ${source.problems.length} problem(s).`);
+    for (const problem of source.problems) io.err(`  - ${problem}`);
+    return 1;
+  }
+  io.out(source.policy.summary);
+  return 0;
+}
+
+async function replay(args: readonly string[], io: PolicyCliIo): Promise<number> {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      options: { since: { type: 'string' }, format: { type: 'string' } },
+    });
+  } catch (error) {
+    io.err(describeError(error).replace(/^TypeError( \[\w+\])?: /, ''));
+    return 2;
+  }
+  const [file, ...extra] = parsed.positionals;
+  const format = parsed.values.format ?? 'table';
+  if (file === undefined || extra.length > 0 || (format !== 'table' && format !== 'jsonl')) {
+    io.err(
+      'replay takes the policy file, then --since SPAN and --format table|jsonl: npm run policy -- replay ./policy.json --since 30d',
+    );
+    return 2;
+  }
+  const now = io.now?.() ?? Date.now();
+  const sinceText = typeof parsed.values.since === 'string' ? parsed.values.since : undefined;
+  const since = sinceText === undefined ? undefined : parseTimePoint(sinceText, now);
+  if (sinceText !== undefined && since === undefined) {
+    io.err('--since must be a span such as 30d, 12h or 2w, or a date such as 2026-05-01');
+    return 2;
+  }
+  const source = readPolicySource(file, toolNames());
+  if (!source.ok) {
+    io.err(`Approval policy error: ${file} has ${source.problems.length} problem(s).`);
+    for (const problem of source.problems) io.err(`  - ${problem}`);
+    return 1;
+  }
+  const loaded = loadConfig(io.env ?? process.env, 'audit');
+  if (!loaded.ok) {
+    io.err(`Configuration error:\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}`);
+    return 2;
+  }
+  const { database: where, adminUserIds } = loaded.config;
+  if (where.kind === 'sqlite' && !existsSync(where.path)) {
+    io.err(`No database at ${where.path}. Set DATABASE_PATH to the bot's SQLite file, or DATABASE_URL.`);
+    return 2;
+  }
+  const database = await openDatabaseReadOnly(where);
+  try {
+    const past = await pastRequests(createAuditQueryStore(database), since);
+    const replayed = past.map((request) => replayRequest(source.policy, request, adminUserIds));
+    for (const line of format === 'jsonl' ? replayed.map((r) => JSON.stringify(r)) : table(replayed, file))
+      io.out(line);
+    return 0;
+  } catch (error) {
+    if (!/no such table|does not exist/.test(describeError(error))) throw error;
+    io.err(
+      `${describeDatabase(where)} has no audit log: it is not the bot's database, or the bot never started on it.`,
+    );
+    return 2;
+  } finally {
+    await database.close();
+  }
+}
+
+/** Every `approval.requested` event since `since`, with its request's channel, rule, status and votes. */
+async function pastRequests(queries: AuditQueries, since: number | undefined): Promise<PastRequest[]> {
+  const events = await queries.events(since === undefined ? {} : { since });
+  const requests: PastRequest[] = [];
+  for (const event of events) {
+    if (event.kind !== 'approval.requested' || !event.approvalId || !event.teamId) continue;
+    const detail = await queries.detail(event.teamId, event.approvalId);
+    if (!detail) continue;
+    const { approval } = detail;
+    const onBehalfOf = new Map<string, string>();
+    for (const e of detail.events) {
+      const delegator = e.payload.onBehalfOf;
+      if (typeof delegator === 'string') onBehalfOf.set(e.actor, delegator);
+    }
+    requests.push({
+      approvalId: approval.id,
+      at: event.at,
+      teamId: approval.teamId,
+      tool: approval.toolName,
+      requesterId: approval.requesterId,
+      channelId: approval.channelId,
+      args: parseJson(approval.arguments),
+      rule: approval.rule,
+      status: approval.status,
+      votes: detail.votes.map((v) => {
+        const delegator = onBehalfOf.get(v.userId);
+        return { userId: v.userId, vote: v.vote, ...(delegator ? { onBehalfOf: delegator } : {}) };
+      }),
+    });
+  }
+  return requests;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The summary table per tool, then one line per request that would have gone differently. */
+function table(replayed: readonly ReplayedRequest[], file: string): string[] {
+  const rows = summarizeReplay(replayed);
+  const header = ['tool', 'requests', 'need approval', 'no approval', 'decider refused', 'differ'];
+  const cells = rows.map((r) => [
+    r.tool,
+    String(r.requests),
+    String(r.stillNeedApproval),
+    String(r.noApproval),
+    String(r.deciderRefused),
+    String(r.differ),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
+  const line = (c: readonly string[]) =>
+    c
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  const differing = replayed.filter((r) => r.differences.length > 0);
+  return [
+    `Replay of ${replayed.length} approval request(s) against ${file}:`,
+    line(header),
+    ...cells.map(line),
+    '',
+    differing.length === 0 ? 'No differences.' : `Differences (${differing.length}):`,
+    ...differing.map(
+      (r) =>
+        `  ${r.approvalId} ${new Date(r.at).toISOString()} ${r.tool} by ${r.requesterId} (${r.status}): ${r.differences.join('; ')}${r.after.error ? ` (rule could not be evaluated: ${r.after.error})` : ''}`,
+    ),
+  ];
+}
