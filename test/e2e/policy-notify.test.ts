@@ -71,13 +71,15 @@ describe('approval policy: notify by direct message', () => {
       expect(copy.params.thread_ts).toBeUndefined();
       expect(blocksText(copy)).toContain('Requested in a thread in <#C1>');
     }
-    const posted = await query(
-      h.database,
-      "SELECT payload FROM audit_events WHERE kind = 'approval.card_posted'",
-    );
-    expect(posted.map((r) => JSON.parse(String(r.payload)).channelId).sort()).toEqual(
-      expect.arrayContaining(['D0BOSS', 'DADMIN', 'D7']),
-    );
+    // Each copy is audited once Slack has answered its post: wait for the last of them.
+    const postedTo = async () =>
+      (await query(h.database, "SELECT payload FROM audit_events WHERE kind = 'approval.card_posted'")).map(
+        (r) => String(JSON.parse(String(r.payload)).channelId),
+      );
+    await waitUntil(async () => ((await postedTo()).includes('D7') ? true : undefined), {
+      message: 'the copy sent to U7 was never audited',
+    });
+    expect((await postedTo()).sort()).toEqual(expect.arrayContaining(['D0BOSS', 'DADMIN', 'D7']));
 
     const [, , seven] = dmCards(h);
     if (!seven) throw new Error('no copy for U7');
