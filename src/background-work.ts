@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import { ApprovalScheduler, DEFAULT_SCHEDULER_INTERVAL_MS } from './approvals/approval-scheduler.js';
+import { AuditPusher } from './audit/audit-push.js';
 import type { Config } from './config.js';
 import type { Core } from './core.js';
 import { describeError } from './errors.js';
@@ -27,12 +28,13 @@ export interface BackgroundWork {
 /**
  * What a bot process does besides answering Slack: acts on approval deadlines, takes over what stopped
  * processes left (runs, queued messages, cards and replies owed), and forgets old delivery keys. Starts with a
- * recovery and a deadline check at once, so what happened while the bot was down is handled first.
+ * recovery and a deadline check at once, so what happened while the bot was down is handled first. With
+ * AUDIT_WEBHOOK_URL, also pushes the audit log to the SIEM (on its own timers: never in a request or a run).
  */
 export async function startBackgroundWork(
   core: Core,
   client: WebClient,
-  config: Pick<Config, 'adminUserIds' | 'runLeaseMs'>,
+  config: Pick<Config, 'adminUserIds' | 'runLeaseMs' | 'audit'>,
   logger: Logger,
   timings: BackgroundTimings = {},
 ): Promise<BackgroundWork> {
@@ -69,11 +71,23 @@ export async function startBackgroundWork(
     timings.recoveryIntervalMs ?? Math.min(config.runLeaseMs / 3, timings.deliveryRetryMs ?? 30_000);
   const timers = [setInterval(recover, recoveryMs), setInterval(pruneDedupe, 3_600_000)];
   for (const timer of timers) timer.unref();
+  const pusher = config.audit.webhook
+    ? new AuditPusher({
+        store: stores.auditPush,
+        webhook: config.audit.webhook,
+        clock,
+        logger,
+        // Retries stay within the cursor's lease, so a failing SIEM does not move the pushing between processes.
+        retryMaxMs: Math.min(30_000, config.runLeaseMs / 2),
+      })
+    : undefined;
+  pusher?.start();
   return {
     checkDeadlines: () => scheduler.tick(),
     async stop() {
       await scheduler.stop();
       for (const timer of timers) clearInterval(timer);
+      await pusher?.stop();
     },
   };
 }

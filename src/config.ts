@@ -1,3 +1,4 @@
+import { createPrivateKey } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
@@ -70,6 +71,30 @@ const envSchema = z.object({
   APPROVAL_POLICY_FILE: z.string().min(1).optional(),
   MCP_SERVERS_FILE: z.string().min(1).optional(),
   AUDIT_INCLUDE_WORKSPACE_ADMINS: z.stringbool({ error: 'must be true or false' }).default(false),
+  AUDIT_WEBHOOK_URL: z
+    .url({ protocol: /^https?$/, message: 'must be an http(s) URL such as https://siem.example.com/audit' })
+    .optional(),
+  AUDIT_WEBHOOK_SECRET: z
+    .string()
+    .min(16, 'must be at least 16 characters (the receiver checks signatures with it)')
+    .optional(),
+  AUDIT_WEBHOOK_BATCH: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000, 'must be a number of events from 1 to 1000')
+    .default(100),
+  AUDIT_WEBHOOK_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(120_000, 'must be a number of milliseconds from 100 to 120000')
+    .default(10_000),
+  AUDIT_SIGNING_KEY: z.string().min(1).optional(),
+  AUDIT_CHECKPOINT_CHANNEL: z
+    .string()
+    .regex(/^[CGD][A-Z0-9]{2,}$/, 'must be a Slack channel ID such as C012ABCDEF')
+    .optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   OPENAI_STREAM: z.stringbool({ error: 'must be true or false' }).default(true),
   THREAD_CONTEXT_MESSAGES: z.coerce
@@ -125,6 +150,27 @@ export interface Config {
   suggestedPrompts: SuggestedPrompt[];
   /** How long a stopping bot waits for in-flight work before it closes the database. */
   shutdownGraceMs: number;
+  /** Where the audit log goes besides the database (docs/audit.md). */
+  audit: AuditDelivery;
+}
+
+/** The SIEM the audit events are pushed to, and the key that signs checkpoints of the chain. */
+export interface AuditDelivery {
+  webhook: AuditWebhookConfig | undefined;
+  /** A file with an Ed25519 private key in PEM: checkpoints are signed with it. */
+  signingKeyFile: string | undefined;
+  /** Where each checkpoint is also posted. */
+  checkpointChannel: string | undefined;
+}
+
+export interface AuditWebhookConfig {
+  url: string;
+  /** HMAC-SHA256 key of the X-Audit-Signature header. */
+  secret: string;
+  /** Events per request at most. */
+  batchSize: number;
+  /** A request not answered within this counts as failed and is retried. */
+  timeoutMs: number;
 }
 
 /**
@@ -186,6 +232,19 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
       threadContextMessages: e.THREAD_CONTEXT_MESSAGES,
       suggestedPrompts: e.SUGGESTED_PROMPTS,
       shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+      audit: {
+        webhook:
+          e.AUDIT_WEBHOOK_URL && e.AUDIT_WEBHOOK_SECRET
+            ? {
+                url: e.AUDIT_WEBHOOK_URL,
+                secret: e.AUDIT_WEBHOOK_SECRET,
+                batchSize: e.AUDIT_WEBHOOK_BATCH,
+                timeoutMs: e.AUDIT_WEBHOOK_TIMEOUT_MS,
+              }
+            : undefined,
+        signingKeyFile: e.AUDIT_SIGNING_KEY,
+        checkpointChannel: e.AUDIT_CHECKPOINT_CHANNEL,
+      },
     },
   };
 }
@@ -202,8 +261,41 @@ function missingSettings(env: Record<string, string | undefined>, purpose: Confi
       );
     }
   }
+  if (env.AUDIT_WEBHOOK_URL && !env.AUDIT_WEBHOOK_SECRET) {
+    problems.push(
+      'AUDIT_WEBHOOK_SECRET: required with AUDIT_WEBHOOK_URL (the receiver checks signatures with it)',
+    );
+  }
+  if (env.AUDIT_WEBHOOK_SECRET && !env.AUDIT_WEBHOOK_URL) {
+    problems.push('AUDIT_WEBHOOK_URL: required with AUDIT_WEBHOOK_SECRET (where to push the audit events)');
+  }
+  if (env.AUDIT_CHECKPOINT_CHANNEL && !env.AUDIT_SIGNING_KEY) {
+    problems.push('AUDIT_SIGNING_KEY: required with AUDIT_CHECKPOINT_CHANNEL (checkpoints are signed)');
+  }
+  if (purpose === 'bot' && env.AUDIT_SIGNING_KEY) {
+    const problem = signingKeyProblem(env.AUDIT_SIGNING_KEY);
+    if (problem) problems.push(`AUDIT_SIGNING_KEY: ${problem}`);
+  }
   if (purpose !== 'audit' && !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
     problems.push('OPENAI_API_KEY: required unless OPENAI_BASE_URL points at an OpenAI-compatible server');
   }
   return problems;
+}
+
+/** Why the file cannot sign checkpoints, or undefined when it holds an Ed25519 private key. */
+function signingKeyProblem(file: string): string | undefined {
+  let pem: string;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch {
+    return `cannot read ${file} (a file with an Ed25519 private key in PEM)`;
+  }
+  try {
+    const key = createPrivateKey(pem);
+    return key.asymmetricKeyType === 'ed25519'
+      ? undefined
+      : `${file} holds a ${key.asymmetricKeyType ?? 'non-asymmetric'} key; an Ed25519 key is needed (openssl genpkey -algorithm ed25519)`;
+  } catch {
+    return `${file} is not a private key in PEM (create one with openssl genpkey -algorithm ed25519)`;
+  }
 }

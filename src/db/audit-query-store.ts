@@ -12,7 +12,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** The stored payload as an object; anything else (a tampered row) is kept raw so verification flags it. */
-function toStoredEvent(r: Row): StoredAuditEvent {
+export function toStoredEvent(r: Row): StoredAuditEvent {
   const raw = readString(r, 'payload');
   let parsed: unknown;
   try {

@@ -7,12 +7,14 @@ import type {
   ApprovalTimerStore,
   StandingApprovalStore,
 } from '../approvals/ports.js';
+import type { AuditPushStore } from '../audit/audit-push.js';
 import type { ConversationStore, DedupeStore, DeliveryOutbox, RunRecovery } from '../conversations/ports.js';
 import type { GreetingStore } from '../conversations/welcome-service.js';
 import type { NotesStore } from '../tools/ports.js';
 import { createApprovalCardStore } from './approval-card-store.js';
 import { createApprovalStore } from './approval-store.js';
 import { createApprovalTimerStore } from './approval-timer-store.js';
+import { createAuditPushStore } from './audit-push-store.js';
 import { createAuditQueryStore } from './audit-query-store.js';
 import { createConversationStore } from './conversation-store.js';
 import { createDedupeStore } from './dedupe-store.js';
@@ -36,6 +38,7 @@ export interface Stores {
   timers: ApprovalTimerStore;
   standing: StandingApprovalStore;
   auditQueries: AuditQueries;
+  auditPush: AuditPushStore;
   dedupe: DedupeStore;
   greetings: GreetingStore;
   notes: NotesStore;
@@ -53,6 +56,7 @@ export function createStores(ctx: StoreContext): Stores {
     timers: createApprovalTimerStore(ctx),
     standing: createStandingApprovalStore(ctx),
     auditQueries: createAuditQueryStore(ctx.db),
+    auditPush: createAuditPushStore(ctx),
     dedupe: createDedupeStore(ctx),
     greetings: createGreetingStore(ctx),
     notes: createNotesStore(ctx),

@@ -214,6 +214,40 @@ export const auditEvents = pgTable(
   (t) => [index('audit_events_approval').on(t.approvalId), index('audit_events_at').on(t.at)],
 );
 
+/**
+ * How far each destination of the audit log has acknowledged it (`webhook`: the SIEM of AUDIT_WEBHOOK_URL):
+ * the last sequence number it accepted, and the process pushing to it now (one at a time, with a lease).
+ */
+export const auditCursors = pgTable('audit_cursors', {
+  name: text('name').primaryKey(),
+  ackedSeq: bigint('acked_seq', { mode: 'number' }).notNull().default(0),
+  ackedAt: time('acked_at'),
+  /** Failed attempts since the last acknowledgement, and the last failure, for /healthz and the logs. */
+  attempts: integer('attempts').notNull().default(0),
+  lastError: text('last_error'),
+  leaseOwner: text('lease_owner'),
+  leaseUntil: time('lease_until'),
+  updatedAt: millis('updated_at'),
+});
+
+/**
+ * Signed statements of the chain's head (AUDIT_SIGNING_KEY): event `seq` had hash `hash`. A log cut after a
+ * checkpoint, or re-chained from an edited event, contradicts it. Like the log itself, only ever appended.
+ */
+export const auditCheckpoints = pgTable('audit_checkpoints', {
+  seq: bigint('seq', { mode: 'number' }).primaryKey(),
+  hash: text('hash').notNull(),
+  at: millis('at'),
+  /** The first 16 hex digits of the SHA-256 of the public key (SPKI DER). */
+  keyId: text('key_id').notNull(),
+  /** Base64 Ed25519 signature over the statement (src/audit/checkpoint.ts). */
+  signature: text('signature').notNull(),
+  /** Where it was posted (AUDIT_CHECKPOINT_CHANNEL), once Slack accepted it. */
+  postedChannel: text('posted_channel'),
+  postedTs: text('posted_ts'),
+  postedAt: time('posted_at'),
+});
+
 /** Keys of Slack deliveries already handled (event ids and team/channel/ts), for dedupe across retries. */
 export const processedEvents = pgTable('processed_events', {
   key: text('key').primaryKey(),

@@ -1,0 +1,85 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { BotProcess } from '../support/bot-process.js';
+import { reply } from '../support/fake-openai.js';
+import { type FakeSiem, startFakeSiem } from '../support/fake-siem.js';
+import { waitUntil } from '../support/wait.js';
+import { type ProcessFixture, startProcessFixture } from './process-fixture.js';
+
+const SECRET = 'siem-shared-secret-0123456789';
+
+interface Health {
+  auditWebhook?: { events: number; seconds: number; ackedSeq: number; attempts: number; lastError?: string };
+}
+
+const health = async (bot: BotProcess): Promise<Health> =>
+  (await fetch(`${bot.url}/healthz`)).json() as Promise<Health>;
+
+describe('audit events pushed to a SIEM by the real entry point', () => {
+  let f: ProcessFixture;
+  let siem: FakeSiem;
+  beforeEach(async () => {
+    f = await startProcessFixture();
+    siem = await startFakeSiem(SECRET);
+  });
+  afterEach(async () => {
+    await f.close();
+    await siem.close();
+  });
+
+  it('every event arrives in order, signed, across 500s, a timeout and a SIGKILL restart', async () => {
+    const env = {
+      AUDIT_WEBHOOK_URL: siem.url,
+      AUDIT_WEBHOOK_SECRET: SECRET,
+      AUDIT_WEBHOOK_TIMEOUT_MS: '500',
+    };
+    siem.answer(500);
+    let bot = await f.start(env);
+    f.model.enqueue(reply.text('First answer.'));
+    await f.mention(bot, 'hello');
+    await f.waitForText((text) => text === 'First answer.');
+    // The SIEM fails: the bot answered anyway, and /healthz shows the events waiting and the failures.
+    await waitUntil(async () => siem.requests.length >= 3, { timeoutMs: 10_000 });
+    const failing = (await health(bot)).auditWebhook;
+    expect(failing?.events).toBeGreaterThanOrEqual(3);
+    expect(failing?.attempts).toBeGreaterThanOrEqual(1);
+    expect(failing?.lastError).toBe('HTTP 500');
+    siem.answer('hang');
+    await waitUntil(() => siem.requests.some((r) => r.status === 0), { timeoutMs: 10_000 });
+    // A crash while nothing was acknowledged: the next process starts from the cursor in the database.
+    expect(await bot.kill('SIGKILL')).toBeNull();
+    siem.answer(200);
+    bot = await f.start(env);
+    f.model.enqueue(reply.text('Second answer.'));
+    await f.mention(bot, 'again');
+    await f.waitForText((text) => text === 'Second answer.');
+
+    const stored = await f.query('SELECT seq, hash FROM audit_events ORDER BY seq');
+    const head = Number(stored.at(-1)?.seq);
+    await waitUntil(async () => (await health(bot)).auditWebhook?.events === 0, { timeoutMs: 15_000 });
+    const settled = (await health(bot)).auditWebhook;
+    expect(settled).toMatchObject({ events: 0, seconds: 0, ackedSeq: head, attempts: 0 });
+
+    expect(siem.requests.every((r) => r.signatureOk)).toBe(true);
+    // Each request continues where the last accepted one ended (or repeats it): nothing skipped, in order.
+    let acked = 0;
+    for (const request of siem.requests) {
+      const seqs = request.events.map((e) => Number(e.seq));
+      expect(seqs).toEqual(seqs.map((_, i) => (seqs[0] ?? 0) + i));
+      expect(seqs[0]).toBe(acked + 1);
+      if (request.status === 200) acked = seqs.at(-1) ?? acked;
+    }
+    const accepted = siem.accepted();
+    expect(accepted.map((e) => Number(e.seq))).toEqual(stored.map((r) => Number(r.seq)));
+    expect(accepted.map((e) => e.hash)).toEqual(stored.map((r) => r.hash));
+    expect(accepted.map((e) => e.kind)).toContain('run.completed');
+    await bot.kill('SIGTERM');
+  }, 60_000);
+
+  it('without AUDIT_WEBHOOK_SECRET the bot does not start, and says why', async () => {
+    const { runBotProcessToExit } = await import('../support/bot-process.js');
+    const result = await runBotProcessToExit({ env: { ...f.env, AUDIT_WEBHOOK_URL: siem.url } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('AUDIT_WEBHOOK_SECRET: required with AUDIT_WEBHOOK_URL');
+    expect(siem.requests).toEqual([]);
+  });
+});
