@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { formatEvents } from '../audit/audit-export.js';
+import { parseTimePoint } from '../audit/time-filter.js';
+import { formatUsageTable, USAGE_GROUPS, type UsageGroup, usageBy, usageTotals } from '../audit/usage.js';
 import { loadConfig } from '../config.js';
 import { auditEventsAfter, auditHeadSeq } from '../db/audit-push-store.js';
 import { describeDatabase, openDatabaseReadOnly } from '../db/open-database.js';
 import type { SqlDatabase } from '../db/sql/sql-database.js';
+import { readRunUsage, type UsageFilter } from '../db/usage-queries.js';
 import { describeError } from '../errors.js';
 
 /** Where the commands write (as audit-cli.ts's `CliIo`). */
@@ -20,18 +23,71 @@ export interface FollowIo extends CliIo {
   pollMs?: number;
 }
 
-export const EXTRA_USAGE = `  tail [--lines N] [--after SEQ] [--follow]
+export const EXTRA_USAGE = `  usage [--since 30d] [--until …] [--team T…] [--by user|tool|team] [--format table|jsonl]
+                         the model's tokens over the runs completed in the window (default: 30 days, by user)
+  tail [--lines N] [--after SEQ] [--follow]
                          the newest events as JSON lines (default 10; --after: every event after SEQ);
                          --follow keeps printing new events as they are written (for Vector, Fluent Bit)`;
 
 /** The commands this module answers; the others are audit-cli.ts's. */
 export function isExtraCommand(argv: readonly string[]): boolean {
-  return argv[0] === 'tail';
+  return argv[0] === 'tail' || argv[0] === 'usage';
 }
 
 type Parsed =
   | { ok: true; lines: number; after: number | undefined; follow: boolean }
   | { ok: false; message: string };
+
+type UsageArgs =
+  | { ok: true; filter: UsageFilter; by: UsageGroup; format: 'table' | 'jsonl' }
+  | { ok: false; message: string };
+
+const DEFAULT_USAGE_WINDOW = '30d';
+
+function parseUsage(argv: readonly string[], now: number): UsageArgs {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: argv.slice(1),
+      options: {
+        since: { type: 'string' },
+        until: { type: 'string' },
+        team: { type: 'string' },
+        by: { type: 'string' },
+        format: { type: 'string' },
+      },
+    });
+  } catch (error) {
+    return { ok: false, message: describeError(error).replace(/^TypeError( \[\w+\])?: /, '') };
+  }
+  const v = parsed.values;
+  const by = typeof v.by === 'string' ? v.by : 'user';
+  if (!isUsageGroup(by)) return { ok: false, message: '--by must be user, tool or team' };
+  const format = typeof v.format === 'string' ? v.format : 'table';
+  if (format !== 'table' && format !== 'jsonl')
+    return { ok: false, message: '--format must be table or jsonl' };
+  if (typeof v.team === 'string' && !/^[TE][A-Z0-9]{2,}$/.test(v.team)) {
+    return { ok: false, message: '--team must be a Slack team ID such as T012ABCDEF' };
+  }
+  const filter: UsageFilter = typeof v.team === 'string' ? { teamId: v.team } : {};
+  for (const key of ['since', 'until'] as const) {
+    const text = v[key] ?? (key === 'since' ? DEFAULT_USAGE_WINDOW : undefined);
+    if (typeof text !== 'string') continue;
+    const at = parseTimePoint(text, now);
+    if (at === undefined) {
+      return {
+        ok: false,
+        message: `--${key} must be a span such as 7d, 12h, 30m or a date such as 2026-05-01`,
+      };
+    }
+    filter[key] = at;
+  }
+  return { ok: true, filter, by, format };
+}
+
+function isUsageGroup(text: string): text is UsageGroup {
+  return (USAGE_GROUPS as readonly string[]).includes(text);
+}
 
 function parseTail(argv: readonly string[]): Parsed {
   let parsed: ReturnType<typeof parseArgs>;
@@ -58,13 +114,30 @@ function parseTail(argv: readonly string[]): Parsed {
   return { ok: true, lines: n, after: a, follow: follow === true };
 }
 
-/** Runs `tail`; returns the exit code (0 done, 2 usage or configuration problem). */
+/** Runs `tail` or `usage`; returns the exit code (0 done, 2 usage or configuration problem). */
 export async function runExtraCommand(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
   io: FollowIo,
   usage: string,
 ): Promise<number> {
+  if (argv[0] === 'usage') {
+    const args = parseUsage(argv, io.now());
+    if (!args.ok) {
+      io.err(`${args.message}\n\n${usage}`);
+      return 2;
+    }
+    return withDatabase(env, io, async (db) => {
+      const runs = await db.read(() => readRunUsage(db.dialect, args.filter));
+      const lines = usageBy(runs, args.by);
+      const out =
+        args.format === 'jsonl'
+          ? lines.map((line) => JSON.stringify({ [args.by]: line.key, ...line, key: undefined }))
+          : formatUsageTable(lines, usageTotals(runs), args.by);
+      for (const line of out) io.out(line);
+      return 0;
+    });
+  }
   const args = parseTail(argv);
   if (!args.ok) {
     io.err(`${args.message}\n\n${usage}`);

@@ -34,7 +34,22 @@ describe('audit events pushed to a SIEM by the real entry point', () => {
     };
     siem.answer(500);
     let bot = await f.start(env);
-    f.model.enqueue(reply.text('First answer.'));
+    f.model.enqueue(
+      reply.raw(
+        200,
+        JSON.stringify({
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          created: 1,
+          model: 'gpt-test',
+          choices: [
+            { index: 0, message: { role: 'assistant', content: 'First answer.' }, finish_reason: 'stop' },
+          ],
+          usage: { prompt_tokens: 1200, completion_tokens: 345, total_tokens: 1545 },
+        }),
+        { 'content-type': 'application/json' },
+      ),
+    );
     await f.mention(bot, 'hello');
     await f.waitForText((text) => text === 'First answer.');
     // The SIEM fails: the bot answered anyway, and /healthz shows the events waiting and the failures.
@@ -71,7 +86,12 @@ describe('audit events pushed to a SIEM by the real entry point', () => {
     const accepted = siem.accepted();
     expect(accepted.map((e) => Number(e.seq))).toEqual(stored.map((r) => Number(r.seq)));
     expect(accepted.map((e) => e.hash)).toEqual(stored.map((r) => r.hash));
-    expect(accepted.map((e) => e.kind)).toContain('run.completed');
+    // The run's token counts reach the SIEM (they are not mistaken for secrets).
+    const completed = accepted.filter((e) => e.kind === 'run.completed').map((e) => e.payload);
+    expect(completed[0]).toMatchObject({
+      usage: { promptTokens: 1200, completionTokens: 345, totalTokens: 1545 },
+    });
+    expect(completed).toHaveLength(2);
     await bot.kill('SIGTERM');
   }, 60_000);
 

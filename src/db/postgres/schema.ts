@@ -211,7 +211,12 @@ export const auditEvents = pgTable(
     prevHash: text('prev_hash').notNull(),
     hash: text('hash').notNull(),
   },
-  (t) => [index('audit_events_approval').on(t.approvalId), index('audit_events_at').on(t.at)],
+  (t) => [
+    index('audit_events_approval').on(t.approvalId),
+    index('audit_events_at').on(t.at),
+    // A run's events, for usage reports (who started it, which tools it called).
+    index('audit_events_run').on(t.runId),
+  ],
 );
 
 /**

@@ -19,3 +19,5 @@ CREATE TABLE "audit_cursors" (
 	"lease_until" bigint,
 	"updated_at" bigint NOT NULL
 );
+--> statement-breakpoint
+CREATE INDEX "audit_events_run" ON "audit_events" USING btree ("run_id");

@@ -19,3 +19,5 @@ CREATE TABLE `audit_cursors` (
 	`lease_until` integer,
 	`updated_at` integer NOT NULL
 );
+--> statement-breakpoint
+CREATE INDEX `audit_events_run` ON `audit_events` (`run_id`);
