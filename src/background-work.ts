@@ -1,6 +1,9 @@
+import { createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { WebClient } from '@slack/web-api';
 import { ApprovalScheduler, DEFAULT_SCHEDULER_INTERVAL_MS } from './approvals/approval-scheduler.js';
 import { AuditPusher } from './audit/audit-push.js';
+import { Checkpointer } from './audit/checkpointer.js';
 import type { Config } from './config.js';
 import type { Core } from './core.js';
 import { describeError } from './errors.js';
@@ -17,6 +20,8 @@ export interface BackgroundTimings {
   recoveryIntervalMs?: number;
   /** The delivery retry interval; recovery runs at least this often. */
   deliveryRetryMs?: number;
+  /** How often checkpoints due are signed (AUDIT_SIGNING_KEY); default a minute. */
+  checkpointIntervalMs?: number;
 }
 
 export interface BackgroundWork {
@@ -82,12 +87,63 @@ export async function startBackgroundWork(
       })
     : undefined;
   pusher?.start();
+  const checkpointer = config.audit.signingKeyFile
+    ? startCheckpoints(core, client, config.audit, logger, timings.checkpointIntervalMs ?? 60_000)
+    : undefined;
   return {
     checkDeadlines: () => scheduler.tick(),
     async stop() {
       await scheduler.stop();
       for (const timer of timers) clearInterval(timer);
       await pusher?.stop();
+      await checkpointer?.stop();
+    },
+  };
+}
+
+/** Signs checkpoints of the audit chain now and then every `intervalMs`, one tick at a time. */
+function startCheckpoints(
+  core: Core,
+  client: WebClient,
+  audit: Config['audit'],
+  logger: Logger,
+  intervalMs: number,
+): { stop(): Promise<void> } {
+  const channel = audit.checkpointChannel;
+  const checkpointer = new Checkpointer({
+    store: core.stores.checkpoints,
+    leases: core.stores.auditPush,
+    privateKey: createPrivateKey(readFileSync(audit.signingKeyFile ?? '', 'utf8')),
+    clock: core.clock,
+    logger,
+    ...(channel
+      ? {
+          post: async (text: string) => {
+            const posted = await client.chat.postMessage({ channel, text });
+            return { channel: posted.channel ?? channel, ts: posted.ts ?? '' };
+          },
+        }
+      : {}),
+  });
+  let ticking: Promise<unknown> | undefined;
+  const tick = () => {
+    ticking ??= checkpointer
+      .tick()
+      .catch((error: unknown) =>
+        logger.warn('signing audit checkpoints failed', { error: describeError(error) }),
+      )
+      .finally(() => {
+        ticking = undefined;
+      });
+  };
+  tick();
+  const timer = setInterval(tick, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await ticking;
+      await checkpointer.stop();
     },
   };
 }

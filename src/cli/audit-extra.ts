@@ -1,10 +1,15 @@
-import { existsSync } from 'node:fs';
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { formatEvents } from '../audit/audit-export.js';
+import { checkCheckpoints, describeCheckpointProblem, keyId } from '../audit/checkpoint.js';
 import { parseTimePoint } from '../audit/time-filter.js';
 import { formatUsageTable, USAGE_GROUPS, type UsageGroup, usageBy, usageTotals } from '../audit/usage.js';
+import { verifyChain } from '../audit/verify-chain.js';
 import { loadConfig } from '../config.js';
 import { auditEventsAfter, auditHeadSeq } from '../db/audit-push-store.js';
+import { createAuditQueryStore } from '../db/audit-query-store.js';
+import { createCheckpointStore } from '../db/checkpoint-store.js';
 import { describeDatabase, openDatabaseReadOnly } from '../db/open-database.js';
 import type { SqlDatabase } from '../db/sql/sql-database.js';
 import { readRunUsage, type UsageFilter } from '../db/usage-queries.js';
@@ -23,7 +28,10 @@ export interface FollowIo extends CliIo {
   pollMs?: number;
 }
 
-export const EXTRA_USAGE = `  usage [--since 30d] [--until …] [--team T…] [--by user|tool|team] [--format table|jsonl]
+export const EXTRA_USAGE = `  verify --public-key FILE
+                         also check every signed checkpoint (AUDIT_SIGNING_KEY's public key, PEM): a log cut
+                         off or re-chained after a checkpoint is reported with that checkpoint (exit 1)
+  usage [--since 30d] [--until …] [--team T…] [--by user|tool|team] [--format table|jsonl]
                          the model's tokens over the runs completed in the window (default: 30 days, by user)
   tail [--lines N] [--after SEQ] [--follow]
                          the newest events as JSON lines (default 10; --after: every event after SEQ);
@@ -31,7 +39,11 @@ export const EXTRA_USAGE = `  usage [--since 30d] [--until …] [--team T…] [-
 
 /** The commands this module answers; the others are audit-cli.ts's. */
 export function isExtraCommand(argv: readonly string[]): boolean {
-  return argv[0] === 'tail' || argv[0] === 'usage';
+  return (
+    argv[0] === 'tail' ||
+    argv[0] === 'usage' ||
+    (argv[0] === 'verify' && argv.some((arg) => arg === '--public-key' || arg.startsWith('--public-key=')))
+  );
 }
 
 type Parsed =
@@ -114,13 +126,21 @@ function parseTail(argv: readonly string[]): Parsed {
   return { ok: true, lines: n, after: a, follow: follow === true };
 }
 
-/** Runs `tail` or `usage`; returns the exit code (0 done, 2 usage or configuration problem). */
+/** Runs `tail`, `usage` or `verify --public-key`; returns the exit code (0 done, 1 chain or checkpoint broken, 2 usage or configuration problem). */
 export async function runExtraCommand(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
   io: FollowIo,
   usage: string,
 ): Promise<number> {
+  if (argv[0] === 'verify') {
+    const key = readPublicKey(argv);
+    if (!key.ok) {
+      io.err(`${key.message}\n\n${usage}`);
+      return 2;
+    }
+    return withDatabase(env, io, (db) => verifyWithCheckpoints(db, key.key, io));
+  }
   if (argv[0] === 'usage') {
     const args = parseUsage(argv, io.now());
     if (!args.ok) {
@@ -205,4 +225,65 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
       resolve();
     });
   });
+}
+
+function readPublicKey(
+  argv: readonly string[],
+): { ok: true; key: KeyObject } | { ok: false; message: string } {
+  let file: string | undefined;
+  try {
+    const parsed = parseArgs({ args: argv.slice(1), options: { 'public-key': { type: 'string' } } });
+    file = parsed.values['public-key'];
+  } catch (error) {
+    return { ok: false, message: describeError(error).replace(/^TypeError( \[\w+\])?: /, '') };
+  }
+  if (!file) return { ok: false, message: '--public-key needs a file' };
+  let pem: string;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch {
+    return { ok: false, message: `Cannot read the public key ${file}` };
+  }
+  try {
+    const key = createPublicKey(pem);
+    if (key.asymmetricKeyType !== 'ed25519') {
+      return {
+        ok: false,
+        message: `${file} holds a ${key.asymmetricKeyType} key; checkpoints are signed with Ed25519`,
+      };
+    }
+    return { ok: true, key };
+  } catch {
+    return {
+      ok: false,
+      message: `${file} is not a public key in PEM (openssl pkey -in private.pem -pubout)`,
+    };
+  }
+}
+
+/** The chain, then every checkpoint against it; exit 1 when either fails. */
+async function verifyWithCheckpoints(db: SqlDatabase, publicKey: KeyObject, io: CliIo): Promise<number> {
+  const chain = await createAuditQueryStore(db).chain();
+  const verdict = verifyChain(chain);
+  if (verdict.ok) io.out(`${verdict.count} events, chain intact (head ${verdict.headHash})`);
+  else io.err(`Chain broken at event ${verdict.seq} (${verdict.count} events read): ${verdict.message}`);
+  const checkpoints = await createCheckpointStore(db).all();
+  const report = checkCheckpoints(
+    new Map(chain.map((event) => [event.seq, event.hash])),
+    chain.at(-1)?.seq ?? 0,
+    checkpoints,
+    publicKey,
+  );
+  for (const problem of report.problems) io.err(describeCheckpointProblem(problem));
+  if (report.checked === 0) {
+    io.out('No signed checkpoints: the bot signs them when AUDIT_SIGNING_KEY is set.');
+  } else if (report.problems.length === 0) {
+    const latest = report.latest;
+    io.out(
+      `${report.checked} checkpoint${report.checked === 1 ? '' : 's'} verified (key ${keyId(publicKey)})${
+        latest ? `; the latest certifies event ${latest.seq} (${new Date(latest.at).toISOString()})` : ''
+      }; ${report.uncovered} event${report.uncovered === 1 ? '' : 's'} after it not yet covered`,
+    );
+  }
+  return verdict.ok && report.problems.length === 0 ? 0 : 1;
 }

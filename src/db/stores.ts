@@ -8,6 +8,7 @@ import type {
   StandingApprovalStore,
 } from '../approvals/ports.js';
 import type { AuditPushStore } from '../audit/audit-push.js';
+import type { CheckpointStore } from '../audit/checkpointer.js';
 import type { ConversationStore, DedupeStore, DeliveryOutbox, RunRecovery } from '../conversations/ports.js';
 import type { GreetingStore } from '../conversations/welcome-service.js';
 import type { NotesStore } from '../tools/ports.js';
@@ -16,6 +17,7 @@ import { createApprovalStore } from './approval-store.js';
 import { createApprovalTimerStore } from './approval-timer-store.js';
 import { createAuditPushStore } from './audit-push-store.js';
 import { createAuditQueryStore } from './audit-query-store.js';
+import { createCheckpointStore } from './checkpoint-store.js';
 import { createConversationStore } from './conversation-store.js';
 import { createDedupeStore } from './dedupe-store.js';
 import { createDeliveryOutbox } from './delivery-outbox.js';
@@ -39,6 +41,7 @@ export interface Stores {
   standing: StandingApprovalStore;
   auditQueries: AuditQueries;
   auditPush: AuditPushStore;
+  checkpoints: CheckpointStore;
   dedupe: DedupeStore;
   greetings: GreetingStore;
   notes: NotesStore;
@@ -57,6 +60,7 @@ export function createStores(ctx: StoreContext): Stores {
     standing: createStandingApprovalStore(ctx),
     auditQueries: createAuditQueryStore(ctx.db),
     auditPush: createAuditPushStore(ctx),
+    checkpoints: createCheckpointStore(ctx.db),
     dedupe: createDedupeStore(ctx),
     greetings: createGreetingStore(ctx),
     notes: createNotesStore(ctx),

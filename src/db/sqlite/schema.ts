@@ -233,7 +233,8 @@ export const auditCursors = sqliteTable('audit_cursors', {
 
 /**
  * Signed statements of the chain's head (AUDIT_SIGNING_KEY): event `seq` had hash `hash`. A log cut after a
- * checkpoint, or re-chained from an edited event, contradicts it. Like the log itself, only ever appended.
+ * checkpoint, or re-chained from an edited event, contradicts it. Rows are added, and changed only to record
+ * where they were posted.
  */
 export const auditCheckpoints = sqliteTable('audit_checkpoints', {
   seq: integer('seq').primaryKey(),

@@ -1,4 +1,12 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { auditEvent } from '../../src/audit/audit-event.js';
+import { runAuditCli } from '../../src/cli/audit-cli.js';
+import { audit } from '../../src/db/sql/program.js';
+import { openSqliteDatabase } from '../../src/db/sqlite/sqlite-database.js';
 import type { BotProcess } from '../support/bot-process.js';
 import { reply } from '../support/fake-openai.js';
 import { type FakeSiem, startFakeSiem } from '../support/fake-siem.js';
@@ -101,5 +109,55 @@ describe('audit events pushed to a SIEM by the real entry point', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('AUDIT_WEBHOOK_SECRET: required with AUDIT_WEBHOOK_URL');
     expect(siem.requests).toEqual([]);
+  });
+});
+
+describe('signed checkpoints by the real entry point', () => {
+  let f: ProcessFixture;
+  beforeEach(async () => {
+    f = await startProcessFixture();
+  });
+  afterEach(async () => f.close());
+
+  it('signs the hundredth event at start-up, posts it to the channel, and verify checks it', async () => {
+    const db = openSqliteDatabase(f.dbPath);
+    await db.write(function* () {
+      yield* audit(
+        Array.from({ length: 120 }, (_, i) =>
+          auditEvent('approval.reminded', { at: Date.now(), payload: { i } }),
+        ),
+      );
+    });
+    await db.close();
+    const dir = mkdtempSync(join(tmpdir(), 'audit-key-'));
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    writeFileSync(join(dir, 'key.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    writeFileSync(join(dir, 'key.pub.pem'), publicKey.export({ type: 'spki', format: 'pem' }));
+    const bot = await f.start({
+      AUDIT_SIGNING_KEY: join(dir, 'key.pem'),
+      AUDIT_CHECKPOINT_CHANNEL: 'C0CHECK',
+    });
+    const post = await f.slack.waitForCall('chat.postMessage', (call) => call.params.channel === 'C0CHECK');
+    expect(String(post.params.text)).toContain('Audit checkpoint: event 100 has hash');
+    await waitUntil(
+      async () => (await f.query('SELECT posted_ts FROM audit_checkpoints WHERE seq = 100'))[0]?.posted_ts,
+      {
+        timeoutMs: 5000,
+      },
+    );
+    await bot.kill('SIGTERM');
+    const out: string[] = [];
+    const code = await runAuditCli(
+      ['verify', '--public-key', join(dir, 'key.pub.pem')],
+      { DATABASE_PATH: f.dbPath },
+      {
+        out: (l) => out.push(l),
+        err: (l) => out.push(l),
+        now: () => Date.now(),
+      },
+    );
+    expect(out[1]).toMatch(/^1 checkpoint verified .* the latest certifies event 100/);
+    expect(code).toBe(0);
+    rmSync(dir, { recursive: true, force: true });
   });
 });
