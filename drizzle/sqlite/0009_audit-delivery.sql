@@ -20,4 +20,6 @@ CREATE TABLE `audit_cursors` (
 	`updated_at` integer NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE `audit_events` ADD `chain_version` integer DEFAULT 1 NOT NULL;--> statement-breakpoint
+ALTER TABLE `audit_events` ADD `payload_digest` text;--> statement-breakpoint
 CREATE INDEX `audit_events_run` ON `audit_events` (`run_id`);

@@ -36,6 +36,9 @@ export function toStoredEvent(r: Row): StoredAuditEvent {
     payload,
     prevHash: readString(r, 'prev_hash'),
     hash: readString(r, 'hash'),
+    // Absent in a database the bot has not migrated since: every event there is version 1.
+    version: r.chain_version === undefined ? 1 : readNumber(r, 'chain_version'),
+    payloadDigest: r.payload_digest === undefined ? null : readOptionalString(r, 'payload_digest'),
   };
 }
 

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditEvent } from '../../src/audit/audit-event.js';
 import { checkpointSignatureValid } from '../../src/audit/checkpoint.js';
 import { CHECKPOINT_SINK, Checkpointer } from '../../src/audit/checkpointer.js';
-import { hashEvent } from '../../src/audit/hash-chain.js';
+import { hashEventV2, payloadDigest } from '../../src/audit/hash-chain.js';
 import { runAuditCli } from '../../src/cli/audit-cli.js';
 import { createAuditPushStore } from '../../src/db/audit-push-store.js';
 import { createCheckpointStore } from '../../src/db/checkpoint-store.js';
@@ -174,12 +174,13 @@ describe('npm run audit -- verify --public-key', () => {
       >[];
       let prevHash = String(rows[0]?.prev_hash);
       const update = raw.prepare(
-        'UPDATE audit_events SET payload = ?, prev_hash = ?, hash = ? WHERE seq = ?',
+        'UPDATE audit_events SET payload = ?, prev_hash = ?, hash = ?, payload_digest = ? WHERE seq = ?',
       );
       for (const r of rows) {
         const payload =
           r.seq === 120 ? { i: 119, text: 'nothing happened here' } : JSON.parse(String(r.payload));
-        const hash = hashEvent(prevHash, Number(r.seq), {
+        const digest = payloadDigest(payload);
+        const hash = hashEventV2(prevHash, Number(r.seq), {
           at: Number(r.at),
           actor: String(r.actor),
           kind: String(r.kind),
@@ -187,9 +188,9 @@ describe('npm run audit -- verify --public-key', () => {
           conversationId: null,
           runId: null,
           approvalId: null,
-          payload,
+          payloadDigest: digest,
         });
-        update.run(JSON.stringify(payload), prevHash, hash, r.seq);
+        update.run(JSON.stringify(payload), prevHash, hash, digest, r.seq);
         prevHash = hash;
       }
     });

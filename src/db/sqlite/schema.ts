@@ -206,6 +206,13 @@ export const auditEvents = sqliteTable(
     payload: text('payload').notNull(),
     prevHash: text('prev_hash').notNull(),
     hash: text('hash').notNull(),
+    /**
+     * 1: the hash covers the payload itself (events written before retention existed). 2: it covers
+     * `payload_digest`, so content in the payload can be replaced by its digest (pruned) and still verify.
+     */
+    chainVersion: integer('chain_version').notNull().default(1),
+    /** Version 2: the digest of the payload (src/audit/hash-chain.ts). */
+    payloadDigest: text('payload_digest'),
   },
   (t) => [
     index('audit_events_approval').on(t.approvalId),
