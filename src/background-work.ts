@@ -22,7 +22,14 @@ export interface BackgroundTimings {
   deliveryRetryMs?: number;
   /** How often checkpoints due are signed (AUDIT_SIGNING_KEY); default a minute. */
   checkpointIntervalMs?: number;
+  /** How often content past RETENTION_DAYS is removed; default a day. */
+  retentionIntervalMs?: number;
 }
+
+const DAY_MS = 86_400_000;
+
+/** The cursor-table row whose lease lets one process at a time prune. */
+const RETENTION_SINK = 'retention';
 
 export interface BackgroundWork {
   /** Checks approval deadlines now (the scheduler also does on its own interval). */
@@ -87,6 +94,9 @@ export async function startBackgroundWork(
       })
     : undefined;
   pusher?.start();
+  const retention = config.audit.retentionDays
+    ? startRetention(core, config.audit.retentionDays, logger, timings.retentionIntervalMs ?? DAY_MS)
+    : undefined;
   const checkpointer = config.audit.signingKeyFile
     ? startCheckpoints(core, client, config.audit, logger, timings.checkpointIntervalMs ?? 60_000)
     : undefined;
@@ -97,6 +107,7 @@ export async function startBackgroundWork(
       for (const timer of timers) clearInterval(timer);
       await pusher?.stop();
       await checkpointer?.stop();
+      await retention?.stop();
     },
   };
 }
@@ -144,6 +155,45 @@ function startCheckpoints(
       clearInterval(timer);
       await ticking;
       await checkpointer.stop();
+    },
+  };
+}
+
+/** Removes content older than `days` now and then every `intervalMs`, one process at a time. */
+function startRetention(
+  core: Core,
+  days: number,
+  logger: Logger,
+  intervalMs: number,
+): { stop(): Promise<void> } {
+  const { stores, clock } = core;
+  let running: Promise<unknown> | undefined;
+  const run = () => {
+    running ??= (async () => {
+      if (!(await stores.auditPush.claim(RETENTION_SINK))) return;
+      try {
+        const now = clock.now();
+        const report = await stores.retention.prune(now - days * DAY_MS, {
+          at: now,
+          limit: `RETENTION_DAYS=${days}`,
+        });
+        logger.info('retention: old content removed', { ...report });
+      } finally {
+        await stores.auditPush.release(RETENTION_SINK);
+      }
+    })()
+      .catch((error: unknown) => logger.warn('retention failed', { error: describeError(error) }))
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  run();
+  const timer = setInterval(run, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
     },
   };
 }

@@ -91,6 +91,12 @@ const envSchema = z.object({
     .max(120_000, 'must be a number of milliseconds from 100 to 120000')
     .default(10_000),
   AUDIT_SIGNING_KEY: z.string().min(1).optional(),
+  RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(36_500, 'must be a number of days from 1 to 36500')
+    .optional(),
   AUDIT_CHECKPOINT_CHANNEL: z
     .string()
     .regex(/^[CGD][A-Z0-9]{2,}$/, 'must be a Slack channel ID such as C012ABCDEF')
@@ -161,6 +167,8 @@ export interface AuditDelivery {
   signingKeyFile: string | undefined;
   /** Where each checkpoint is also posted. */
   checkpointChannel: string | undefined;
+  /** Conversation content older than this many days is removed daily (the proof stays); unset keeps it all. */
+  retentionDays: number | undefined;
 }
 
 export interface AuditWebhookConfig {
@@ -244,6 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
             : undefined,
         signingKeyFile: e.AUDIT_SIGNING_KEY,
         checkpointChannel: e.AUDIT_CHECKPOINT_CHANNEL,
+        retentionDays: e.RETENTION_DAYS,
       },
     },
   };

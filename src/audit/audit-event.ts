@@ -22,7 +22,8 @@ export type AuditKind =
   | 'tool.started'
   | 'tool.finished'
   | 'tool.outcome_unknown'
-  | 'policy.loaded';
+  | 'policy.loaded'
+  | 'audit.pruned';
 
 /** An audit event before it is chained; the store adds sequence, previous hash and hash. */
 export interface AuditInput {

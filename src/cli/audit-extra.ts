@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { formatEvents } from '../audit/audit-export.js';
 import { checkCheckpoints, describeCheckpointProblem, keyId } from '../audit/checkpoint.js';
+import { describePruneReport } from '../audit/retention.js';
 import { parseTimePoint } from '../audit/time-filter.js';
 import { formatUsageTable, USAGE_GROUPS, type UsageGroup, usageBy, usageTotals } from '../audit/usage.js';
 import { verifyChain } from '../audit/verify-chain.js';
@@ -10,10 +11,14 @@ import { loadConfig } from '../config.js';
 import { auditEventsAfter, auditHeadSeq } from '../db/audit-push-store.js';
 import { createAuditQueryStore } from '../db/audit-query-store.js';
 import { createCheckpointStore } from '../db/checkpoint-store.js';
-import { describeDatabase, openDatabaseReadOnly } from '../db/open-database.js';
+import { describeDatabase, openDatabase, openDatabaseReadOnly } from '../db/open-database.js';
+import { createRetentionStore } from '../db/retention-store.js';
 import type { SqlDatabase } from '../db/sql/sql-database.js';
 import { readRunUsage, type UsageFilter } from '../db/usage-queries.js';
 import { describeError } from '../errors.js';
+import { randomId } from '../ids.js';
+import { silentLogger } from '../logger.js';
+import { ownerIsGone, processOwnerId } from '../process-identity.js';
 
 /** Where the commands write (as audit-cli.ts's `CliIo`). */
 interface CliIo {
@@ -28,7 +33,10 @@ export interface FollowIo extends CliIo {
   pollMs?: number;
 }
 
-export const EXTRA_USAGE = `  verify --public-key FILE
+export const EXTRA_USAGE = `  prune --before 90d|2026-03-01
+                         remove conversation content older than that (history, arguments, results, reasons;
+                         audit payloads keep digests, so verify still passes); writes to the database
+  verify --public-key FILE
                          also check every signed checkpoint (AUDIT_SIGNING_KEY's public key, PEM): a log cut
                          off or re-chained after a checkpoint is reported with that checkpoint (exit 1)
   usage [--since 30d] [--until …] [--team T…] [--by user|tool|team] [--format table|jsonl]
@@ -42,6 +50,7 @@ export function isExtraCommand(argv: readonly string[]): boolean {
   return (
     argv[0] === 'tail' ||
     argv[0] === 'usage' ||
+    argv[0] === 'prune' ||
     (argv[0] === 'verify' && argv.some((arg) => arg === '--public-key' || arg.startsWith('--public-key=')))
   );
 }
@@ -126,7 +135,7 @@ function parseTail(argv: readonly string[]): Parsed {
   return { ok: true, lines: n, after: a, follow: follow === true };
 }
 
-/** Runs `tail`, `usage` or `verify --public-key`; returns the exit code (0 done, 1 chain or checkpoint broken, 2 usage or configuration problem). */
+/** Runs `tail`, `usage`, `prune` or `verify --public-key`; returns the exit code (0 done, 1 chain or checkpoint broken, 2 usage or configuration problem). */
 export async function runExtraCommand(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
@@ -141,6 +150,7 @@ export async function runExtraCommand(
     }
     return withDatabase(env, io, (db) => verifyWithCheckpoints(db, key.key, io));
   }
+  if (argv[0] === 'prune') return prune(argv, env, io, usage);
   if (argv[0] === 'usage') {
     const args = parseUsage(argv, io.now());
     if (!args.ok) {
@@ -286,4 +296,52 @@ async function verifyWithCheckpoints(db: SqlDatabase, publicKey: KeyObject, io: 
     );
   }
   return verdict.ok && report.problems.length === 0 ? 0 : 1;
+}
+
+/** `prune --before …`: the one command that writes; it opens the database as the bot does (migrating it). */
+async function prune(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  io: CliIo,
+  usage: string,
+): Promise<number> {
+  let text: string | undefined;
+  try {
+    text = parseArgs({ args: argv.slice(1), options: { before: { type: 'string' } } }).values.before;
+  } catch (error) {
+    io.err(`${describeError(error).replace(/^TypeError( \[\w+\])?: /, '')}\n\n${usage}`);
+    return 2;
+  }
+  const now = io.now();
+  const before = text === undefined ? undefined : parseTimePoint(text, now);
+  if (text === undefined || before === undefined || before > now) {
+    io.err(`prune needs --before with a span such as 90d or a past date such as 2026-03-01\n\n${usage}`);
+    return 2;
+  }
+  const loaded = loadConfig(env, 'audit');
+  if (!loaded.ok) {
+    io.err(`Configuration error:\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}`);
+    return 2;
+  }
+  const where = loaded.config.database;
+  if (where.kind === 'sqlite' && !existsSync(where.path)) {
+    io.err(`No database at ${where.path}. Set DATABASE_PATH to the bot's SQLite file, or DATABASE_URL.`);
+    return 2;
+  }
+  const db = await openDatabase(where, silentLogger);
+  try {
+    const owner = processOwnerId();
+    const retention = createRetentionStore({
+      db,
+      clock: { now: () => io.now() },
+      newId: randomId,
+      owner,
+      leaseMs: 30_000,
+      ownerIsGone: (other) => ownerIsGone(other, owner),
+    });
+    io.out(describePruneReport(await retention.prune(before, { at: now, limit: `--before ${text}` })));
+    return 0;
+  } finally {
+    await db.close();
+  }
 }

@@ -9,6 +9,7 @@ import type {
 } from '../approvals/ports.js';
 import type { AuditPushStore } from '../audit/audit-push.js';
 import type { CheckpointStore } from '../audit/checkpointer.js';
+import type { RetentionStore } from '../audit/retention.js';
 import type { ConversationStore, DedupeStore, DeliveryOutbox, RunRecovery } from '../conversations/ports.js';
 import type { GreetingStore } from '../conversations/welcome-service.js';
 import type { NotesStore } from '../tools/ports.js';
@@ -24,6 +25,7 @@ import { createDeliveryOutbox } from './delivery-outbox.js';
 import { createGreetingStore } from './greeting-store.js';
 import { createHomeViewerStore } from './home-viewer-store.js';
 import { createNotesStore } from './notes-store.js';
+import { createRetentionStore } from './retention-store.js';
 import { createRunRecovery } from './run-recovery.js';
 import { createRunStore } from './run-store.js';
 import { createStandingApprovalStore } from './standing-approvals.js';
@@ -42,6 +44,7 @@ export interface Stores {
   auditQueries: AuditQueries;
   auditPush: AuditPushStore;
   checkpoints: CheckpointStore;
+  retention: RetentionStore;
   dedupe: DedupeStore;
   greetings: GreetingStore;
   notes: NotesStore;
@@ -61,6 +64,7 @@ export function createStores(ctx: StoreContext): Stores {
     auditQueries: createAuditQueryStore(ctx.db),
     auditPush: createAuditPushStore(ctx),
     checkpoints: createCheckpointStore(ctx.db),
+    retention: createRetentionStore(ctx),
     dedupe: createDedupeStore(ctx),
     greetings: createGreetingStore(ctx),
     notes: createNotesStore(ctx),
