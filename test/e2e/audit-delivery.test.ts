@@ -161,3 +161,49 @@ describe('signed checkpoints by the real entry point', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('retention by the real entry point', () => {
+  let f: ProcessFixture;
+  beforeEach(async () => {
+    f = await startProcessFixture();
+  });
+  afterEach(async () => f.close());
+
+  it('RETENTION_DAYS prunes old content at start-up; the chain still verifies', async () => {
+    const old = Date.now() - 40 * 86_400_000;
+    const db = openSqliteDatabase(f.dbPath);
+    await db.write(function* () {
+      yield* audit([
+        auditEvent('approval.refused', {
+          at: old,
+          actor: 'U3',
+          payload: { tool: 'delete_note', reason: 'not yours' },
+        }),
+      ]);
+    });
+    await db.close();
+    const bot = await f.start({ RETENTION_DAYS: '30' });
+    const [pruned] = await waitUntil(
+      async () => {
+        const found = await f.query("SELECT payload FROM audit_events WHERE kind = 'audit.pruned'");
+        return found.length > 0 ? found : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
+    expect(JSON.parse(String(pruned?.payload))).toMatchObject({ limit: 'RETENTION_DAYS=30', events: 1 });
+    const [refused] = await f.query("SELECT payload FROM audit_events WHERE kind = 'approval.refused'");
+    expect(JSON.parse(String(refused?.payload))).toMatchObject({
+      tool: 'delete_note',
+      reason: { $digest: expect.any(String) },
+    });
+    await bot.kill('SIGTERM');
+    const out: string[] = [];
+    const code = await runAuditCli(
+      ['verify'],
+      { DATABASE_PATH: f.dbPath },
+      { out: (l) => out.push(l), err: (l) => out.push(l), now: () => Date.now() },
+    );
+    expect(out[0]).toMatch(/events, chain intact/);
+    expect(code).toBe(0);
+  });
+});
