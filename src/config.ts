@@ -91,6 +91,46 @@ const envSchema = z.object({
     .max(120_000, 'must be a number of milliseconds from 100 to 120000')
     .default(10_000),
   AUDIT_SIGNING_KEY: z.string().min(1).optional(),
+  OTEL_SDK_DISABLED: z.stringbool({ error: 'must be true or false' }).default(false),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ message: 'must be a URL such as http://collector:4318' }).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z
+    .url({ message: 'must be a URL such as http://collector:4318/v1/traces' })
+    .optional(),
+  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: z
+    .url({ message: 'must be a URL such as http://collector:4318/v1/metrics' })
+    .optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z
+    .enum(['http/json'], { message: 'only http/json is supported (OTLP over HTTP with JSON bodies)' })
+    .optional(),
+  OTEL_EXPORTER_OTLP_HEADERS: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const pairs = parseKeyValues(raw);
+      if (pairs) return pairs;
+      ctx.addIssue({ code: 'custom', message: 'must be key=value pairs separated by commas' });
+      return z.NEVER;
+    }),
+  OTEL_SERVICE_NAME: z.string().min(1).default('slack-approval-agent'),
+  OTEL_RESOURCE_ATTRIBUTES: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const pairs = parseKeyValues(raw);
+      if (pairs) return pairs;
+      ctx.addIssue({ code: 'custom', message: 'must be key=value pairs separated by commas' });
+      return z.NEVER;
+    }),
+  OTEL_METRIC_EXPORT_INTERVAL: z.coerce
+    .number()
+    .int()
+    .min(100, 'must be a number of milliseconds, at least 100')
+    .default(60_000),
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce
+    .number()
+    .int()
+    .min(10, 'must be a number of milliseconds, at least 10')
+    .default(5000),
   RETENTION_DAYS: z.coerce
     .number()
     .int()
@@ -158,6 +198,20 @@ export interface Config {
   shutdownGraceMs: number;
   /** Where the audit log goes besides the database (docs/audit.md). */
   audit: AuditDelivery;
+  /** OpenTelemetry export (OTLP over HTTP, JSON); undefined when no OTEL_ endpoint is set: nothing is measured. */
+  telemetry: TelemetryConfig | undefined;
+}
+
+export interface TelemetryConfig {
+  /** Where spans go; undefined exports none. */
+  tracesUrl: string | undefined;
+  metricsUrl: string | undefined;
+  headers: Record<string, string>;
+  serviceName: string;
+  resourceAttributes: Record<string, string>;
+  metricIntervalMs: number;
+  /** How long ended spans wait to be sent together. */
+  spanDelayMs: number;
 }
 
 /** The SIEM the audit events are pushed to, and the key that signs checkpoints of the chain. */
@@ -254,6 +308,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
         checkpointChannel: e.AUDIT_CHECKPOINT_CHANNEL,
         retentionDays: e.RETENTION_DAYS,
       },
+      telemetry: telemetryConfig(e),
     },
   };
 }
@@ -307,4 +362,39 @@ function signingKeyProblem(file: string): string | undefined {
   } catch {
     return `${file} is not a private key in PEM (create one with openssl genpkey -algorithm ed25519)`;
   }
+}
+
+/** `a=1,b=2` (values URL-decoded, as the OpenTelemetry variables are written); undefined when malformed. */
+function parseKeyValues(raw: string | undefined): Record<string, string> | undefined {
+  if (raw === undefined) return {};
+  const out: Record<string, string> = {};
+  for (const part of raw.split(',')) {
+    if (part.trim() === '') continue;
+    const at = part.indexOf('=');
+    if (at <= 0) return undefined;
+    try {
+      out[part.slice(0, at).trim()] = decodeURIComponent(part.slice(at + 1).trim());
+    } catch {
+      return undefined;
+    }
+  }
+  return out;
+}
+
+/** The OTLP endpoints: a signal's own variable as it is, else the base endpoint with /v1/traces or /v1/metrics. */
+function telemetryConfig(e: z.infer<typeof envSchema>): TelemetryConfig | undefined {
+  if (e.OTEL_SDK_DISABLED) return undefined;
+  const base = e.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, '');
+  const tracesUrl = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base ? `${base}/v1/traces` : undefined);
+  const metricsUrl = e.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT ?? (base ? `${base}/v1/metrics` : undefined);
+  if (!tracesUrl && !metricsUrl) return undefined;
+  return {
+    tracesUrl,
+    metricsUrl,
+    headers: e.OTEL_EXPORTER_OTLP_HEADERS,
+    serviceName: e.OTEL_SERVICE_NAME,
+    resourceAttributes: e.OTEL_RESOURCE_ATTRIBUTES,
+    metricIntervalMs: e.OTEL_METRIC_EXPORT_INTERVAL,
+    spanDelayMs: e.OTEL_BSP_SCHEDULE_DELAY,
+  };
 }
