@@ -14,6 +14,12 @@ export function createTelemetryLookups(db: SqlDatabase): TelemetryLookups {
   return {
     approvalRequestedAt: (id) => createdAt('approvals', id),
     runStartedAt: (id) => createdAt('runs', id),
+    voters: (id) =>
+      db.read(function* () {
+        const found = yield* rows(sql`select user_id from approval_votes where approval_id = ${id}
+          order by created_at`);
+        return found.map((r) => readString(r, 'user_id'));
+      }),
     pending: () =>
       db.read(function* () {
         const found = yield* rows(sql`select team_id, count(*) as n from approvals where status = 'pending'

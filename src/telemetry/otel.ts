@@ -188,6 +188,9 @@ export function startOtel(deps: OtelDeps): Telemetry {
         event.at;
       requestedAt.delete(event.approvalId);
       decisions.add(1, { 'approval.outcome': decision, 'tool.name': toolOf(event) });
+      // Everyone whose vote counted (a quorum has several), else whoever decided; none for an expiry.
+      const voters = await lookups.voters(event.approvalId);
+      const deciders = voters.length > 0 ? voters : event.actor === 'system' ? [] : [event.actor];
       latency.record((event.at - since) / 1000, { 'approval.outcome': decision });
       const span = tracer.startSpan(
         'approval.wait',
@@ -197,7 +200,7 @@ export function startOtel(deps: OtelDeps): Telemetry {
             ...scopeOf(event),
             'tool.name': toolOf(event),
             'approval.status': decision,
-            'approval.deciders': event.actor === 'system' ? [] : [event.actor],
+            'approval.deciders': deciders,
           },
         },
         underRun(event.runId),

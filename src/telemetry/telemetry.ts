@@ -18,6 +18,8 @@ export interface Telemetry {
 export interface TelemetryLookups {
   approvalRequestedAt(approvalId: string): Promise<number | undefined>;
   runStartedAt(runId: string): Promise<number | undefined>;
+  /** Who voted on a request, in order (several with a quorum). */
+  voters(approvalId: string): Promise<string[]>;
   /** Pending approvals per workspace, for the gauge. */
   pending(): Promise<{ teamId: string; count: number }[]>;
 }
