@@ -22,8 +22,9 @@ export function createTelemetryLookups(db: SqlDatabase): TelemetryLookups {
       }),
     pending: () =>
       db.read(function* () {
-        const found = yield* rows(sql`select team_id, count(*) as n from approvals where status = 'pending'
-          group by team_id`);
+        // Every workspace with requests, so one whose last request was decided reads 0 rather than nothing.
+        const found = yield* rows(sql`select team_id, sum(case when status = 'pending' then 1 else 0 end) as n
+          from approvals group by team_id`);
         return found.map((r) => ({ teamId: readString(r, 'team_id'), count: readNumber(r, 'n') }));
       }),
   };

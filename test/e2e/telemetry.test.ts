@@ -81,7 +81,11 @@ describe('OpenTelemetry from the real entry point, to a fake OTLP/HTTP collector
     await f.waitForText((text) => text === 'Saved your note.');
 
     const named = (name: string) => collector.spans.filter((s) => s.name === name);
-    await waitUntil(() => named('agent.run').length === 1, { timeoutMs: 10_000 });
+    const expected = { 'agent.run': 1, 'model.request': 2, 'approval.wait': 1, 'tool.execute': 1 };
+    await waitUntil(() => Object.entries(expected).every(([name, n]) => named(name).length >= n), {
+      timeoutMs: 15_000,
+      message: `spans seen: ${JSON.stringify(collector.spans.map((s) => s.name))}`,
+    });
     const [run] = named('agent.run');
     const runId = run && attr(run, 'run.id');
     expect(run && attr(run, 'run.status')).toBe('completed');
@@ -111,7 +115,7 @@ describe('OpenTelemetry from the real entry point, to a fake OTLP/HTTP collector
           'model.tokens',
           'tools.outcomes',
         ].every((name) => collector.metrics.has(name)),
-      { timeoutMs: 10_000, message: `metrics seen: ${[...collector.metrics.keys()].join(', ')}` },
+      { timeoutMs: 15_000, message: 'metrics missing' },
     );
     const all = collector.bodies.join('\n');
     expect(all).toContain('approvals-test');
