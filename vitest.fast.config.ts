@@ -7,6 +7,7 @@ import { defineConfig } from 'vitest/config';
  */
 export const SLOW_SUITES = [
   'test/bench/**',
+  'test/e2e/audit-delivery.test.ts',
   'test/e2e/crash-stages-*.test.ts',
   'test/e2e/load.test.ts',
   'test/e2e/malformed-input.test.ts',
@@ -21,6 +22,7 @@ export const SLOW_SUITES = [
   'test/e2e/shutdown.test.ts',
   'test/e2e/startup-checks.test.ts',
   'test/e2e/stop-across-processes.test.ts',
+  'test/e2e/telemetry.test.ts',
   'test/e2e/terminal-chat.test.ts',
   'test/integration/db-copy.test.ts',
   'test/support/support.test.ts',

@@ -1,5 +1,9 @@
+import { createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { WebClient } from '@slack/web-api';
 import { ApprovalScheduler, DEFAULT_SCHEDULER_INTERVAL_MS } from './approvals/approval-scheduler.js';
+import { AuditPusher } from './audit/audit-push.js';
+import { Checkpointer } from './audit/checkpointer.js';
 import type { Config } from './config.js';
 import type { Core } from './core.js';
 import { describeError } from './errors.js';
@@ -17,7 +21,16 @@ export interface BackgroundTimings {
   recoveryIntervalMs?: number;
   /** The delivery retry interval; recovery runs at least this often. */
   deliveryRetryMs?: number;
+  /** How often checkpoints due are signed (AUDIT_SIGNING_KEY); default a minute. */
+  checkpointIntervalMs?: number;
+  /** How often content past RETENTION_DAYS is removed; default a day. */
+  retentionIntervalMs?: number;
 }
+
+const DAY_MS = 86_400_000;
+
+/** The cursor-table row whose lease lets one process at a time prune. */
+const RETENTION_SINK = 'retention';
 
 export interface BackgroundWork {
   /** Checks approval deadlines now (the scheduler also does on its own interval). */
@@ -28,12 +41,13 @@ export interface BackgroundWork {
 /**
  * What a bot process does besides answering Slack: acts on approval deadlines, takes over what stopped
  * processes left (runs, queued messages, cards and replies owed), and forgets old delivery keys. Starts with a
- * recovery and a deadline check at once, so what happened while the bot was down is handled first.
+ * recovery and a deadline check at once, so what happened while the bot was down is handled first. With
+ * AUDIT_WEBHOOK_URL, also pushes the audit log to the SIEM (on its own timers: never in a request or a run).
  */
 export async function startBackgroundWork(
   core: Core<SlackAdapters>,
   client: WebClient,
-  config: Pick<Config, 'adminUserIds' | 'runLeaseMs'>,
+  config: Pick<Config, 'adminUserIds' | 'runLeaseMs' | 'audit'>,
   logger: Logger,
   timings: BackgroundTimings = {},
 ): Promise<BackgroundWork> {
@@ -75,11 +89,117 @@ export async function startBackgroundWork(
     timings.recoveryIntervalMs ?? Math.min(config.runLeaseMs / 3, timings.deliveryRetryMs ?? 30_000);
   const timers = [setInterval(recover, recoveryMs), setInterval(pruneDedupe, 3_600_000)];
   for (const timer of timers) timer.unref();
+  const pusher = config.audit.webhook
+    ? new AuditPusher({
+        store: stores.auditPush,
+        webhook: config.audit.webhook,
+        clock,
+        logger,
+        // Retries stay within the cursor's lease, so a failing SIEM does not move the pushing between processes.
+        retryMaxMs: Math.min(30_000, config.runLeaseMs / 2),
+      })
+    : undefined;
+  pusher?.start();
+  const retention = config.audit.retentionDays
+    ? startRetention(core, config.audit.retentionDays, logger, timings.retentionIntervalMs ?? DAY_MS)
+    : undefined;
+  const checkpointer = config.audit.signingKeyFile
+    ? startCheckpoints(core, client, config.audit, logger, timings.checkpointIntervalMs ?? 60_000)
+    : undefined;
   return {
     checkDeadlines: () => scheduler.tick(),
     async stop() {
       await scheduler.stop();
       for (const timer of timers) clearInterval(timer);
+      await pusher?.stop();
+      await checkpointer?.stop();
+      await retention?.stop();
+    },
+  };
+}
+
+/** Signs checkpoints of the audit chain now and then every `intervalMs`, one tick at a time. */
+function startCheckpoints(
+  core: Core,
+  client: WebClient,
+  audit: Config['audit'],
+  logger: Logger,
+  intervalMs: number,
+): { stop(): Promise<void> } {
+  const channel = audit.checkpointChannel;
+  const checkpointer = new Checkpointer({
+    store: core.stores.checkpoints,
+    leases: core.stores.auditPush,
+    privateKey: createPrivateKey(readFileSync(audit.signingKeyFile ?? '', 'utf8')),
+    clock: core.clock,
+    logger,
+    ...(channel
+      ? {
+          post: async (text: string) => {
+            const posted = await client.chat.postMessage({ channel, text });
+            return { channel: posted.channel ?? channel, ts: posted.ts ?? '' };
+          },
+        }
+      : {}),
+  });
+  let ticking: Promise<unknown> | undefined;
+  const tick = () => {
+    ticking ??= checkpointer
+      .tick()
+      .catch((error: unknown) =>
+        logger.warn('signing audit checkpoints failed', { error: describeError(error) }),
+      )
+      .finally(() => {
+        ticking = undefined;
+      });
+  };
+  tick();
+  const timer = setInterval(tick, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await ticking;
+      await checkpointer.stop();
+    },
+  };
+}
+
+/** Removes content older than `days` now and then every `intervalMs`, one process at a time. */
+function startRetention(
+  core: Core,
+  days: number,
+  logger: Logger,
+  intervalMs: number,
+): { stop(): Promise<void> } {
+  const { stores, clock } = core;
+  let running: Promise<unknown> | undefined;
+  const run = () => {
+    running ??= (async () => {
+      if (!(await stores.auditPush.claim(RETENTION_SINK))) return;
+      try {
+        const now = clock.now();
+        const report = await stores.retention.prune(now - days * DAY_MS, {
+          at: now,
+          limit: `RETENTION_DAYS=${days}`,
+        });
+        logger.info('retention: old content removed', { ...report });
+      } finally {
+        await stores.auditPush.release(RETENTION_SINK);
+      }
+    })()
+      .catch((error: unknown) => logger.warn('retention failed', { error: describeError(error) }))
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  run();
+  const timer = setInterval(run, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
     },
   };
 }

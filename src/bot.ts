@@ -1,11 +1,13 @@
 import type { webApi } from '@slack/bolt';
 import { type ApprovalPolicy, ReloadablePolicy } from './approvals/policy.js';
 import { auditEvent } from './audit/audit-event.js';
+import { pushLag, WEBHOOK_SINK } from './audit/audit-push.js';
 import { type BackgroundTimings, type BackgroundWork, startBackgroundWork } from './background-work.js';
 import type { Config } from './config.js';
 import type { ConversationService } from './conversations/conversation-service.js';
 import { localWork, type RunWork } from './conversations/run-work.js';
 import { type Core, type CoreOverrides, createCore } from './core.js';
+import { describeError } from './errors.js';
 import type { Logger } from './logger.js';
 import { createSlackRuntime } from './slack/app.js';
 import { registerListeners } from './slack/register-listeners.js';
@@ -66,6 +68,7 @@ export async function createBot(
         database: core?.database.isOpen() ? 'ok' : 'closed',
         ...(pool ? { workers: pool.running() } : {}),
         ...(config.mcpServersFile && core ? { mcp: core.mcp.status() } : {}),
+        ...(config.audit.webhook && core?.database.isOpen() ? { auditWebhook: await webhookLag(core) } : {}),
         memory: {
           rss: Math.round(process.memoryUsage.rss() / 104_857.6) / 10,
           threads: [threadMemory(), ...((await pool?.memory()) ?? [])],
@@ -129,4 +132,13 @@ export async function createBot(
       await started.database.close();
     },
   };
+}
+
+/** How far the SIEM is behind the audit log, for /healthz; a failed read says so rather than failing health. */
+async function webhookLag(core: Core): Promise<Record<string, unknown>> {
+  try {
+    return pushLag(await core.stores.auditPush.state(WEBHOOK_SINK), core.clock.now());
+  } catch (error) {
+    return { error: describeError(error) };
+  }
 }

@@ -1,3 +1,4 @@
+import { createPrivateKey } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
@@ -71,6 +72,76 @@ const envSchema = z.object({
   MCP_SERVERS_FILE: z.string().min(1).optional(),
   AUDIT_INCLUDE_WORKSPACE_ADMINS: z.stringbool({ error: 'must be true or false' }).default(false),
   HEALTHZ_DETAILS: z.stringbool({ error: 'must be true or false' }).default(false),
+  AUDIT_WEBHOOK_URL: z
+    .url({ protocol: /^https?$/, message: 'must be an http(s) URL such as https://siem.example.com/audit' })
+    .optional(),
+  AUDIT_WEBHOOK_SECRET: z
+    .string()
+    .min(16, 'must be at least 16 characters (the receiver checks signatures with it)')
+    .optional(),
+  AUDIT_WEBHOOK_BATCH: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000, 'must be a number of events from 1 to 1000')
+    .default(100),
+  AUDIT_WEBHOOK_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(120_000, 'must be a number of milliseconds from 100 to 120000')
+    .default(10_000),
+  AUDIT_SIGNING_KEY: z.string().min(1).optional(),
+  OTEL_SDK_DISABLED: z.stringbool({ error: 'must be true or false' }).default(false),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ message: 'must be a URL such as http://collector:4318' }).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z
+    .url({ message: 'must be a URL such as http://collector:4318/v1/traces' })
+    .optional(),
+  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: z
+    .url({ message: 'must be a URL such as http://collector:4318/v1/metrics' })
+    .optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z
+    .enum(['http/json'], { message: 'only http/json is supported (OTLP over HTTP with JSON bodies)' })
+    .optional(),
+  OTEL_EXPORTER_OTLP_HEADERS: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const pairs = parseKeyValues(raw);
+      if (pairs) return pairs;
+      ctx.addIssue({ code: 'custom', message: 'must be key=value pairs separated by commas' });
+      return z.NEVER;
+    }),
+  OTEL_SERVICE_NAME: z.string().min(1).default('slack-approval-agent'),
+  OTEL_RESOURCE_ATTRIBUTES: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const pairs = parseKeyValues(raw);
+      if (pairs) return pairs;
+      ctx.addIssue({ code: 'custom', message: 'must be key=value pairs separated by commas' });
+      return z.NEVER;
+    }),
+  OTEL_METRIC_EXPORT_INTERVAL: z.coerce
+    .number()
+    .int()
+    .min(100, 'must be a number of milliseconds, at least 100')
+    .default(60_000),
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce
+    .number()
+    .int()
+    .min(10, 'must be a number of milliseconds, at least 10')
+    .default(5000),
+  RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(36_500, 'must be a number of days from 1 to 36500')
+    .optional(),
+  AUDIT_CHECKPOINT_CHANNEL: z
+    .string()
+    .regex(/^[CGD][A-Z0-9]{2,}$/, 'must be a Slack channel ID such as C012ABCDEF')
+    .optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   OPENAI_STREAM: z.stringbool({ error: 'must be true or false' }).default(true),
   THREAD_CONTEXT_MESSAGES: z.coerce
@@ -128,6 +199,43 @@ export interface Config {
   suggestedPrompts: SuggestedPrompt[];
   /** How long a stopping bot waits for in-flight work before it closes the database. */
   shutdownGraceMs: number;
+  /** Where the audit log goes besides the database (docs/audit.md). */
+  audit: AuditDelivery;
+  /** OpenTelemetry export (OTLP over HTTP, JSON); undefined when no OTEL_ endpoint is set: nothing is measured. */
+  telemetry: TelemetryConfig | undefined;
+}
+
+export interface TelemetryConfig {
+  /** Where spans go; undefined exports none. */
+  tracesUrl: string | undefined;
+  metricsUrl: string | undefined;
+  headers: Record<string, string>;
+  serviceName: string;
+  resourceAttributes: Record<string, string>;
+  metricIntervalMs: number;
+  /** How long ended spans wait to be sent together. */
+  spanDelayMs: number;
+}
+
+/** The SIEM the audit events are pushed to, and the key that signs checkpoints of the chain. */
+export interface AuditDelivery {
+  webhook: AuditWebhookConfig | undefined;
+  /** A file with an Ed25519 private key in PEM: checkpoints are signed with it. */
+  signingKeyFile: string | undefined;
+  /** Where each checkpoint is also posted. */
+  checkpointChannel: string | undefined;
+  /** Conversation content older than this many days is removed daily (the proof stays); unset keeps it all. */
+  retentionDays: number | undefined;
+}
+
+export interface AuditWebhookConfig {
+  url: string;
+  /** HMAC-SHA256 key of the X-Audit-Signature header. */
+  secret: string;
+  /** Events per request at most. */
+  batchSize: number;
+  /** A request not answered within this counts as failed and is retried. */
+  timeoutMs: number;
 }
 
 /**
@@ -190,6 +298,21 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
       threadContextMessages: e.THREAD_CONTEXT_MESSAGES,
       suggestedPrompts: e.SUGGESTED_PROMPTS,
       shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+      audit: {
+        webhook:
+          e.AUDIT_WEBHOOK_URL && e.AUDIT_WEBHOOK_SECRET
+            ? {
+                url: e.AUDIT_WEBHOOK_URL,
+                secret: e.AUDIT_WEBHOOK_SECRET,
+                batchSize: e.AUDIT_WEBHOOK_BATCH,
+                timeoutMs: e.AUDIT_WEBHOOK_TIMEOUT_MS,
+              }
+            : undefined,
+        signingKeyFile: e.AUDIT_SIGNING_KEY,
+        checkpointChannel: e.AUDIT_CHECKPOINT_CHANNEL,
+        retentionDays: e.RETENTION_DAYS,
+      },
+      telemetry: telemetryConfig(e),
     },
   };
 }
@@ -234,8 +357,76 @@ function missingSettings(env: Record<string, string | undefined>, purpose: Confi
       );
     }
   }
+  if (env.AUDIT_WEBHOOK_URL && !env.AUDIT_WEBHOOK_SECRET) {
+    problems.push(
+      'AUDIT_WEBHOOK_SECRET: required with AUDIT_WEBHOOK_URL (the receiver checks signatures with it)',
+    );
+  }
+  if (env.AUDIT_WEBHOOK_SECRET && !env.AUDIT_WEBHOOK_URL) {
+    problems.push('AUDIT_WEBHOOK_URL: required with AUDIT_WEBHOOK_SECRET (where to push the audit events)');
+  }
+  if (env.AUDIT_CHECKPOINT_CHANNEL && !env.AUDIT_SIGNING_KEY) {
+    problems.push('AUDIT_SIGNING_KEY: required with AUDIT_CHECKPOINT_CHANNEL (checkpoints are signed)');
+  }
+  if (purpose === 'bot' && env.AUDIT_SIGNING_KEY) {
+    const problem = signingKeyProblem(env.AUDIT_SIGNING_KEY);
+    if (problem) problems.push(`AUDIT_SIGNING_KEY: ${problem}`);
+  }
   if (purpose !== 'audit' && !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
     problems.push('OPENAI_API_KEY: required unless OPENAI_BASE_URL points at an OpenAI-compatible server');
   }
   return problems;
+}
+
+/** Why the file cannot sign checkpoints, or undefined when it holds an Ed25519 private key. */
+function signingKeyProblem(file: string): string | undefined {
+  let pem: string;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch {
+    return `cannot read ${file} (a file with an Ed25519 private key in PEM)`;
+  }
+  try {
+    const key = createPrivateKey(pem);
+    return key.asymmetricKeyType === 'ed25519'
+      ? undefined
+      : `${file} holds a ${key.asymmetricKeyType ?? 'non-asymmetric'} key; an Ed25519 key is needed (openssl genpkey -algorithm ed25519)`;
+  } catch {
+    return `${file} is not a private key in PEM (create one with openssl genpkey -algorithm ed25519)`;
+  }
+}
+
+/** `a=1,b=2` (values URL-decoded, as the OpenTelemetry variables are written); undefined when malformed. */
+function parseKeyValues(raw: string | undefined): Record<string, string> | undefined {
+  if (raw === undefined) return {};
+  const out: Record<string, string> = {};
+  for (const part of raw.split(',')) {
+    if (part.trim() === '') continue;
+    const at = part.indexOf('=');
+    if (at <= 0) return undefined;
+    try {
+      out[part.slice(0, at).trim()] = decodeURIComponent(part.slice(at + 1).trim());
+    } catch {
+      return undefined;
+    }
+  }
+  return out;
+}
+
+/** The OTLP endpoints: a signal's own variable as it is, else the base endpoint with /v1/traces or /v1/metrics. */
+function telemetryConfig(e: z.infer<typeof envSchema>): TelemetryConfig | undefined {
+  if (e.OTEL_SDK_DISABLED) return undefined;
+  const base = e.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, '');
+  const tracesUrl = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base ? `${base}/v1/traces` : undefined);
+  const metricsUrl = e.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT ?? (base ? `${base}/v1/metrics` : undefined);
+  if (!tracesUrl && !metricsUrl) return undefined;
+  return {
+    tracesUrl,
+    metricsUrl,
+    headers: e.OTEL_EXPORTER_OTLP_HEADERS,
+    serviceName: e.OTEL_SERVICE_NAME,
+    resourceAttributes: e.OTEL_RESOURCE_ATTRIBUTES,
+    metricIntervalMs: e.OTEL_METRIC_EXPORT_INTERVAL,
+    spanDelayMs: e.OTEL_BSP_SCHEDULE_DELAY,
+  };
 }

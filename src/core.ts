@@ -1,3 +1,4 @@
+import { threadId } from 'node:worker_threads';
 import type { ChatModel } from './agent/model.js';
 import { createOpenAIModel } from './agent/openai-client.js';
 import { DEFAULT_LIMITS, Runner, type RunnerLimits } from './agent/runner.js';
@@ -11,9 +12,11 @@ import type { Config } from './config.js';
 import { ConversationService } from './conversations/conversation-service.js';
 import { DecisionFollowUp } from './conversations/decision-follow-up.js';
 import type { SurfaceAdapters } from './conversations/ports.js';
+import { tapAuditEvents } from './db/audit-tap.js';
 import { openDatabase } from './db/open-database.js';
 import type { SqlDatabase } from './db/sql/sql-database.js';
 import { createStores, type Stores } from './db/stores.js';
+import { createTelemetryLookups } from './db/telemetry-queries.js';
 import { type IdGenerator, randomId } from './ids.js';
 import type { Logger } from './logger.js';
 import { loadMcpServers } from './mcp/load-mcp-servers.js';
@@ -69,8 +72,25 @@ export async function createCore<A extends SurfaceAdapters>(
   const clock = overrides.clock ?? { now: () => Date.now() };
   const newId = overrides.newId ?? randomId;
   const mcpServers = loadMcpServers(config.mcpServersFile);
-  const database = await openDatabase(config.database, logger);
   const owner = overrides.owner ?? processOwnerId();
+  const opened = await openDatabase(config.database, logger);
+  // Only with an OTEL_ endpoint is the OpenTelemetry SDK even loaded.
+  const telemetry = config.telemetry
+    ? (await import('./telemetry/otel.js')).startOtel({
+        config: config.telemetry,
+        instanceId: `${owner}:${threadId}`,
+        modelName: config.openai.model,
+        lookups: createTelemetryLookups(opened),
+        logger,
+      })
+    : undefined;
+  const database = telemetry
+    ? tapAuditEvents(
+        opened,
+        (events) => telemetry.committed(events),
+        () => telemetry.shutdown(),
+      )
+    : opened;
   const stores = createStores({
     db: database,
     clock,
@@ -80,6 +100,7 @@ export async function createCore<A extends SurfaceAdapters>(
     ownerIsGone: (other) => ownerIsGone(other, owner),
   });
   const adapters = adaptersFor(stores);
+  const measured = (model: ChatModel) => (telemetry ? telemetry.model(model) : model);
   const builtIn = createBuiltInTools({
     clock,
     notes: stores.notes,
@@ -96,8 +117,9 @@ export async function createCore<A extends SurfaceAdapters>(
     ...(adapters.groups ? { groups: adapters.groups } : {}),
   });
   const runner = new Runner({
-    model:
+    model: measured(
       overrides.model ?? createOpenAIModel({ ...config.openai, systemPrompt: adapters.systemPrompt, logger }),
+    ),
     tools,
     policy,
     store: stores.runs,

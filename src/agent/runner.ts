@@ -16,6 +16,7 @@ import {
 } from './history.js';
 import { type ChatModel, ModelError } from './model.js';
 import { leaseOf, RunHandedOver, type RunRecord, RunStopped, type RunStore } from './ports.js';
+import { modelCallScope } from './run-context.js';
 import { runEvent } from './run-events.js';
 import { parseRunState, type RunState } from './run-state.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -198,12 +199,20 @@ export class Runner {
       const history = await this.#deps.store.loadHistory(run.conversationId);
       let response: Awaited<ReturnType<ChatModel['complete']>>;
       try {
-        response = await this.#deps.model.complete({
-          messages: historyToMessages(history),
-          tools: this.#toolSpecs(),
-          ...onTextDelta(this.#observers.get(run.id)),
-          ...(signal ? { signal } : {}),
-        });
+        const scope = {
+          runId: run.id,
+          teamId: run.teamId,
+          conversationId: run.conversationId,
+          turn: state.turn + 1,
+        };
+        response = await modelCallScope.run(scope, () =>
+          this.#deps.model.complete({
+            messages: historyToMessages(history),
+            tools: this.#toolSpecs(),
+            ...onTextDelta(this.#observers.get(run.id)),
+            ...(signal ? { signal } : {}),
+          }),
+        );
       } catch (error) {
         // The request was abandoned because someone stopped the run.
         if (signal?.aborted) await this.#checkStop(run);

@@ -1,4 +1,5 @@
 import type { StoredAuditEvent } from '../audit/audit-event.js';
+import type { UsageTotals } from '../audit/usage.js';
 import type { ApprovalRecord, ApprovalStatus } from './approval.js';
 
 /** Filters of `npm run audit -- list|export`; every field narrows the result. Times are epoch milliseconds. */
@@ -58,6 +59,8 @@ export interface ApprovalStats {
   /** Median time from request to decision over decided requests, null when none was decided. */
   medianDecisionMs: number | null;
   decided: number;
+  /** The model's tokens over the runs completed in the same window. */
+  usage: UsageTotals;
 }
 
 /**

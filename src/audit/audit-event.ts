@@ -26,7 +26,8 @@ export type AuditKind =
   | 'policy.loaded'
   | 'delegation.granted'
   | 'delegation.used'
-  | 'delegation.ended';
+  | 'delegation.ended'
+  | 'audit.pruned';
 
 /** An audit event before it is chained; the store adds sequence, previous hash and hash. */
 export interface AuditInput {
@@ -67,4 +68,8 @@ export interface StoredAuditEvent extends Omit<AuditInput, 'kind'> {
   seq: number;
   prevHash: string;
   hash: string;
+  /** The chain version the event was written under (src/audit/hash-chain.ts); 1 when the column is absent. */
+  version?: number;
+  /** Version 2: the digest of the payload, which the hash covers instead of the payload. */
+  payloadDigest?: string | null;
 }

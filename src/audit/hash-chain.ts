@@ -27,3 +27,53 @@ export function hashEvent(prevHash: string, seq: number, event: ChainedContent):
     .update(canonicalJson({ seq, ...event }))
     .digest('hex');
 }
+
+/** The chain version of events written now; version 1 events (before retention) stay as they are. */
+export const CHAIN_VERSION = 2;
+
+/** The top-level payload key where retention notes when and under which limit content was removed. */
+export const PRUNED_KEY = '$pruned';
+/** What replaces a pruned value: its digest, so the payload's digest can still be computed. */
+export const DIGEST_KEY = '$digest';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The digest of one payload value, or the digest a pruned value carries in its place. */
+export function valueDigest(value: unknown): string {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const entries = Object.entries(value);
+    const [only] = entries;
+    if (
+      entries.length === 1 &&
+      only?.[0] === DIGEST_KEY &&
+      typeof only[1] === 'string' &&
+      /^[0-9a-f]{64}$/.test(only[1])
+    )
+      return only[1];
+  }
+  return sha256(canonicalJson(value));
+}
+
+/**
+ * Version 2: the digest of a payload, over the digest of each top-level value (the retention note left out), so
+ * any value may be replaced by `{"$digest": …}` and the payload still has the same digest.
+ */
+export function payloadDigest(payload: Record<string, unknown>): string {
+  const digests = Object.entries(payload)
+    .filter(([key, value]) => key !== PRUNED_KEY && value !== undefined)
+    .map(([key, value]) => [key, valueDigest(value)]);
+  return sha256(canonicalJson(Object.fromEntries(digests)));
+}
+
+/** Version 2: SHA-256 over the previous hash and the canonical event with its payload's digest in its place. */
+export function hashEventV2(
+  prevHash: string,
+  seq: number,
+  event: Omit<ChainedContent, 'payload'> & { payloadDigest: string },
+): string {
+  return createHash('sha256')
+    .update(prevHash)
+    .update('\n')
+    .update(canonicalJson({ seq, version: CHAIN_VERSION, ...event }))
+    .digest('hex');
+}

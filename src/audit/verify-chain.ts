@@ -1,5 +1,12 @@
 import type { StoredAuditEvent } from './audit-event.js';
-import { type ChainedContent, GENESIS_HASH, hashEvent } from './hash-chain.js';
+import {
+  CHAIN_VERSION,
+  type ChainedContent,
+  GENESIS_HASH,
+  hashEvent,
+  hashEventV2,
+  payloadDigest,
+} from './hash-chain.js';
 
 export type ChainProblem = 'edited' | 'deleted' | 'reordered';
 
@@ -27,6 +34,15 @@ export function verifyChain(events: readonly StoredAuditEvent[]): ChainVerdict {
     const expectedSeq = prevSeq + 1;
     const sealedAt = originalSeq(event);
     if (sealedAt === event.seq && event.prevHash === prevHash && event.seq === expectedSeq) {
+      if (!payloadHolds(event)) {
+        return {
+          ok: false,
+          count: events.length,
+          seq: event.seq,
+          problem: 'edited',
+          message: `event ${event.seq} was edited: its payload no longer matches its digest`,
+        };
+      }
       prevHash = event.hash;
       prevSeq = event.seq;
       continue;
@@ -98,6 +114,26 @@ function diagnose(
   };
 }
 
+/** Version 2: the payload (content pruned to digests or not) still has the digest the hash covers. */
+function payloadHolds(event: StoredAuditEvent): boolean {
+  return (event.version ?? 1) === 1 || event.payloadDigest === payloadDigest(event.payload);
+}
+
+/** The event's hash as computed for `seq`, by its chain version; undefined for a version this code does not know. */
+function hashAt(event: StoredAuditEvent, seq: number, content: ChainedContent): string | undefined {
+  switch (event.version ?? 1) {
+    case 1:
+      return hashEvent(event.prevHash, seq, content);
+    case CHAIN_VERSION: {
+      if (!event.payloadDigest) return undefined;
+      const { payload: _, ...fields } = content;
+      return hashEventV2(event.prevHash, seq, { ...fields, payloadDigest: event.payloadDigest });
+    }
+    default:
+      return undefined;
+  }
+}
+
 /** The sequence number under which the event's hash was computed, or undefined when its contents changed. */
 function originalSeq(event: StoredAuditEvent): number | undefined {
   const content: ChainedContent = {
@@ -110,10 +146,10 @@ function originalSeq(event: StoredAuditEvent): number | undefined {
     approvalId: event.approvalId,
     payload: event.payload,
   };
-  if (hashEvent(event.prevHash, event.seq, content) === event.hash) return event.seq;
+  if (hashAt(event, event.seq, content) === event.hash) return event.seq;
   for (let delta = 1; delta <= SEARCH_WINDOW; delta += 1) {
     for (const seq of [event.seq + delta, event.seq - delta]) {
-      if (seq >= 1 && hashEvent(event.prevHash, seq, content) === event.hash) return seq;
+      if (seq >= 1 && hashAt(event, seq, content) === event.hash) return seq;
     }
   }
   return undefined;

@@ -11,6 +11,7 @@ import { createAuditQueryStore } from '../db/audit-query-store.js';
 import { describeDatabase, openDatabaseReadOnly } from '../db/open-database.js';
 import type { SqlDatabase } from '../db/sql/sql-database.js';
 import { describeError } from '../errors.js';
+import { EXTRA_USAGE, isExtraCommand, runExtraCommand } from './audit-extra.js';
 import { TERMINAL_NAME, TERMINAL_TEAM_ID } from './terminal-thread.js';
 
 export interface CliIo {
@@ -25,6 +26,7 @@ Commands:
   verify                 check the hash chain; exit 0 when intact, 1 naming the first tampered event
   list                   print audit events (default format: table)
   export --out FILE      write audit events to FILE (format from its extension: .jsonl, else csv)
+${EXTRA_USAGE}
 
 Filters (list and export):
   --since 7d|12h|30m|2w|2026-05-01   events at or after this time (a date: from its start, UTC)
@@ -137,6 +139,7 @@ export async function runAuditCli(
     io.out(AUDIT_USAGE);
     return 0;
   }
+  if (isExtraCommand(argv)) return runExtraCommand(argv, env, io, AUDIT_USAGE);
   const args = parseAuditArgs(argv, io.now());
   if (!args.ok) {
     io.err(`${args.message}\n\n${AUDIT_USAGE}`);

@@ -2,17 +2,19 @@ import { type SQL, sql } from 'drizzle-orm';
 import { APPROVAL_STATUSES } from '../approvals/approval.js';
 import { type AuditEventRow, type AuditQueries, median } from '../approvals/audit-queries.js';
 import type { StoredAuditEvent } from '../audit/audit-event.js';
+import { usageTotals } from '../audit/usage.js';
 import { toApprovalRecord } from './approval-rows.js';
 import { readEnum, readNumber, readOptionalString, readString } from './sql/columns.js';
 import { type Program, type Row, row, rows } from './sql/program.js';
 import type { SqlDatabase } from './sql/sql-database.js';
+import { readRunUsage } from './usage-queries.js';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** The stored payload as an object; anything else (a tampered row) is kept raw so verification flags it. */
-function toStoredEvent(r: Row): StoredAuditEvent {
+export function toStoredEvent(r: Row): StoredAuditEvent {
   const raw = readString(r, 'payload');
   let parsed: unknown;
   try {
@@ -34,6 +36,9 @@ function toStoredEvent(r: Row): StoredAuditEvent {
     payload,
     prevHash: readString(r, 'prev_hash'),
     hash: readString(r, 'hash'),
+    // Absent in a database the bot has not migrated since: every event there is version 1.
+    version: r.chain_version === undefined ? 1 : readNumber(r, 'chain_version'),
+    payloadDigest: r.payload_digest === undefined ? null : readOptionalString(r, 'payload_digest'),
   };
 }
 
@@ -140,6 +145,9 @@ export function createAuditQueryStore(db: SqlDatabase): AuditQueries {
         const waits = yield* rows(sql`select decided_at - created_at as wait from approvals
           where ${scope} and decided_at is not null`);
         const decided = waits.map((w) => readNumber(w, 'wait'));
+        const usage = usageTotals(
+          yield* readRunUsage(db.dialect, { teamId, ...(since === undefined ? {} : { since }) }),
+        );
         return {
           counts: counts.map((c) => ({
             tool: readString(c, 'tool_name'),
@@ -148,6 +156,7 @@ export function createAuditQueryStore(db: SqlDatabase): AuditQueries {
           })),
           medianDecisionMs: median(decided),
           decided: decided.length,
+          usage,
         };
       }),
 

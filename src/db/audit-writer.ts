@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { AuditInput } from '../audit/audit-event.js';
-import { GENESIS_HASH, hashEvent } from '../audit/hash-chain.js';
+import { CHAIN_VERSION, GENESIS_HASH, hashEventV2, payloadDigest } from '../audit/hash-chain.js';
 import { readNumber, readString } from './sql/columns.js';
 import { count, type Program, row, type Step } from './sql/program.js';
 import type { Dialect } from './sql/sql-database.js';
@@ -18,11 +18,15 @@ export function* appendAudit(dialect: Dialect, events: readonly AuditInput[]): P
   let prevHash = head ? readString(head, 'hash') : GENESIS_HASH;
   for (const event of events) {
     seq += 1;
-    const hash = hashEvent(prevHash, seq, event);
+    const { payload, ...fields } = event;
+    const digest = payloadDigest(payload);
+    const hash = hashEventV2(prevHash, seq, { ...fields, payloadDigest: digest });
     yield* count(sql`insert into audit_events
-      (seq, at, actor, kind, team_id, conversation_id, run_id, approval_id, payload, prev_hash, hash)
+      (seq, at, actor, kind, team_id, conversation_id, run_id, approval_id, payload, prev_hash, hash,
+        chain_version, payload_digest)
       values (${seq}, ${event.at}, ${event.actor}, ${event.kind}, ${event.teamId}, ${event.conversationId},
-        ${event.runId}, ${event.approvalId}, ${JSON.stringify(event.payload)}, ${prevHash}, ${hash})`);
+        ${event.runId}, ${event.approvalId}, ${JSON.stringify(payload)}, ${prevHash}, ${hash}, ${CHAIN_VERSION},
+        ${digest})`);
     prevHash = hash;
   }
 }

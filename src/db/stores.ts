@@ -8,13 +8,18 @@ import type {
   ApprovalTimerStore,
   StandingApprovalStore,
 } from '../approvals/ports.js';
+import type { AuditPushStore } from '../audit/audit-push.js';
+import type { CheckpointStore } from '../audit/checkpointer.js';
+import type { RetentionStore } from '../audit/retention.js';
 import type { ConversationStore, DedupeStore, DeliveryOutbox, RunRecovery } from '../conversations/ports.js';
 import type { GreetingStore } from '../conversations/welcome-service.js';
 import type { NotesStore } from '../tools/ports.js';
 import { createApprovalCardStore } from './approval-card-store.js';
 import { createApprovalStore } from './approval-store.js';
 import { createApprovalTimerStore } from './approval-timer-store.js';
+import { createAuditPushStore } from './audit-push-store.js';
 import { createAuditQueryStore } from './audit-query-store.js';
+import { createCheckpointStore } from './checkpoint-store.js';
 import { createConversationStore } from './conversation-store.js';
 import { createDedupeStore } from './dedupe-store.js';
 import { createDelegationStore } from './delegation-store.js';
@@ -22,6 +27,7 @@ import { createDeliveryOutbox } from './delivery-outbox.js';
 import { createGreetingStore } from './greeting-store.js';
 import { createHomeViewerStore } from './home-viewer-store.js';
 import { createNotesStore } from './notes-store.js';
+import { createRetentionStore } from './retention-store.js';
 import { createRunRecovery } from './run-recovery.js';
 import { createRunStore } from './run-store.js';
 import { createStandingApprovalStore } from './standing-approvals.js';
@@ -38,6 +44,9 @@ export interface Stores {
   timers: ApprovalTimerStore;
   standing: StandingApprovalStore;
   auditQueries: AuditQueries;
+  auditPush: AuditPushStore;
+  checkpoints: CheckpointStore;
+  retention: RetentionStore;
   dedupe: DedupeStore;
   greetings: GreetingStore;
   notes: NotesStore;
@@ -56,6 +65,9 @@ export function createStores(ctx: StoreContext): Stores {
     timers: createApprovalTimerStore(ctx),
     standing: createStandingApprovalStore(ctx),
     auditQueries: createAuditQueryStore(ctx.db),
+    auditPush: createAuditPushStore(ctx),
+    checkpoints: createCheckpointStore(ctx.db),
+    retention: createRetentionStore(ctx),
     dedupe: createDedupeStore(ctx),
     greetings: createGreetingStore(ctx),
     notes: createNotesStore(ctx),

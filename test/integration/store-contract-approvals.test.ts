@@ -178,6 +178,7 @@ describe.each(DATABASE_KINDS)('approval stores on %s', (kind) => {
       ],
       medianDecisionMs: 60_000,
       decided: 1,
+      usage: { runs: 0, unrecorded: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0 },
     });
     expect((await q.requestsBy('T1', 'U1', 5)).map((a) => a.id)).toEqual([rejected, pending]);
   });

@@ -73,17 +73,30 @@ function migrate(sqlite: Database.Database): void {
 }
 
 /**
- * Makes `audit_events` append-only inside SQLite itself: any UPDATE or DELETE aborts, whoever issues it. Someone
+ * Makes `audit_events` append-only inside SQLite itself: any DELETE aborts, and any UPDATE except the one retention
+ * makes (the payload of a version 2 event, whose hash covers its digest), whoever issues it. Someone
  * with the file can still drop the triggers; the hash chain is what proves such an edit (`npm run audit --
  * verify`). Idempotent; runs after the migrations at every start.
  */
 function guardAuditEvents(sqlite: Database.Database): void {
-  for (const action of ['UPDATE', 'DELETE'] as const) {
+  const guard = sqlite.transaction(() => {
     sqlite.exec(
-      `CREATE TRIGGER IF NOT EXISTS audit_events_no_${action.toLowerCase()} BEFORE ${action} ON audit_events
+      `CREATE TRIGGER IF NOT EXISTS audit_events_no_delete BEFORE DELETE ON audit_events
        BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END;`,
     );
-  }
+    // Replaced at every start: databases from before retention refused every UPDATE.
+    sqlite.exec('DROP TRIGGER IF EXISTS audit_events_no_update');
+    sqlite.exec(
+      `CREATE TRIGGER audit_events_no_update BEFORE UPDATE ON audit_events
+       WHEN NOT (OLD.chain_version = 2 AND NEW.chain_version = 2 AND NEW.seq = OLD.seq AND NEW.at = OLD.at
+         AND NEW.actor = OLD.actor AND NEW.kind = OLD.kind AND NEW.team_id IS OLD.team_id
+         AND NEW.conversation_id IS OLD.conversation_id AND NEW.run_id IS OLD.run_id
+         AND NEW.approval_id IS OLD.approval_id AND NEW.prev_hash = OLD.prev_hash AND NEW.hash = OLD.hash
+         AND NEW.payload_digest IS OLD.payload_digest)
+       BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END;`,
+    );
+  });
+  guard.immediate();
 }
 
 function createEngine(sqlite: Database.Database, { writable }: { writable: boolean }): SqlDatabase {

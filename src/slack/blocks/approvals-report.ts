@@ -1,6 +1,7 @@
 import type { types } from '@slack/bolt';
 import type { ApprovalRecord } from '../../approvals/approval.js';
 import type { ApprovalStats, Page } from '../../approvals/audit-queries.js';
+import type { UsageTotals } from '../../audit/usage.js';
 import type { SlackMessage } from './approval-card.js';
 import { approvalSection, context, header, humanDuration } from './approval-lines.js';
 
@@ -51,7 +52,15 @@ export function buildOverview(pending: Page<ApprovalRecord>, decided: Page<Appro
   return { text: `${pending.total} pending approvals`, blocks };
 }
 
-/** Counts by tool and outcome, and the median wait for a decision. */
+/** The model's tokens over the completed runs of the window, in one line. */
+export function usageLine(usage: UsageTotals): string {
+  if (usage.runs === 0) return 'Model tokens: no run completed.';
+  const n = (value: number) => value.toLocaleString('en-US');
+  const unrecorded = usage.unrecorded > 0 ? ` (${usage.unrecorded} without recorded usage)` : '';
+  return `Model tokens: *${n(usage.totalTokens)}* (${n(usage.promptTokens)} prompt + ${n(usage.completionTokens)} completion) over ${n(usage.runs)} completed run${usage.runs === 1 ? '' : 's'}${unrecorded}; by user or tool: \`npm run audit -- usage\`.`;
+}
+
+/** Counts by tool and outcome, the median wait for a decision, and the model's tokens. */
 export function buildStatsReport(stats: ApprovalStats, sinceText: string | undefined): SlackMessage {
   const title = `Approval statistics${sinceText ? ` since ${sinceText}` : ''}`;
   const byTool = new Map<string, string[]>();
@@ -74,6 +83,7 @@ export function buildStatsReport(stats: ApprovalStats, sinceText: string | undef
   }
   if (lines.length === 0) blocks.push(context('empty', 'No requests yet.'));
   blocks.push({ type: 'section', block_id: 'median', text: { type: 'mrkdwn', text: median } });
+  blocks.push(context('usage', usageLine(stats.usage)));
   return { text: title, blocks };
 }
 
@@ -82,7 +92,7 @@ const HELP_LINES = [
   '`/approvals pending [page:N]` — every pending approval, oldest first',
   '`/approvals history [@user] [tool] [since:7d] [page:N]` — decided requests, latest first; `@user` matches who asked or who voted',
   '`/approvals show ID` — one request: its arguments (secrets redacted; View all arguments when long), every vote and who cast it, the result',
-  '`/approvals stats [since:30d]` — requests by tool and outcome, median time to decision',
+  '`/approvals stats [since:30d]` — requests by tool and outcome, median time to decision, model tokens',
   '`/approvals revoke ID` — withdraws the "Approve for this thread" given on that request; later calls ask again (admins in ADMIN_USER_IDS only)',
   '`/approvals delegate @bob until:2026-12-24` — Bob may decide what you may decide until the end of that day (anyone who may decide some tool)',
   '`/approvals delegations` — the delegations you gave or received · `/approvals undelegate @bob` — ends yours to Bob',

@@ -1,0 +1,82 @@
+import { DIGEST_KEY, PRUNED_KEY, valueDigest } from './hash-chain.js';
+
+/**
+ * Payload keys that hold conversation content: what people and the model wrote (arguments, results, reasons,
+ * note texts). Retention replaces their values with digests; everything else (who, what, when, which tool,
+ * the outcome) stays readable.
+ */
+export const CONTENT_KEYS = ['arguments', 'editedArguments', 'result', 'reason', 'text', 'message'] as const;
+
+/** How an event's content was removed: when, and under which limit. */
+export interface PruneMark {
+  /** When the content was removed (epoch ms). */
+  at: number;
+  /** The limit it was removed under, as configured: `RETENTION_DAYS=90`, or `--before 90d`. */
+  limit: string;
+}
+
+function isDigestMarker(value: unknown): boolean {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    Object.keys(value).length === 1 &&
+    DIGEST_KEY in value
+  );
+}
+
+/**
+ * The payload with its content replaced by digests and a note of when and why, or undefined when it holds no
+ * content (left as it is). The payload's digest (hash-chain.ts) is unchanged, so the chain still verifies.
+ *
+ * @example
+ * prunePayload({ tool: 'create_note', arguments: { text: 'hi' } }, { at, limit: 'RETENTION_DAYS=90' })
+ * // { tool: 'create_note', arguments: { $digest: '…' }, $pruned: { at: '2026-…', limit: 'RETENTION_DAYS=90', keys: ['arguments'] } }
+ */
+export function prunePayload(
+  payload: Record<string, unknown>,
+  mark: PruneMark,
+): Record<string, unknown> | undefined {
+  const keys = CONTENT_KEYS.filter((key) => payload[key] !== undefined && !isDigestMarker(payload[key]));
+  if (keys.length === 0) return undefined;
+  const pruned: Record<string, unknown> = { ...payload };
+  for (const key of keys) pruned[key] = { [DIGEST_KEY]: valueDigest(payload[key]) };
+  pruned[PRUNED_KEY] = { at: new Date(mark.at).toISOString(), limit: mark.limit, keys };
+  return pruned;
+}
+
+/** What one prune removed, and what it had to keep. */
+export interface PruneReport {
+  before: number;
+  limit: string;
+  /** Audit events whose content was replaced by digests. */
+  events: number;
+  /** Version 1 events older than the limit: their hash covers their payload, so their content stays. */
+  keptVersion1: number;
+  /** Approvals whose arguments, result and reason were removed. */
+  approvals: number;
+  /** History items (messages, tool calls and outputs) deleted. */
+  items: number;
+  /** Runs still waiting for a decision (or running), whose content was left alone. */
+  activeRuns: number;
+}
+
+export function describePruneReport(report: PruneReport): string {
+  return [
+    `Removed content older than ${new Date(report.before).toISOString()} (${report.limit}):`,
+    `${report.items} history items deleted, ${report.approvals} approvals and ${report.events} audit events pruned to digests.`,
+    report.activeRuns > 0
+      ? `${report.activeRuns} runs waiting for a decision (or running) were left alone.`
+      : undefined,
+    report.keptVersion1 > 0
+      ? `${report.keptVersion1} audit events written before chain version 2 keep their content (their hash covers it).`
+      : undefined,
+  ]
+    .filter((line) => line !== undefined)
+    .join(' ');
+}
+
+/** Removes content older than `before` from the database (src/db/retention-store.ts). */
+export interface RetentionStore {
+  prune(before: number, mark: PruneMark): Promise<PruneReport>;
+}
