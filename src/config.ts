@@ -2,6 +2,7 @@ import { createPrivateKey } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
+import type { AuditWebhookConfig } from './audit/audit-push.js';
 import { DEFAULT_SUGGESTED_PROMPTS, parseSuggestedPrompts } from './conversations/suggested-prompts.js';
 import type { SuggestedPrompt } from './conversations/welcome-service.js';
 
@@ -226,16 +227,6 @@ export interface AuditDelivery {
   checkpointChannel: string | undefined;
   /** Conversation content older than this many days is removed daily (the proof stays); unset keeps it all. */
   retentionDays: number | undefined;
-}
-
-export interface AuditWebhookConfig {
-  url: string;
-  /** HMAC-SHA256 key of the X-Audit-Signature header. */
-  secret: string;
-  /** Events per request at most. */
-  batchSize: number;
-  /** A request not answered within this counts as failed and is retried. */
-  timeoutMs: number;
 }
 
 /**

@@ -39,6 +39,8 @@ describe('audit events pushed to a SIEM by the real entry point', () => {
       AUDIT_WEBHOOK_URL: siem.url,
       AUDIT_WEBHOOK_SECRET: SECRET,
       AUDIT_WEBHOOK_TIMEOUT_MS: '500',
+      // The lag is one of the details /healthz gives when asked to.
+      HEALTHZ_DETAILS: 'true',
     };
     siem.answer(500);
     let bot = await f.start(env);
