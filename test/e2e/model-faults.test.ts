@@ -117,7 +117,9 @@ describe('model timeout setting', () => {
   it('OPENAI_TIMEOUT_MS bounds a hung model request in the running bot', async () => {
     f = await startProcessFixture();
     f.model.setHandler(() => reply.hang());
-    const bot = await f.start({ OPENAI_TIMEOUT_MS: '100' });
+    // Long enough that each attempt reaches the fake model server even on a busy machine (a shorter limit can
+    // end an attempt before its request arrives, and the count below would miss it).
+    const bot = await f.start({ OPENAI_TIMEOUT_MS: '1000' });
     await f.mention(bot, 'hello?');
     await f.waitForText((text) => text.startsWith('The model service did not answer in time'));
     expect(f.model.requests).toHaveLength(RETRIES + 1);
