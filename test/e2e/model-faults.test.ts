@@ -59,7 +59,7 @@ describe('model API faults', () => {
       model: 'gpt-test',
       systemPrompt: SYSTEM_PROMPT,
       maxRetries: RETRIES,
-      timeoutMs: 300,
+      timeoutMs: 1000,
     });
   });
   afterEach(async () => {
