@@ -2,6 +2,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { SLOW_SUITES } from '../../vitest.fast.config.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -49,6 +51,54 @@ function projectFiles(dir = ROOT): string[] {
   });
 }
 
+/** One variable of `envSchema` in src/config.ts: its name and the text of its zod chain. */
+interface SchemaVariable {
+  name: string;
+  chain: string;
+}
+
+/** The variables src/config.ts reads: the keys of its `envSchema = z.object({ … })`, read from its text. */
+function configVariables(): SchemaVariable[] {
+  const source = read('src/config.ts');
+  const block = /const envSchema = z\.object\(\{\n([\s\S]*?)\n\}\);/.exec(source)?.[1] ?? '';
+  const starts = [...block.matchAll(/^ {2}([A-Z][A-Z0-9_]*):/gm)];
+  return starts.map((match, i) => ({
+    name: match[1] ?? '',
+    chain: block.slice(match.index, starts[i + 1]?.index ?? block.length),
+  }));
+}
+
+/** The rows of the README's configuration table: the variables each names, and its meaning and default cells. */
+function readmeConfigRows(): { names: string[]; meaning: string; fallback: string }[] {
+  const section = read('README.md').split('## Configuration')[1]?.split('\n## ')[0] ?? '';
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => {
+      const [first = '', meaning = '', fallback = ''] = line.split(' | ').map((cell) => cell.trim());
+      const names = [...first.replace(/^\| /, '').matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((m) => m[1] ?? '');
+      return { names, meaning, fallback: fallback.replace(/ \|$/, '') };
+    });
+}
+
+/** `30_000` → `30000`; a quoted string without its quotes. */
+const literal = (text: string) => text.replace(/_/g, '').replace(/^'(.*)'$/, '$1');
+
+/** The variables `.env.example` shows, set or commented out (`# NAME=value`), with their example values. */
+function envExampleVariables(): { name: string; value: string; commented: boolean }[] {
+  return [...read('.env.example').matchAll(/^(# )?([A-Z][A-Z0-9_]*)=(.*)$/gm)].map((m) => ({
+    name: m[2] ?? '',
+    value: m[3] ?? '',
+    commented: m[1] !== undefined,
+  }));
+}
+
+/** The kinds of the `AuditKind` union in src/audit/audit-event.ts. */
+function auditKinds(): string[] {
+  const union = /export type AuditKind =([\s\S]*?);/.exec(read('src/audit/audit-event.ts'))?.[1] ?? '';
+  return [...union.matchAll(/'([a-z_.]+)'/g)].map((m) => m[1] ?? '');
+}
+
 describe('README and docs', () => {
   it('every relative link points to a file that exists (and to a heading that exists)', () => {
     const broken: string[] = [];
@@ -64,6 +114,96 @@ describe('README and docs', () => {
     }
     expect(broken).toEqual([]);
     expect(links('README.md').length).toBeGreaterThan(10);
+  });
+
+  it('the README configuration table lists every variable src/config.ts reads, and nothing else', () => {
+    const read = configVariables().map((v) => v.name);
+    expect(read.length).toBeGreaterThan(40);
+    const documented = readmeConfigRows().flatMap((row) => row.names);
+    expect(read.filter((name) => !documented.includes(name))).toEqual([]);
+    expect(documented.filter((name) => !read.includes(name))).toEqual([]);
+    expect(new Set(documented).size).toBe(documented.length);
+  });
+
+  it("the README configuration table gives each variable's default and range as src/config.ts has them", () => {
+    const rows = readmeConfigRows();
+    const wrong: string[] = [];
+    for (const { name, chain } of configVariables()) {
+      const row = rows.find((r) => r.names.includes(name));
+      if (!row) continue;
+      const fallback = /\.default\(('[^']*'|[\d_]+|true|false)\)/.exec(chain)?.[1];
+      if (fallback !== undefined) {
+        const expected = literal(fallback);
+        const ok = expected === '' ? row.fallback === 'empty' : row.fallback.includes(`\`${expected}\``);
+        if (!ok) wrong.push(`${name}: default ${expected || '(empty)'}, README says ${row.fallback}`);
+      }
+      const min = /\.min\(([\d_]+)/.exec(chain)?.[1];
+      const max = /\.max\(([\d_]+)/.exec(chain)?.[1];
+      if (min !== undefined && max !== undefined && !row.meaning.includes(`${literal(min)}–${literal(max)}`))
+        wrong.push(`${name}: range ${literal(min)}–${literal(max)} missing from "${row.meaning}"`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('.env.example shows every variable src/config.ts reads, only those, optional ones commented out', () => {
+    const read = configVariables().map((v) => v.name);
+    const shown = envExampleVariables();
+    expect(read.filter((name) => !shown.some((v) => v.name === name))).toEqual([]);
+    expect(shown.filter((v) => !read.includes(v.name)).map((v) => v.name)).toEqual([]);
+    // Set (not commented out): what the quick start says to fill in, and the HTTP-mode secret left empty.
+    expect(shown.filter((v) => !v.commented).map((v) => v.name)).toEqual([
+      'SLACK_BOT_TOKEN',
+      'SLACK_APP_TOKEN',
+      'SLACK_SIGNING_SECRET',
+      'OPENAI_API_KEY',
+      'ADMIN_USER_IDS',
+    ]);
+  });
+
+  it('every example value commented out in .env.example is one the bot accepts', () => {
+    const refused: string[] = [];
+    for (const { name, value, commented } of envExampleVariables()) {
+      if (!commented || value === '') continue;
+      const result = loadConfig({ OPENAI_API_KEY: 'sk-test', [name]: value }, 'audit');
+      const problems = result.ok ? [] : result.problems.filter((p) => p.startsWith(`${name}:`));
+      refused.push(...problems);
+    }
+    expect(refused).toEqual([]);
+  });
+
+  it('every test file the docs name exists (the promise → test table of docs/architecture.md too)', () => {
+    const testFiles = projectFiles(join(ROOT, 'test')).map((file) => relative(ROOT, file));
+    const missing: string[] = [];
+    for (const page of PAGES) {
+      const text = read(page);
+      for (const [path] of text.matchAll(/\btest\/[\w./-]+\.ts\b/g))
+        if (!existsSync(join(ROOT, path))) missing.push(`${page}: ${path}`);
+      // Bare file names (`crash-stages-sqlite.test.ts`) name a file somewhere under test/.
+      for (const [, name] of text.matchAll(/`([\w.-]+\.test\.ts)`/g))
+        if (!testFiles.some((file) => file.endsWith(`/${name}`))) missing.push(`${page}: ${name}`);
+    }
+    expect(missing).toEqual([]);
+    const promises = read('docs/architecture.md').split('## Which test proves which promise')[1] ?? '';
+    expect([...promises.matchAll(/`test\/[\w./-]+\.ts`/g)].length).toBeGreaterThan(20);
+  });
+
+  it('docs/testing.md lists exactly the slow suites of vitest.fast.config.ts that npm run test:fast leaves out', () => {
+    const section =
+      read('docs/testing.md').split('### Suites only `npm test` runs')[1]?.split('\n#')[0] ?? '';
+    const listed = [...section.matchAll(/^- `([^`]+)`/gm)].map((m) => m[1] ?? '');
+    expect(listed).toEqual([...SLOW_SUITES]);
+  });
+
+  it('docs/audit.md describes every kind of audit event the code writes, and no other', () => {
+    const kinds = auditKinds();
+    expect(kinds.length).toBeGreaterThan(20);
+    const table = read('docs/audit.md').split('## The log')[1]?.split('\n## ')[0] ?? '';
+    const rows = table.split('\n').filter((line) => line.startsWith('| `'));
+    const documented = rows.flatMap((row) =>
+      [...(row.split(' | ')[0] ?? '').matchAll(/`([a-z_.]+)`/g)].map((m) => m[1] ?? ''),
+    );
+    expect(kinds.filter((kind) => !documented.includes(kind))).toEqual([]);
+    expect(documented.filter((kind) => !kinds.includes(kind))).toEqual([]);
   });
 
   it('nothing refers to a design document that is not in the repository', () => {
