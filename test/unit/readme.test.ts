@@ -99,6 +99,23 @@ function auditKinds(): string[] {
   return [...union.matchAll(/'([a-z_.]+)'/g)].map((m) => m[1] ?? '');
 }
 
+/** Every TypeScript file under a folder of src/. */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => `${dir}/${name}`);
+}
+
+/** Slack Web API methods that need no scope of their own (token checks, views, permalinks). */
+const METHODS_WITHOUT_SCOPE = new Set([
+  'auth.test',
+  'apps.connections.open',
+  'views.open',
+  'views.update',
+  'views.publish',
+  'chat.getPermalink',
+]);
+
 describe('README and docs', () => {
   it('every relative link points to a file that exists (and to a heading that exists)', () => {
     const broken: string[] = [];
@@ -204,6 +221,48 @@ describe('README and docs', () => {
     );
     expect(kinds.filter((kind) => !documented.includes(kind))).toEqual([]);
     expect(documented.filter((kind) => !kinds.includes(kind))).toEqual([]);
+  });
+
+  it('manifest.yml subscribes to exactly the events the listeners register', () => {
+    const manifest = read('manifest.yml');
+    const subscribed = [
+      ...(/^ {4}bot_events:\n((?: {6}- .*\n)+)/m.exec(manifest)?.[1] ?? '').matchAll(/- ([\w.]+)/g),
+    ].map((m) => m[1] ?? '');
+    const code = sourceFiles('src/slack').map(read).join('\n');
+    const listened = new Set([...code.matchAll(/app\.event\('([\w.]+)'/g)].map((m) => m[1] ?? ''));
+    // app.message hears every message event the manifest subscribes to.
+    const hearsMessages = /app\.message\(/.test(code);
+    expect(
+      subscribed.filter((event) => !(listened.has(event) || (hearsMessages && event.startsWith('message.')))),
+    ).toEqual([]);
+    expect([...listened].filter((event) => !subscribed.includes(event))).toEqual([]);
+    expect(subscribed).toEqual(
+      expect.arrayContaining(['message.channels', 'message.groups', 'message.im', 'message.mpim']),
+    );
+  });
+
+  it("every Slack method the code calls is named in manifest.yml's scope comments, unless it needs no scope", () => {
+    const manifest = read('manifest.yml');
+    const code = [
+      ...sourceFiles('src/slack'),
+      ...sourceFiles('src/cli'),
+      'src/bot.ts',
+      'src/background-work.ts',
+    ]
+      .map(read)
+      .join('\n');
+    const called = new Set(
+      [
+        ...code.matchAll(
+          /\b(?:client|WebClient\([^)]*\))\.((?:chat|views|users|usergroups|conversations|reactions|assistant|agents|auth|apps)(?:\.\w+)+)\(/g,
+        ),
+      ].map((m) => m[1] ?? ''),
+    );
+    expect(called.size).toBeGreaterThan(10);
+    const unnamed = [...called].filter(
+      (method) => !METHODS_WITHOUT_SCOPE.has(method) && !manifest.includes(method),
+    );
+    expect(unnamed).toEqual([]);
   });
 
   it('nothing refers to a design document that is not in the repository', () => {
