@@ -2,6 +2,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { AUDIT_USAGE } from '../../src/cli/audit-cli.js';
+import { DB_USAGE } from '../../src/cli/db-cli.js';
+import { POLICY_USAGE } from '../../src/cli/policy-cli.js';
 import { loadConfig } from '../../src/config.js';
 import { SLOW_SUITES } from '../../vitest.fast.config.js';
 
@@ -263,6 +266,48 @@ describe('README and docs', () => {
       (method) => !METHODS_WITHOUT_SCOPE.has(method) && !manifest.includes(method),
     );
     expect(unnamed).toEqual([]);
+  });
+
+  it("every npm run audit, db, policy and chat command the docs show uses a subcommand and flags of that CLI's usage", () => {
+    const chat = /const USAGE = '([^']+)'/.exec(read('src/cli/chat.ts'))?.[1] ?? '';
+    const usage: Record<string, string> = { audit: AUDIT_USAGE, db: DB_USAGE, policy: POLICY_USAGE, chat };
+    const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const page of PAGES) {
+      for (const [command, script = '', rest = ''] of read(page).matchAll(
+        /npm run (?:--silent )?([\w:]+)(?: -- ([^\n`|&#]*))?/g,
+      )) {
+        if (!(script in scripts)) wrong.push(`${page}: ${command} (no script "${script}")`);
+        const text = usage[script];
+        if (text === undefined) continue;
+        // Optional parts are written in brackets: `[--since 30d]`.
+        const words = rest
+          .trim()
+          .split(/\s+/)
+          .map((word) => word.replace(/^\[/, ''))
+          .filter((word) => word !== '' && word !== '…');
+        const sub = words[0]?.startsWith('-') ? undefined : words[0];
+        if (
+          script === 'chat'
+            ? sub !== undefined
+            : sub !== undefined &&
+              !new RegExp(`^\\s*(?:Usage: )?(?:npm run ${script} -- )?${sub}\\b`, 'm').test(text)
+        )
+          wrong.push(`${page}: ${command} (no command "${sub}")`);
+        for (const flag of words
+          .filter((word) => word.startsWith('--'))
+          .map((word) => word.replace(/[=[\]].*$/, '')))
+          if (!text.includes(flag)) wrong.push(`${page}: ${command} (no option ${flag})`);
+        checked++;
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(checked).toBeGreaterThan(30);
+  });
+
+  it('the README stays a front page: details belong in docs/', () => {
+    expect(Buffer.byteLength(read('README.md'))).toBeLessThan(12_000);
   });
 
   it('nothing refers to a design document that is not in the repository', () => {
