@@ -46,10 +46,12 @@ export async function runPolicyCli(argv: readonly string[], io: PolicyCliIo): Pr
     case 'replay':
       return replay(rest, io);
     case undefined:
+      io.err(POLICY_USAGE);
+      return 2;
     case 'help':
     case '--help':
       io.out(POLICY_USAGE);
-      return command === undefined ? 2 : 0;
+      return 0;
     default:
       io.err(`Unknown command "${command}".`);
       io.err(POLICY_USAGE);

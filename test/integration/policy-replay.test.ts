@@ -114,6 +114,19 @@ describe('npm run policy -- replay FILE', () => {
   });
 
   it('bad arguments and bad files are told, with exit codes', async () => {
+    // No command is a usage problem: the usage goes to stderr with exit 2; asked for, to stdout with exit 0.
+    const none = await cli();
+    expect([none.code, none.out, none.err[0]]).toEqual([
+      2,
+      [],
+      expect.stringMatching(/^Usage: npm run policy/),
+    ]);
+    const help = await cli('help');
+    expect([help.code, help.err, help.out[0]]).toEqual([
+      0,
+      [],
+      expect.stringMatching(/^Usage: npm run policy/),
+    ]);
     expect((await cli('replay')).code).toBe(2);
     expect((await cli('replay', policyFile, '--since', 'soon')).err).toEqual([
       '--since must be a span such as 30d, 12h or 2w, or a date such as 2026-05-01',
