@@ -79,16 +79,35 @@ export class ApprovalService {
   /**
    * Whether the grantor of a standing approval may still approve the tool under today's rule: admins removed
    * from ADMIN_USER_IDS, people taken out of a named group or of the rule lose what they granted. They were in
-   * the conversation when they granted it, and that stays true.
+   * the conversation when they granted it, and that stays true. A grant made through a delegation lasts while
+   * a delegation to its grantor from someone today's rule allows is in force.
    */
-  async mayStillGrant(rule: ApprovalRule, requesterId: string, grantedBy: string): Promise<boolean> {
+  async mayStillGrant(
+    rule: ApprovalRule,
+    requesterId: string,
+    grantedBy: string,
+    teamId: string,
+  ): Promise<boolean> {
     if (!rule.allowStandingApproval || rule.quorum > 1) return false;
-    return mayDecide(rule, requesterId, {
+    const groupMembers = await this.#groupMembers(rule.approvers);
+    const permission = mayDecide(rule, requesterId, {
       userId: grantedBy,
       isAdmin: this.isAdmin(grantedBy),
       inConversation: true,
-      groupMembers: await this.#groupMembers(rule.approvers),
-    }).ok;
+      groupMembers,
+    });
+    if (permission.ok || permission.reason !== 'not_an_approver') return permission.ok;
+    const { delegations, clock } = this.#deps;
+    const found = (await delegations?.activeFor(teamId, grantedBy, clock.now())) ?? [];
+    return found.some(
+      (delegation) =>
+        mayDecide(rule, requesterId, {
+          userId: delegation.delegatorId,
+          isAdmin: this.isAdmin(delegation.delegatorId),
+          inConversation: false,
+          groupMembers,
+        }).ok,
+    );
   }
 
   /**

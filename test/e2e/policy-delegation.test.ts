@@ -98,6 +98,36 @@ describe.each(DATABASE_KINDS)('delegation on %s: /approvals delegate, delegation
     expect(await query(h.database, "SELECT status FROM approvals WHERE status = 'pending'")).toHaveLength(1);
   });
 
+  it("a delegate's Approve for this thread covers later calls while the delegation is in force", async () => {
+    const clock = new FakeClock();
+    const h = await start(clock);
+    await said(h, 'delegate <@U0BOB> until:2026-01-06', 'U0ALICE');
+    h.model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'one' } }]),
+      reply.text('One added.'),
+    );
+    const ts = await h.mention('add one', { user: 'U1' });
+    const [card] = await h.waitForCards(1);
+    if (!card) throw new Error('no card');
+    await h.click(card, 'approve_thread', 'U0BOB');
+    await h.waitForText((t) => t === 'One added.');
+
+    h.model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'two' } }]),
+      reply.text('Two added.'),
+    );
+    await h.message('add two', { user: 'U1', threadTs: ts });
+    await h.waitForText((t) => t === 'Two added.');
+    expect(h.texts()).toContain('`create_note` auto-approved (approved for this thread by <@U0BOB>)');
+    expect(h.cards()).toHaveLength(1);
+
+    // Once the delegation ends, so does what the delegate granted: the next call waits for a person.
+    await said(h, 'undelegate <@U0BOB>', 'U0ALICE');
+    h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'three' } }]));
+    await h.message('add three', { user: 'U1', threadTs: ts });
+    await h.waitForCards(2);
+  });
+
   it('a delegation ends with its last day', async () => {
     const clock = new FakeClock();
     const h = await start(clock);
