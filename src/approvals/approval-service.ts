@@ -198,6 +198,19 @@ export class ApprovalService {
     const { permission, delegation } = await this.#permission(approval, request.userId, request.channelId);
     const unavailable = unavailableOption(approval, request);
     if (permission.ok && unavailable) return { ok: false, kind: 'not_allowed', message: unavailable };
+    // A grant is re-checked against the rule before any escalation each time it would cover a call: one from
+    // someone the escalation alone allows would be recorded and shown, then never cover anything.
+    if (
+      permission.ok &&
+      request.standing &&
+      request.vote === 'approve' &&
+      !(await this.mayStillGrant(approval.rule, approval.requesterId, request.userId, approval.teamId))
+    )
+      return {
+        ok: false,
+        kind: 'not_allowed',
+        message: `You may decide this request only because it was escalated, so you cannot approve ${approval.toolName} for the whole thread; approve this call on its own.`,
+      };
     if (!permission.ok) {
       if (!this.#refusals.allow(request.userId, clock.now()))
         return { ok: false, kind: 'not_allowed', message: 'Too many refused clicks.', quiet: true };

@@ -99,6 +99,38 @@ describe.each(DATABASE_KINDS)('approval policy on %s: escalation', (kind) => {
     ]);
   });
 
+  it('someone allowed only through the escalation approves the call, not the whole thread (their grant could never apply)', async () => {
+    const clock = new FakeClock();
+    const h = await start(
+      { tools: { create_note: { approvers: ['U0BOSS'], escalateAfter: '2h', escalateTo: ['U0PAGER'] } } },
+      clock,
+    );
+    h.model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'urgent' } }]),
+      reply.text('Noted.'),
+    );
+    await h.mention('add an urgent note', { user: 'U1' });
+    const [card] = await h.waitForCards(1);
+    if (!card) throw new Error('no card');
+    clock.advance(2 * HOUR);
+    await h.bot.checkDeadlines();
+    await h.waitForText((t) => t.includes('was escalated to'));
+
+    await h.click(card, 'approve_thread', 'U0PAGER');
+    await waitUntil(() => ephemerals(h)[0]);
+    expect(ephemerals(h)[0]).toBe(
+      'You may decide this request only because it was escalated, so you cannot approve create_note for the whole thread; approve this call on its own.',
+    );
+    expect(await query(h.database, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
+    expect(await query(h.database, 'SELECT granted_by FROM standing_approvals')).toEqual([]);
+
+    await h.click(card, 'approve', 'U0PAGER');
+    await h.waitForText((t) => t === 'Noted.');
+    expect(await query(h.database, 'SELECT status, decided_by FROM approvals')).toEqual([
+      { status: 'executed', decided_by: 'U0PAGER' },
+    ]);
+  });
+
   it('expiry wins when it comes first: an expired request is never escalated', async () => {
     const clock = new FakeClock();
     const h = await start(
