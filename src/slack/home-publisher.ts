@@ -41,11 +41,15 @@ export function createHomePublisher(client: webApi.WebClient, deps: HomePublishe
     if (auditor) {
       const pending = await deps.queries.pending(teamId, { limit: 30, offset: 0 });
       const decisions = (await deps.queries.history({ teamId, limit: HOME_DECISIONS, offset: 0 })).items;
-      // Auditors see every request; buttons only where they could decide (from Home: no conversation).
+      // Auditors see every request; buttons only where they could decide (from Home: no conversation; once a
+      // request is escalated, its `escalateTo` too).
       const isAdmin = deps.isAdmin(userId);
       const decidable = new Set(
         pending.items
-          .filter((a) => mayDecide(a.rule, a.requesterId, { userId, isAdmin, inConversation: false }).ok)
+          .filter(
+            (a) =>
+              mayDecide(decidingRule(a.rule), a.requesterId, { userId, isAdmin, inConversation: false }).ok,
+          )
           .map((a) => a.id),
       );
       return { kind: 'admin', pending: pending.items, pendingTotal: pending.total, decisions, decidable };
