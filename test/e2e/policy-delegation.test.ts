@@ -128,6 +128,36 @@ describe.each(DATABASE_KINDS)('delegation on %s: /approvals delegate, delegation
     await h.waitForCards(2);
   });
 
+  it("one person's say counts once: neither the delegator nor a second delegate adds to a vote cast for them", async () => {
+    const clock = new FakeClock();
+    const h = await startPolicyHarness(
+      { tools: { create_note: { approvers: ['U0ALICE', 'U0CAROL'], quorum: 2 } } },
+      { overrides: { clock }, kind },
+    );
+    open.push(h);
+    await said(h, 'delegate <@U0BOB> until:2026-01-06', 'U0ALICE');
+    await said(h, 'delegate <@U0DAN> until:2026-01-06', 'U0ALICE');
+    const card = await request(h, 'U1', 1);
+    await h.click(card, 'approve', 'U0BOB');
+    await h.slack.waitForCall('chat.update', (c) => c.params.ts === cardTs(card));
+
+    await h.click(card, 'approve', 'U0ALICE');
+    await waitUntil(() => ephemerals(h)[0]);
+    await h.click(card, 'approve', 'U0DAN');
+    await waitUntil(() => ephemerals(h)[1]);
+    expect(ephemerals(h)).toEqual([
+      'You have already voted on this request; it needs approvals from other people.',
+      'You have already voted on this request; it needs approvals from other people.',
+    ]);
+    expect(await query(h.database, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
+
+    await h.click(card, 'approve', 'U0CAROL');
+    await h.waitForText((t) => t === 'Done 1.');
+    expect(await query(h.database, 'SELECT status, decided_by FROM approvals')).toEqual([
+      { status: 'executed', decided_by: 'U0BOB,U0CAROL' },
+    ]);
+  });
+
   it('a delegation ends with its last day', async () => {
     const clock = new FakeClock();
     const h = await start(clock);
