@@ -86,6 +86,11 @@ describe.each(DATABASE_KINDS)('approval policy on %s: escalation', (kind) => {
     expect(notice).toContain(
       'waited 2h and was escalated to <!subteam^S0ONCALL>, who may now decide it too.',
     );
+    // Posted with previews off, as every message of the bot is.
+    const posted = h.slack
+      .callsTo('chat.postMessage')
+      .find((c) => String(c.params.text).includes('was escalated to'));
+    expect(posted?.params).toMatchObject({ unfurl_links: 'false', unfurl_media: 'false' });
     const [copy] = await waitUntil(() => (dmTo(h, 'U0PAGER').length === 1 ? dmTo(h, 'U0PAGER') : undefined));
     if (!copy) throw new Error('no DM');
     const updated = await h.slack.waitForCall('chat.update', (c) => c.params.ts === cardTs(card));
