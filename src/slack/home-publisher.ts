@@ -29,6 +29,8 @@ export interface HomePublisherDeps {
   access: AuditAccess;
   /** Configured admins (ADMIN_USER_IDS), who may decide what the rules give to admins. */
   isAdmin(userId: string): boolean;
+  /** Whom this person decides for now (delegations to them in force); without it, nobody. */
+  delegators?: (teamId: string, userId: string) => Promise<readonly string[]>;
   clock: Clock;
   logger: Logger;
 }
@@ -54,10 +56,23 @@ export function createHomePublisher(client: webApi.WebClient, deps: HomePublishe
       );
       return { kind: 'admin', pending: pending.items, pendingTotal: pending.total, decisions, decidable };
     }
-    // From Home a click has no conversation, so only rules that name this person (or the requester) count.
+    // From Home a click has no conversation, so only rules that name this person (or the requester) count,
+    // or, through a delegation, someone they decide for (never lifting the rule's self-approval setting).
+    const delegators = (await deps.delegators?.(teamId, userId)) ?? [];
     const waiting = (await deps.queries.pending(teamId, { limit: PENDING_SCAN, offset: 0 })).items.filter(
-      (a) =>
-        mayDecide(decidingRule(a.rule), a.requesterId, { userId, isAdmin: false, inConversation: false }).ok,
+      (a) => {
+        const rule = decidingRule(a.rule);
+        const own = mayDecide(rule, a.requesterId, { userId, isAdmin: false, inConversation: false });
+        if (own.ok || own.reason === 'self_approval') return own.ok;
+        return delegators.some(
+          (delegator) =>
+            mayDecide(rule, a.requesterId, {
+              userId: delegator,
+              isAdmin: deps.isAdmin(delegator),
+              inConversation: false,
+            }).ok,
+        );
+      },
     );
     return { kind: 'user', waiting, requests: await deps.queries.requestsBy(teamId, userId, 20) };
   };

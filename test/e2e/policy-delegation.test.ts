@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
 import type { SlackCall } from '../support/fake-slack.js';
+import { blockActionsPayload } from '../support/slack-payloads.js';
+import { eventEnvelope, postEvent, postInteraction } from '../support/slack-requests.js';
 import { DATABASE_KINDS } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
-import { cardTs, type Harness } from './harness.js';
+import { approvalIdOf, cardTs, type Harness, SECRET } from './harness.js';
 import { blocksText, FakeClock, HOUR, query, startPolicyHarness } from './policy-support.js';
 
 const POLICY = { tools: { create_note: { approvers: ['U0ALICE'], allowSelfApproval: false } } };
@@ -155,6 +157,56 @@ describe.each(DATABASE_KINDS)('delegation on %s: /approvals delegate, delegation
     await h.waitForText((t) => t === 'Done 1.');
     expect(await query(h.database, 'SELECT status, decided_by FROM approvals')).toEqual([
       { status: 'executed', decided_by: 'U0BOB,U0CAROL' },
+    ]);
+  });
+
+  it('a delegate finds the requests they may decide in App Home, where the thread card has no buttons (notify: dm)', async () => {
+    const clock = new FakeClock();
+    const h = await startPolicyHarness(
+      { tools: { create_note: { approvers: ['U0ALICE'], notify: ['dm'] } } },
+      { overrides: { clock }, kind },
+    );
+    open.push(h);
+    await said(h, 'delegate <@U0BOB> until:2026-01-06', 'U0ALICE');
+    h.model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'one' } }]),
+      reply.text('One added.'),
+    );
+    await h.mention('add one', { user: 'U1' });
+    const [card] = await h.waitForCards(1);
+    if (!card) throw new Error('no card');
+    const approvalId = approvalIdOf(card);
+    const homes = () => h.slack.callsTo('views.publish').filter((c) => c.params.user_id === 'U0BOB');
+    await postEvent(
+      h.url,
+      SECRET,
+      eventEnvelope({ type: 'app_home_opened', user: 'U0BOB', channel: 'D0HOME', tab: 'home' }),
+    );
+    const [home] = await waitUntil(() => (homes().length === 1 ? homes() : undefined));
+    const view = JSON.stringify(home?.params.view);
+    expect(view).toContain('Waiting for your decision (1)');
+    expect(view).toContain(`"style":"primary","value":"${approvalId}"`);
+
+    // A click in Home has no channel and no message: decided through the delegation.
+    const {
+      channel: _c,
+      message: _m,
+      ...payload
+    } = blockActionsPayload({
+      userId: 'U0BOB',
+      channelId: 'unused',
+      messageTs: 'unused',
+      actionId: 'approval:approve',
+      value: approvalId,
+    });
+    await postInteraction(h.url, SECRET, {
+      ...payload,
+      container: { type: 'view', view_id: 'VHOME' },
+      view: { id: 'VHOME', type: 'home', blocks: [] },
+    });
+    await h.waitForText((t) => t === 'One added.');
+    expect(await auditOf(h, 'approval.approved')).toEqual([
+      expect.objectContaining({ actor: 'U0BOB', onBehalfOf: 'U0ALICE' }),
     ]);
   });
 
