@@ -92,8 +92,7 @@ export class CallPlanner {
         parsed.ok && requirement.rule.allowStandingApproval
           ? await this.#deps.standing.find(run.conversationId, call.name)
           : undefined;
-      const grant =
-        found && (await this.#usable(found, requirement.rule, run.requesterId)) ? found : undefined;
+      const grant = found && (await this.#usable(found, requirement.rule, run)) ? found : undefined;
       if (grant) {
         plan.approvals.push({ ...approval, automatic: grant });
         plan.audit.push(this.#automaticApproval(run, call, approval.id, grant));
@@ -111,11 +110,12 @@ export class CallPlanner {
    * approve the call today; it never lets its grantor approve their own request where self-approval is not
    * allowed.
    */
-  async #usable(grant: StandingApproval, rule: ApprovalRule, requesterId: string): Promise<boolean> {
+  async #usable(grant: StandingApproval, rule: ApprovalRule, run: RunRecord): Promise<boolean> {
+    const { requesterId, teamId } = run;
     const life = standingExpiry(rule);
     if (life !== null && grant.grantedAt + life <= this.#deps.clock.now()) return false;
     if (!rule.allowSelfApproval && grant.grantedBy === requesterId) return false;
-    return (await this.#deps.grantors?.mayStillGrant(rule, requesterId, grant.grantedBy)) ?? false;
+    return (await this.#deps.grantors?.mayStillGrant(rule, requesterId, grant.grantedBy, teamId)) ?? false;
   }
 
   #approvalRequested(run: RunRecord, approval: NewApproval): AuditInput {

@@ -371,12 +371,21 @@ export class Runner {
     reason: string,
     actor?: string,
   ): Promise<RunOutcome> {
+    // The usage so far, as last saved (each turn saves it): a run that ends early used tokens too.
+    const saved = parseRunState((await this.#deps.store.getRun(run.id))?.state ?? run.state);
+    const usage = saved.ok ? { usage: saved.state.usage } : {};
     const cancelledApprovals = await this.#deps.store.finishRun(leaseOf(run), {
       status,
       error: reason,
       reply: message,
       audit: [
-        this.#event(run, status === 'failed' ? 'run.failed' : 'run.cancelled', { reason }, null, actor),
+        this.#event(
+          run,
+          status === 'failed' ? 'run.failed' : 'run.cancelled',
+          { reason, ...usage },
+          null,
+          actor,
+        ),
       ],
       cancelAudit: (approval) =>
         this.#event(

@@ -79,16 +79,35 @@ export class ApprovalService {
   /**
    * Whether the grantor of a standing approval may still approve the tool under today's rule: admins removed
    * from ADMIN_USER_IDS, people taken out of a named group or of the rule lose what they granted. They were in
-   * the conversation when they granted it, and that stays true.
+   * the conversation when they granted it, and that stays true. A grant made through a delegation lasts while
+   * a delegation to its grantor from someone today's rule allows is in force.
    */
-  async mayStillGrant(rule: ApprovalRule, requesterId: string, grantedBy: string): Promise<boolean> {
+  async mayStillGrant(
+    rule: ApprovalRule,
+    requesterId: string,
+    grantedBy: string,
+    teamId: string,
+  ): Promise<boolean> {
     if (!rule.allowStandingApproval || rule.quorum > 1) return false;
-    return mayDecide(rule, requesterId, {
+    const groupMembers = await this.#groupMembers(rule.approvers);
+    const permission = mayDecide(rule, requesterId, {
       userId: grantedBy,
       isAdmin: this.isAdmin(grantedBy),
       inConversation: true,
-      groupMembers: await this.#groupMembers(rule.approvers),
-    }).ok;
+      groupMembers,
+    });
+    if (permission.ok || permission.reason !== 'not_an_approver') return permission.ok;
+    const { delegations, clock } = this.#deps;
+    const found = (await delegations?.activeFor(teamId, grantedBy, clock.now())) ?? [];
+    return found.some(
+      (delegation) =>
+        mayDecide(rule, requesterId, {
+          userId: delegation.delegatorId,
+          isAdmin: this.isAdmin(delegation.delegatorId),
+          inConversation: false,
+          groupMembers,
+        }).ok,
+    );
   }
 
   /**
@@ -179,6 +198,19 @@ export class ApprovalService {
     const { permission, delegation } = await this.#permission(approval, request.userId, request.channelId);
     const unavailable = unavailableOption(approval, request);
     if (permission.ok && unavailable) return { ok: false, kind: 'not_allowed', message: unavailable };
+    // A grant is re-checked against the rule before any escalation each time it would cover a call: one from
+    // someone the escalation alone allows would be recorded and shown, then never cover anything.
+    if (
+      permission.ok &&
+      request.standing &&
+      request.vote === 'approve' &&
+      !(await this.mayStillGrant(approval.rule, approval.requesterId, request.userId, approval.teamId))
+    )
+      return {
+        ok: false,
+        kind: 'not_allowed',
+        message: `You may decide this request only because it was escalated, so you cannot approve ${approval.toolName} for the whole thread; approve this call on its own.`,
+      };
     if (!permission.ok) {
       if (!this.#refusals.allow(request.userId, clock.now()))
         return { ok: false, kind: 'not_allowed', message: 'Too many refused clicks.', quiet: true };

@@ -31,6 +31,21 @@ export function tallyVotes(rule: Pick<ApprovalRule, 'quorum'>, votes: readonly C
   return { kind: 'decided', status: 'approved', decidedBy: approvers.join(','), approvers };
 }
 
+/** A vote as stored: who clicked, and for whom when through a delegation. */
+export interface StoredVote {
+  userId: string;
+  onBehalfOf: string | null;
+}
+
+/**
+ * Whether a new vote would give someone a second say on a request: its voter already voted, or the person it
+ * speaks for (the delegator, else the voter) already has a vote, cast by themselves or by a delegate of theirs.
+ */
+export function secondSay(votes: readonly StoredVote[], next: StoredVote): boolean {
+  const said = new Set(votes.map((vote) => vote.onBehalfOf ?? vote.userId));
+  return votes.some((vote) => vote.userId === next.userId) || said.has(next.onBehalfOf ?? next.userId);
+}
+
 /** A paused turn can go on once no call of it waits for a decision. */
 export function turnSettled(approvalsOfTurn: readonly Pick<ApprovalRecord, 'status'>[]): boolean {
   return approvalsOfTurn.every((approval) => approval.status !== 'pending');

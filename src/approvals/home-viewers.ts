@@ -1,4 +1,5 @@
 import type { ApprovalRecord } from './approval.js';
+import { decidingRule } from './policy.js';
 
 /** Someone who opened the app's Home tab, and which view they saw. */
 export interface HomeViewer {
@@ -27,7 +28,10 @@ export interface HomeViewerStore {
 export const HOME_VIEWER_TTL_MS = 7 * 86_400_000;
 export const MAX_HOME_VIEWERS = 200;
 
-/** The viewers a changed request concerns: admins, its deciders, its requester and the people its rule names. */
+/**
+ * The viewers a changed request concerns: admins, its deciders, its requester and the people its rule names
+ * (with `escalateTo` once it was escalated).
+ */
 export function concernedViewers(
   viewers: readonly HomeViewer[],
   approval: Pick<ApprovalRecord, 'teamId' | 'requesterId' | 'rule'>,
@@ -39,6 +43,6 @@ export function concernedViewers(
       (viewer.auditor ||
         deciders.includes(viewer.userId) ||
         viewer.userId === approval.requesterId ||
-        approval.rule.approvers.includes(viewer.userId)),
+        decidingRule(approval.rule).approvers.includes(viewer.userId)),
   );
 }

@@ -109,7 +109,7 @@ export interface StandingApproval {
 
 /** Whether the person who gave a standing approval could still approve the tool's requests today. */
 export interface GrantorCheck {
-  mayStillGrant(rule: ApprovalRule, requesterId: string, grantedBy: string): Promise<boolean>;
+  mayStillGrant(rule: ApprovalRule, requesterId: string, grantedBy: string, teamId: string): Promise<boolean>;
 }
 
 export type RevokeResult =

@@ -80,3 +80,22 @@ export function describePruneReport(report: PruneReport): string {
 export interface RetentionStore {
   prune(before: number, mark: PruneMark): Promise<PruneReport>;
 }
+
+/**
+ * The limit a request's arguments were removed under, when retention replaced them (the approvals table then
+ * holds `{"$pruned": {at, limit}}` instead of the call's arguments); else undefined.
+ */
+export function prunedArgumentsLimit(argumentsJson: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(argumentsJson);
+  } catch {
+    return undefined;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+  const keys = Object.keys(parsed);
+  if (keys.length !== 1 || keys[0] !== PRUNED_KEY) return undefined;
+  const mark: unknown = (parsed as Record<string, unknown>)[PRUNED_KEY];
+  if (mark === null || typeof mark !== 'object' || !('limit' in mark)) return undefined;
+  return typeof mark.limit === 'string' ? mark.limit : '';
+}

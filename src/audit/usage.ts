@@ -1,4 +1,4 @@
-/** The model's usage by one run, as its `run.completed` event recorded it. */
+/** The model's usage by one run, as the event that ended it (`run.completed`, `run.failed`, `run.cancelled`) recorded it. */
 export interface RunUsage {
   runId: string;
   teamId: string | null;
@@ -28,7 +28,7 @@ export interface UsageLine extends UsageTotals {
   key: string;
 }
 
-/** Reads the `usage` object of a `run.completed` payload; counts that are not numbers read as unrecorded. */
+/** Reads the `usage` object of the payload of a run's end; counts that are not numbers read as unrecorded. */
 export function readUsagePayload(payload: Record<string, unknown>): {
   promptTokens: number;
   completionTokens: number;

@@ -40,7 +40,7 @@ export const EXTRA_USAGE = `  prune --before 90d|2026-03-01
                          also check every signed checkpoint (AUDIT_SIGNING_KEY's public key, PEM): a log cut
                          off or re-chained after a checkpoint is reported with that checkpoint (exit 1)
   usage [--since 30d] [--until …] [--team T…] [--by user|tool|team] [--format table|jsonl]
-                         the model's tokens over the runs completed in the window (default: 30 days, by user)
+                         the model's tokens over the runs that ended in the window (default: 30 days, by user)
   tail [--lines N] [--after SEQ] [--follow]
                          the newest events as JSON lines (default 10; --after: every event after SEQ);
                          --follow keeps printing new events as they are written (for Vector, Fluent Bit)`;

@@ -8,6 +8,7 @@ import {
   summarizeReplay,
 } from '../approvals/policy-replay.js';
 import { readPolicySource } from '../approvals/policy-source.js';
+import { prunedArgumentsLimit } from '../audit/retention.js';
 import { parseTimePoint } from '../audit/time-filter.js';
 import { loadConfig } from '../config.js';
 import { createAuditQueryStore } from '../db/audit-query-store.js';
@@ -120,10 +121,16 @@ async function replay(args: readonly string[], io: PolicyCliIo): Promise<number>
   }
   const database = await openDatabaseReadOnly(where);
   try {
-    const past = await pastRequests(createAuditQueryStore(database), since);
+    const { requests: past, pruned } = await pastRequests(createAuditQueryStore(database), since);
     const replayed = past.map((request) => replayRequest(source.policy, request, adminUserIds));
     for (const line of format === 'jsonl' ? replayed.map((r) => JSON.stringify(r)) : table(replayed, file))
       io.out(line);
+    // Replayed without their arguments they would look like calls the rules cannot evaluate: counted instead.
+    if (pruned.count > 0) {
+      const note = `${pruned.count} older request(s) had their arguments removed by retention (${[...pruned.limits].join(', ')}) and were not replayed.`;
+      if (format === 'jsonl') io.err(note);
+      else io.out(note);
+    }
     return 0;
   } catch (error) {
     if (!/no such table|does not exist/.test(describeError(error))) throw error;
@@ -136,15 +143,28 @@ async function replay(args: readonly string[], io: PolicyCliIo): Promise<number>
   }
 }
 
-/** Every `approval.requested` event since `since`, with its request's channel, rule, status and votes. */
-async function pastRequests(queries: AuditQueries, since: number | undefined): Promise<PastRequest[]> {
+/**
+ * Every `approval.requested` event since `since`, with its request's channel, rule, status and votes; those
+ * whose arguments retention removed are only counted, with the limits they were removed under.
+ */
+async function pastRequests(
+  queries: AuditQueries,
+  since: number | undefined,
+): Promise<{ requests: PastRequest[]; pruned: { count: number; limits: Set<string> } }> {
   const events = await queries.events(since === undefined ? {} : { since });
   const requests: PastRequest[] = [];
+  const pruned = { count: 0, limits: new Set<string>() };
   for (const event of events) {
     if (event.kind !== 'approval.requested' || !event.approvalId || !event.teamId) continue;
     const detail = await queries.detail(event.teamId, event.approvalId);
     if (!detail) continue;
     const { approval } = detail;
+    const limit = prunedArgumentsLimit(approval.arguments);
+    if (limit !== undefined) {
+      pruned.count += 1;
+      pruned.limits.add(limit || 'retention');
+      continue;
+    }
     const onBehalfOf = new Map<string, string>();
     for (const e of detail.events) {
       const delegator = e.payload.onBehalfOf;
@@ -166,7 +186,7 @@ async function pastRequests(queries: AuditQueries, since: number | undefined): P
       }),
     });
   }
-  return requests;
+  return { requests, pruned };
 }
 
 function parseJson(text: string): unknown {

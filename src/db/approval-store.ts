@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import {
   runResumedEvent,
+  secondSay,
   standingGrantedEvent,
   tallyVotes,
   turnSettled,
@@ -10,7 +11,7 @@ import type { ApprovalStore } from '../approvals/ports.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import { approvalById, approvalsOfTurn, lockApproval, toApprovalRecord } from './approval-rows.js';
 import { claimColumns } from './run-rows.js';
-import { readEnum, readString } from './sql/columns.js';
+import { readEnum, readOptionalString, readString } from './sql/columns.js';
 import { audit, count, type Program, row, rows } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
 
@@ -27,6 +28,9 @@ export function createApprovalStore(ctx: StoreContext): ApprovalStore {
       return db.write(function* () {
         const current = yield* lockRunThenApproval(ctx, approvalId);
         if (current.status !== 'pending') return { kind: 'already_decided' as const, approval: current };
+        const cast = yield* storedVotesOf(approvalId);
+        if (secondSay(cast, { userId, onBehalfOf: onBehalfOf ?? null }))
+          return { kind: 'already_voted' as const, approval: current };
         const inserted = yield* count(sql`insert into approval_votes
             (approval_id, user_id, vote, on_behalf_of, created_at)
           values (${approvalId}, ${userId}, ${vote}, ${onBehalfOf ?? null}, ${at}) on conflict do nothing`);
@@ -104,6 +108,16 @@ function* votesOf(approvalId: string) {
   return found.map((v) => ({
     userId: readString(v, 'user_id'),
     vote: readEnum(v, 'vote', ['approve', 'reject'] as const),
+  }));
+}
+
+/** Every vote with whom it was cast for (a delegation), in order. */
+function* storedVotesOf(approvalId: string) {
+  const found = yield* rows(sql`select user_id, on_behalf_of from approval_votes
+    where approval_id = ${approvalId} order by created_at`);
+  return found.map((v) => ({
+    userId: readString(v, 'user_id'),
+    onBehalfOf: readOptionalString(v, 'on_behalf_of'),
   }));
 }
 

@@ -10,11 +10,13 @@ export interface UsageFilter {
   teamId?: string;
 }
 
-/** Runs completed in the window, with their usage, who started them and the tools they called. */
+/** Runs that ended in the window, with their usage, who started them and the tools they called. */
 export function* readRunUsage(dialect: Dialect, filter: UsageFilter): Program<RunUsage[]> {
   const window = sql.join(
     [
-      sql`c.kind = 'run.completed'`,
+      // Runs that ended early (stopped, failed at a limit) record the usage so far with their end; those ended
+      // before that was recorded are left out, not counted as runs without usage.
+      sql`(c.kind = 'run.completed' or (c.kind in ('run.failed', 'run.cancelled') and c.payload like ${'%"usage":%'}))`,
       ...(filter.since === undefined ? [] : [sql`c.at >= ${filter.since}`]),
       ...(filter.until === undefined ? [] : [sql`c.at <= ${filter.until}`]),
       ...(filter.teamId === undefined ? [] : [sql`c.team_id = ${filter.teamId}`]),

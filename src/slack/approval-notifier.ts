@@ -28,6 +28,8 @@ export function createApprovalNotifier(deps: ApprovalNotifierDeps): ApprovalTime
         channel: approval.channelId,
         thread_ts: approval.threadTs,
         text: `:rotating_light: The request to run \`${escapeMrkdwn(approval.toolName)}\` (ID \`${approval.id}\`) waited ${after} and was escalated to ${to}, who may now decide it too.`,
+        unfurl_links: false,
+        unfurl_media: false,
       });
       await deps.cards.postEscalation(approval);
     },

@@ -29,6 +29,8 @@ export interface HomePublisherDeps {
   access: AuditAccess;
   /** Configured admins (ADMIN_USER_IDS), who may decide what the rules give to admins. */
   isAdmin(userId: string): boolean;
+  /** Whom this person decides for now (delegations to them in force); without it, nobody. */
+  delegators?: (teamId: string, userId: string) => Promise<readonly string[]>;
   clock: Clock;
   logger: Logger;
 }
@@ -41,19 +43,36 @@ export function createHomePublisher(client: webApi.WebClient, deps: HomePublishe
     if (auditor) {
       const pending = await deps.queries.pending(teamId, { limit: 30, offset: 0 });
       const decisions = (await deps.queries.history({ teamId, limit: HOME_DECISIONS, offset: 0 })).items;
-      // Auditors see every request; buttons only where they could decide (from Home: no conversation).
+      // Auditors see every request; buttons only where they could decide (from Home: no conversation; once a
+      // request is escalated, its `escalateTo` too).
       const isAdmin = deps.isAdmin(userId);
       const decidable = new Set(
         pending.items
-          .filter((a) => mayDecide(a.rule, a.requesterId, { userId, isAdmin, inConversation: false }).ok)
+          .filter(
+            (a) =>
+              mayDecide(decidingRule(a.rule), a.requesterId, { userId, isAdmin, inConversation: false }).ok,
+          )
           .map((a) => a.id),
       );
       return { kind: 'admin', pending: pending.items, pendingTotal: pending.total, decisions, decidable };
     }
-    // From Home a click has no conversation, so only rules that name this person (or the requester) count.
+    // From Home a click has no conversation, so only rules that name this person (or the requester) count,
+    // or, through a delegation, someone they decide for (never lifting the rule's self-approval setting).
+    const delegators = (await deps.delegators?.(teamId, userId)) ?? [];
     const waiting = (await deps.queries.pending(teamId, { limit: PENDING_SCAN, offset: 0 })).items.filter(
-      (a) =>
-        mayDecide(decidingRule(a.rule), a.requesterId, { userId, isAdmin: false, inConversation: false }).ok,
+      (a) => {
+        const rule = decidingRule(a.rule);
+        const own = mayDecide(rule, a.requesterId, { userId, isAdmin: false, inConversation: false });
+        if (own.ok || own.reason === 'self_approval') return own.ok;
+        return delegators.some(
+          (delegator) =>
+            mayDecide(rule, a.requesterId, {
+              userId: delegator,
+              isAdmin: deps.isAdmin(delegator),
+              inConversation: false,
+            }).ok,
+        );
+      },
     );
     return { kind: 'user', waiting, requests: await deps.queries.requestsBy(teamId, userId, 20) };
   };

@@ -72,6 +72,8 @@ export function registerListeners(
     viewers: stores.homeViewers,
     access,
     isAdmin: (userId: string) => core.approvals.isAdmin(userId),
+    delegators: async (teamId, userId) =>
+      (await stores.delegations.activeFor(teamId, userId, core.clock.now())).map((d) => d.delegatorId),
     clock: core.clock,
     logger,
   });

@@ -84,6 +84,8 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
       viewers: core.stores.homeViewers,
       access,
       isAdmin: (userId) => core.approvals.isAdmin(userId),
+      delegators: async (teamId, userId) =>
+        (await core.stores.delegations.activeFor(teamId, userId, core.clock.now())).map((d) => d.delegatorId),
       clock: core.clock,
       logger,
     }),

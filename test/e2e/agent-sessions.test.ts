@@ -145,7 +145,11 @@ describe("Slack's agent sessions", () => {
 
       const [approval] = await rows(h.database, 'select status, reason from approvals');
       expect(approval).toMatchObject({ status: 'cancelled', reason: 'stopped by <@U0STOPPER>' });
-      expect((await auditOf(h, 'run.cancelled'))[0]?.actor).toBe('U0STOPPER');
+      const [cancelled] = await auditOf(h, 'run.cancelled');
+      expect(cancelled?.actor).toBe('U0STOPPER');
+      // The tokens the run used before it was stopped count in the usage report.
+      const { usage } = JSON.parse(String(cancelled?.payload));
+      expect(usage.promptTokens).toBeGreaterThan(0);
       expect((await auditOf(h, 'approval.cancelled'))[0]?.actor).toBe('U0STOPPER');
 
       // A click on the stale card executes nothing.

@@ -97,6 +97,20 @@ describe.each(DATABASE_KINDS)('App Home on %s', (kind) => {
     expect(text).not.toContain('post_message');
   });
 
+  it('an admin sees the buttons of a request escalated to admins, and not before its escalation', async () => {
+    const escalation = { escalateTo: ['admins'], escalateAfterMs: 3_600_000 };
+    const [escalated, waiting] = await seed(
+      { approvers: ['U0BOSS'], rule: { ...escalation, escalatedAt: Date.now() } },
+      { approvers: ['U0BOSS'], rule: escalation },
+    );
+    await openHome(ADMIN);
+    const text = JSON.stringify(await homeView(ADMIN));
+    expect(text).toContain('Pending approvals (2)');
+    // Approve is the card's one primary button.
+    expect(text).toContain(`"style":"primary","value":"${escalated}"`);
+    expect(text).not.toContain(`"style":"primary","value":"${waiting}"`);
+  });
+
   it('a decision taken in Home updates the card in the thread, resumes the run and refreshes the view', async () => {
     h.model.enqueue(
       reply.toolCalls([{ name: 'create_note', arguments: { text: 'from home' } }]),

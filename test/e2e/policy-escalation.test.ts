@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
 import { type SlackCall, slackReply } from '../support/fake-slack.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
-import { postInteraction } from '../support/slack-requests.js';
+import { eventEnvelope, postEvent, postInteraction } from '../support/slack-requests.js';
 import { DATABASE_KINDS } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 import { approvalIdOf, cardTs, type Harness, SECRET } from './harness.js';
@@ -86,6 +86,11 @@ describe.each(DATABASE_KINDS)('approval policy on %s: escalation', (kind) => {
     expect(notice).toContain(
       'waited 2h and was escalated to <!subteam^S0ONCALL>, who may now decide it too.',
     );
+    // Posted with previews off, as every message of the bot is.
+    const posted = h.slack
+      .callsTo('chat.postMessage')
+      .find((c) => String(c.params.text).includes('was escalated to'));
+    expect(posted?.params).toMatchObject({ unfurl_links: 'false', unfurl_media: 'false' });
     const [copy] = await waitUntil(() => (dmTo(h, 'U0PAGER').length === 1 ? dmTo(h, 'U0PAGER') : undefined));
     if (!copy) throw new Error('no DM');
     const updated = await h.slack.waitForCall('chat.update', (c) => c.params.ts === cardTs(card));
@@ -97,6 +102,72 @@ describe.each(DATABASE_KINDS)('approval policy on %s: escalation', (kind) => {
     expect(await query(h.database, 'SELECT status, decided_by FROM approvals')).toEqual([
       { status: 'executed', decided_by: 'U0PAGER' },
     ]);
+  });
+
+  it('someone allowed only through the escalation approves the call, not the whole thread (their grant could never apply)', async () => {
+    const clock = new FakeClock();
+    const h = await start(
+      { tools: { create_note: { approvers: ['U0BOSS'], escalateAfter: '2h', escalateTo: ['U0PAGER'] } } },
+      clock,
+    );
+    h.model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'urgent' } }]),
+      reply.text('Noted.'),
+    );
+    await h.mention('add an urgent note', { user: 'U1' });
+    const [card] = await h.waitForCards(1);
+    if (!card) throw new Error('no card');
+    clock.advance(2 * HOUR);
+    await h.bot.checkDeadlines();
+    await h.waitForText((t) => t.includes('was escalated to'));
+
+    await h.click(card, 'approve_thread', 'U0PAGER');
+    await waitUntil(() => ephemerals(h)[0]);
+    expect(ephemerals(h)[0]).toBe(
+      'You may decide this request only because it was escalated, so you cannot approve create_note for the whole thread; approve this call on its own.',
+    );
+    expect(await query(h.database, 'SELECT status FROM approvals')).toEqual([{ status: 'pending' }]);
+    expect(await query(h.database, 'SELECT granted_by FROM standing_approvals')).toEqual([]);
+
+    await h.click(card, 'approve', 'U0PAGER');
+    await h.waitForText((t) => t === 'Noted.');
+    expect(await query(h.database, 'SELECT status, decided_by FROM approvals')).toEqual([
+      { status: 'executed', decided_by: 'U0PAGER' },
+    ]);
+  });
+
+  it('a decision refreshes the Home of someone the request was escalated to', async () => {
+    const clock = new FakeClock();
+    const h = await start(
+      { tools: { create_note: { approvers: ['U0BOSS'], escalateAfter: '2h', escalateTo: ['U0PAGER'] } } },
+      clock,
+    );
+    h.model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'urgent' } }]),
+      reply.text('Noted.'),
+    );
+    await h.mention('add an urgent note', { user: 'U1' });
+    const [card] = await h.waitForCards(1);
+    if (!card) throw new Error('no card');
+    clock.advance(2 * HOUR);
+    await h.bot.checkDeadlines();
+    await h.waitForText((t) => t.includes('was escalated to'));
+
+    const homes = () => h.slack.callsTo('views.publish').filter((c) => c.params.user_id === 'U0PAGER');
+    await postEvent(
+      h.url,
+      SECRET,
+      eventEnvelope({ type: 'app_home_opened', user: 'U0PAGER', channel: 'D0HOME', tab: 'home' }),
+    );
+    const [first] = await waitUntil(() => (homes().length === 1 ? homes() : undefined));
+    expect(JSON.stringify(first?.params.view)).toContain(approvalIdOf(card));
+
+    await h.click(card, 'approve', 'U0BOSS');
+    await h.waitForText((t) => t === 'Noted.');
+    const [, second] = await waitUntil(() => (homes().length === 2 ? homes() : undefined), {
+      message: 'the Home of the person the request was escalated to was not refreshed',
+    });
+    expect(JSON.stringify(second?.params.view)).not.toContain(approvalIdOf(card));
   });
 
   it('expiry wins when it comes first: an expired request is never escalated', async () => {

@@ -4,6 +4,7 @@ import { type SlackCall, slackReply } from '../support/fake-slack.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
 import { postInteraction } from '../support/slack-requests.js';
 import { waitUntil } from '../support/wait.js';
+import { submitModal } from './decision-modals.js';
 import { approvalIdOf, cardTs, type Harness, SECRET } from './harness.js';
 import { blocksText, query, startPolicyHarness } from './policy-support.js';
 
@@ -94,6 +95,55 @@ describe('approval policy: notify by direct message', () => {
       const last = updatesIn(h, channel).at(-1);
       expect(blocksText(last as SlackCall)).toContain('Approved by <@U7>');
       expect(blocksText(last as SlackCall)).not.toContain('approval:approve');
+    }
+  });
+
+  it('Reject from a DM copy: the form carries the DM, the decision updates the thread card and every copy', async () => {
+    h = await startPolicyHarness({
+      tools: { create_note: { approvers: ['U0BOSS', 'U0LEAD'], notify: ['thread', 'dm'] } },
+    });
+    directMessagesAsSlackDoes(h);
+    h.model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'no' } }]),
+      reply.text('Not added.'),
+    );
+    await h.mention('write a note', { user: 'U1' });
+    await waitUntil(() => (dmCards(h).length === 2 ? true : undefined));
+    const [boss] = dmCards(h);
+    if (!boss) throw new Error('no copy');
+    const before = h.slack.callsTo('views.open').length;
+    await postInteraction(
+      h.url,
+      SECRET,
+      blockActionsPayload({
+        userId: 'U0BOSS',
+        channelId: 'D0BOSS',
+        messageTs: cardTs(boss),
+        actionId: 'approval:reject',
+        value: approvalIdOf(boss),
+      }),
+    );
+    const opened = await h.slack.waitForCall(
+      'views.open',
+      () => h.slack.callsTo('views.open').length > before,
+    );
+    const view = opened.params.view as { private_metadata: string; callback_id: string };
+    expect(JSON.parse(view.private_metadata)).toMatchObject({ c: 'D0BOSS', m: cardTs(boss) });
+    const submitted = await submitModal(
+      h,
+      { privateMetadata: view.private_metadata, callbackId: view.callback_id },
+      'U0BOSS',
+      { reason: { reason_input: { type: 'plain_text_input', value: 'not now' } } },
+    );
+    expect(submitted.status).toBe(200);
+    await h.waitForText((t) => t === 'Not added.');
+    await waitUntil(() =>
+      ['C1', 'D0BOSS', 'D0LEAD'].every((channel) => updatesIn(h, channel).length >= 1) ? true : undefined,
+    );
+    for (const channel of ['C1', 'D0BOSS', 'D0LEAD']) {
+      const last = updatesIn(h, channel).at(-1);
+      expect(blocksText(last as SlackCall)).toContain('Rejected by <@U0BOSS>');
+      expect(blocksText(last as SlackCall)).not.toContain('approval:reject');
     }
   });
 

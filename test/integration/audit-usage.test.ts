@@ -47,6 +47,22 @@ function run(
   ];
 }
 
+/** A run that ended early (stopped, or failed at a limit): its usage so far is recorded with its end. */
+function endedEarly(id: string, kind: 'run.cancelled' | 'run.failed', prompt: number): AuditInput[] {
+  const scope = { teamId: 'T1', conversationId: `conv_${id}`, runId: id };
+  return [
+    auditEvent('run.started', { at: NOW - DAY, actor: 'U1', ...scope, payload: { channelId: 'C1' } }),
+    auditEvent(kind, {
+      at: NOW - DAY + 1000,
+      ...scope,
+      payload: {
+        reason: 'stopped by <@U1>',
+        usage: { promptTokens: prompt, completionTokens: 0, totalTokens: prompt },
+      },
+    }),
+  ];
+}
+
 const RUNS = [
   ...run('run_a', { user: 'U1', tools: ['create_note'], prompt: 1000, completion: 100 }),
   ...run('run_b', {
@@ -87,9 +103,35 @@ describe.each(DATABASE_KINDS)('token usage in /approvals stats, on %s', (kind) =
     });
     const report = JSON.stringify(buildStatsReport(stats, undefined).blocks);
     expect(report).toContain(
-      'Model tokens: *3,300* (3,000 prompt + 300 completion) over 3 completed runs (1 without recorded usage)',
+      'Model tokens: *3,300* (3,000 prompt + 300 completion) over 3 finished runs (1 without recorded usage)',
     );
     expect((await t.stores.auditQueries.stats('T2')).usage.totalTokens).toBe(550);
+  });
+
+  it('counts the tokens of runs that were stopped or failed, not only of those that completed', async () => {
+    await t.db.write(function* () {
+      yield* audit([
+        ...endedEarly('run_stopped', 'run.cancelled', 400),
+        ...endedEarly('run_limit', 'run.failed', 50),
+        // Ended before their usage was recorded with the end: not runs of the report.
+        auditEvent('run.failed', {
+          at: NOW - DAY,
+          teamId: 'T1',
+          conversationId: 'conv_x',
+          runId: 'run_x',
+          payload: { reason: 'the model server is down' },
+        }),
+      ]);
+    });
+    const stats = await t.stores.auditQueries.stats('T1', NOW - 30 * DAY);
+    expect(stats.usage).toEqual({
+      runs: 5,
+      unrecorded: 1,
+      promptTokens: 3450,
+      completionTokens: 300,
+      totalTokens: 3750,
+    });
+    expect(JSON.stringify(buildStatsReport(stats, undefined).blocks)).toContain('over 5 finished runs');
   });
 });
 

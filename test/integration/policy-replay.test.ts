@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runPolicyCli } from '../../src/cli/policy-cli.js';
+import { createRetentionStore } from '../../src/db/retention-store.js';
 import { openSqliteDatabase } from '../../src/db/sqlite/sqlite-database.js';
 import { seedApproval } from '../support/audit-seed.js';
 
@@ -111,6 +112,36 @@ describe('npm run policy -- replay FILE', () => {
       after: { required: false, rule: 'tools.post_message.rules[0]' },
       deciders: [{ userId: 'UADMIN', stillAllowed: 'yes' }],
     });
+  });
+
+  it('requests whose arguments retention removed are counted, not replayed as calls without arguments', async () => {
+    const database = openSqliteDatabase(dbPath);
+    const retention = createRetentionStore({
+      db: database,
+      clock: { now: () => NOW },
+      newId: () => 'unused',
+      owner: 'test',
+      leaseMs: 60_000,
+      ownerIsGone: () => false,
+    });
+    // Removes the content of the two requests older than 5 days (create_note and delete_note).
+    await retention.prune(NOW - 5 * DAY, { at: NOW, limit: 'RETENTION_DAYS=5' });
+    await database.close();
+
+    const run = await cli('replay', policyFile, '--since', '30d');
+    expect(run.code).toBe(0);
+    expect(run.out[0]).toBe(`Replay of 2 approval request(s) against ${policyFile}:`);
+    expect(run.out).toContain(
+      '1 older request(s) had their arguments removed by retention (RETENTION_DAYS=5) and were not replayed.',
+    );
+    expect(run.out.join('\n')).not.toContain(ids.note);
+    const jsonl = await cli('replay', policyFile, '--format', 'jsonl');
+    expect(jsonl.out.map((line) => JSON.parse(line).approvalId).sort()).toEqual(
+      [ids.sandbox, ids.nowhere].sort(),
+    );
+    expect(jsonl.err).toEqual([
+      '2 older request(s) had their arguments removed by retention (RETENTION_DAYS=5) and were not replayed.',
+    ]);
   });
 
   it('bad arguments and bad files are told, with exit codes', async () => {

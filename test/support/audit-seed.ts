@@ -17,6 +17,8 @@ export interface SeedApproval {
   status?: ApprovalStatus;
   requesterId?: string;
   approvers?: string[];
+  /** Other fields of the stored rule (an escalation: `escalateTo` and `escalatedAt`). */
+  rule?: Record<string, unknown>;
   decidedBy?: string;
   createdAt?: number;
   decidedAt?: number;
@@ -48,6 +50,7 @@ export function seedApproval(db: SqlDatabase, seed: SeedApproval = {}): Promise<
   const rule = JSON.stringify({
     ...builtInPolicy().forTool(toolName).rule,
     ...(seed.approvers ? { approvers: seed.approvers } : {}),
+    ...seed.rule,
   });
   return db.write(function* () {
     // Its conversation too: the deadline scheduler acts on requests of the conversations its surface serves.

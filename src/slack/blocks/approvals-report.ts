@@ -52,12 +52,12 @@ export function buildOverview(pending: Page<ApprovalRecord>, decided: Page<Appro
   return { text: `${pending.total} pending approvals`, blocks };
 }
 
-/** The model's tokens over the completed runs of the window, in one line. */
+/** The model's tokens over the runs that ended in the window (completed, stopped or failed), in one line. */
 export function usageLine(usage: UsageTotals): string {
-  if (usage.runs === 0) return 'Model tokens: no run completed.';
+  if (usage.runs === 0) return 'Model tokens: no run finished.';
   const n = (value: number) => value.toLocaleString('en-US');
   const unrecorded = usage.unrecorded > 0 ? ` (${usage.unrecorded} without recorded usage)` : '';
-  return `Model tokens: *${n(usage.totalTokens)}* (${n(usage.promptTokens)} prompt + ${n(usage.completionTokens)} completion) over ${n(usage.runs)} completed run${usage.runs === 1 ? '' : 's'}${unrecorded}; by user or tool: \`npm run audit -- usage\`.`;
+  return `Model tokens: *${n(usage.totalTokens)}* (${n(usage.promptTokens)} prompt + ${n(usage.completionTokens)} completion) over ${n(usage.runs)} finished run${usage.runs === 1 ? '' : 's'}${unrecorded}; by user or tool: \`npm run audit -- usage\`.`;
 }
 
 /** Counts by tool and outcome, the median wait for a decision, and the model's tokens. */
