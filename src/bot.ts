@@ -62,18 +62,22 @@ export async function createBot(
     logger,
     adminUserIds: config.adminUserIds,
     clock: overrides.clock ?? { now: () => Date.now() },
-    health: async () => ({
+    health: async (withDetail) => ({
       ok: core?.database.isOpen() ?? false,
-      detail: {
-        database: core?.database.isOpen() ? 'ok' : 'closed',
-        ...(pool ? { workers: pool.running() } : {}),
-        ...(config.mcpServersFile && core ? { mcp: core.mcp.status() } : {}),
-        ...(config.audit.webhook && core?.database.isOpen() ? { auditWebhook: await webhookLag(core) } : {}),
-        memory: {
-          rss: Math.round(process.memoryUsage.rss() / 104_857.6) / 10,
-          threads: [threadMemory(), ...((await pool?.memory()) ?? [])],
-        },
-      },
+      detail: !withDetail
+        ? undefined
+        : {
+            database: core?.database.isOpen() ? 'ok' : 'closed',
+            ...(pool ? { workers: pool.running() } : {}),
+            ...(config.mcpServersFile && core ? { mcp: core.mcp.status() } : {}),
+            ...(config.audit.webhook && core?.database.isOpen()
+              ? { auditWebhook: await webhookLag(core) }
+              : {}),
+            memory: {
+              rss: Math.round(process.memoryUsage.rss() / 104_857.6) / 10,
+              threads: [threadMemory(), ...((await pool?.memory()) ?? [])],
+            },
+          },
     }),
     healthDetails: config.healthzDetails,
     ...(overrides.retryConfig ? { retryConfig: overrides.retryConfig } : {}),

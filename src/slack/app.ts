@@ -18,8 +18,12 @@ export interface SlackRuntimeOptions {
   logger: Logger;
   /** The time, for caches (user groups). */
   clock: Clock;
-  /** Health of what the bot depends on; /healthz answers 503 while it is false. */
-  health: () => Promise<{ ok: boolean; detail: Record<string, unknown> }>;
+  /**
+   * Health of what the bot depends on; /healthz answers 503 while it is false. `detail` is asked for only when
+   * /healthz gives details (HEALTHZ_DETAILS): an unauthenticated caller must not make the bot ask its workers
+   * for their memory or read the SIEM lag on every request.
+   */
+  health: (withDetail: boolean) => Promise<{ ok: boolean; detail?: Record<string, unknown> }>;
   /**
    * `/healthz` is unauthenticated: it answers only `{status}` unless details are asked for (HEALTHZ_DETAILS),
    * since they name MCP servers, tools and error texts with hosts and ports.
@@ -60,7 +64,7 @@ const BOLT_LEVELS: Record<OurLevel, LogLevel> = {
 export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
   const connection = createSlackConnectionMonitor(() => options.clock.now());
   const healthz = async (_req: IncomingMessage, res: ServerResponse) => {
-    const health = await options.health();
+    const health = await options.health(options.healthDetails ?? false);
     // Unavailable too while Slack cannot deliver events (a lost Socket Mode connection).
     const slack = connection.current();
     const ok = health.ok && canReceiveEvents(slack);
