@@ -103,8 +103,13 @@ export class ConversationService {
    * Starts a run for the message and drives it, or queues it behind the conversation's active run. `keys` are
    * its delivery keys: a message whose key was seen before (a retry) is dropped.
    */
-  async handleMessage(message: IncomingMessage, keys: readonly string[] = []): Promise<void> {
-    const received = await this.#take(message, keys);
+  /** `onTaken`: once the message is stored (or found a duplicate, or the thread was told it could not be). */
+  async handleMessage(
+    message: IncomingMessage,
+    keys: readonly string[] = [],
+    onTaken?: () => void,
+  ): Promise<void> {
+    const received = await this.#take(message, keys).finally(() => onTaken?.());
     if (received.kind === 'started') await this.#driveStarted(received);
   }
 

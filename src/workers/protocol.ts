@@ -16,7 +16,8 @@ export interface WorkerData {
 
 /** From the intake thread to a worker. */
 export type ToWorker =
-  | { kind: 'message'; message: IncomingMessage; keys: readonly string[] }
+  /** `id`: the worker answers `taken` with it once the message is stored (or the thread was told it was not). */
+  | { kind: 'message'; id: number; message: IncomingMessage; keys: readonly string[] }
   | { kind: 'click'; click: ApprovalClick }
   | { kind: 'settled'; settlement: Settlement; where: { fallback?: CardLocation } }
   | { kind: 'stop-run'; stop: StopRequest }
@@ -32,6 +33,7 @@ export type FromWorker =
   | { kind: 'deadlines-checked' }
   | { kind: 'stopped' }
   | { kind: 'memory'; memory: ThreadMemory }
+  | { kind: 'taken'; id: number }
   | { kind: 'failed'; error: string };
 
 /** One thread's JavaScript memory, in MiB (the process's resident set is shared by all threads). */
@@ -68,5 +70,5 @@ export function isWorkerData(value: unknown): value is WorkerData {
 /** Recognises a message from a worker (it is this program's own, but arrives as `unknown`). */
 export function isFromWorker(value: unknown): value is FromWorker {
   if (value === null || typeof value !== 'object' || !('kind' in value)) return false;
-  return ['ready', 'deadlines-checked', 'stopped', 'failed', 'memory'].includes(String(value.kind));
+  return ['ready', 'deadlines-checked', 'stopped', 'failed', 'memory', 'taken'].includes(String(value.kind));
 }

@@ -109,7 +109,9 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
   port.on('message', (message: ToWorker) => {
     switch (message.kind) {
       case 'message':
-        core.conversations.handleMessage(message.message, message.keys).catch(failed('message'));
+        core.conversations
+          .handleMessage(message.message, message.keys, () => send({ kind: 'taken', id: message.id }))
+          .catch(failed('message'));
         return;
       case 'click':
         decideClick(decisions, message.click).catch(failed('click'));

@@ -54,6 +54,7 @@ export function startWorkerPool(
   count: number,
   data: Omit<WorkerData, 'background'>,
   logger: Logger,
+  entry: URL = ENTRY,
 ): WorkerPool {
   let stopping = false;
   // A worker started again after a reload builds the policy in force, not whatever the file holds by then.
@@ -61,8 +62,13 @@ export function startWorkerPool(
   const workers: Worker[] = [];
   const ready: boolean[] = [];
   const listeners = new Set<(index: number, message: FromWorker) => void>();
+  // Messages handed to each worker and not yet stored by it: Slack has its ack, so a worker that dies first
+  // (or fails to start) must not take them along. Its successor gets them again; their dedupe keys make a
+  // second delivery of one already stored a no-op.
+  let handedOver = 0;
+  const untaken = Array.from({ length: count }, () => new Map<number, ToWorker>());
   const spawn = (index: number): void => {
-    const worker = new Worker(ENTRY, {
+    const worker = new Worker(entry, {
       workerData: {
         ...data,
         background: index === 0,
@@ -72,10 +78,16 @@ export function startWorkerPool(
     });
     workers[index] = worker;
     ready[index] = false;
+    for (const message of untaken[index]?.values() ?? []) worker.postMessage(message);
     worker.on('message', (message: unknown) => {
       if (!isFromWorker(message)) return;
       if (message.kind === 'ready') ready[index] = true;
-      if (message.kind === 'failed') logger.error('worker failed to start', { index, error: message.error });
+      if (message.kind === 'taken') untaken[index]?.delete(message.id);
+      if (message.kind === 'failed') {
+        logger.error('worker failed to start', { index, error: message.error });
+        // Ended, so that it is started again (below) with the work handed to it.
+        void worker.terminate();
+      }
       for (const listener of listeners) listener(index, message);
     });
     worker.on('error', (error) =>
@@ -108,7 +120,13 @@ export function startWorkerPool(
   const route = (thread: ThreadRef) => spread(`${thread.teamId}:${thread.channelId}:${thread.threadTs}`);
   for (let index = 0; index < count; index += 1) spawn(index);
   return {
-    message: (message, keys) => post(route(message), { kind: 'message', message, keys }),
+    message: (message, keys) => {
+      const index = route(message);
+      handedOver += 1;
+      const handover: ToWorker = { kind: 'message', id: handedOver, message, keys };
+      untaken[index]?.set(handedOver, handover);
+      post(index, handover);
+    },
     // A click's approval is found where it is decided: spread by its button value.
     click: (click) => post(spread(click.value ?? ''), { kind: 'click', click }),
     settled: (settlement, where = {}) =>
