@@ -104,7 +104,8 @@ describe.each(DATABASE_KINDS)('approval policy on %s: escalation', (kind) => {
     ]);
   });
 
-  it('someone allowed only through the escalation approves the call, not the whole thread (their grant could never apply)', async () => {
+  /** A create_note request for U0BOSS that waited 2 h and was escalated to U0PAGER. */
+  const escalatedRequest = async () => {
     const clock = new FakeClock();
     const h = await start(
       { tools: { create_note: { approvers: ['U0BOSS'], escalateAfter: '2h', escalateTo: ['U0PAGER'] } } },
@@ -120,6 +121,11 @@ describe.each(DATABASE_KINDS)('approval policy on %s: escalation', (kind) => {
     clock.advance(2 * HOUR);
     await h.bot.checkDeadlines();
     await h.waitForText((t) => t.includes('was escalated to'));
+    return { h, card };
+  };
+
+  it('someone allowed only through the escalation approves the call, not the whole thread (their grant could never apply)', async () => {
+    const { h, card } = await escalatedRequest();
 
     await h.click(card, 'approve_thread', 'U0PAGER');
     await waitUntil(() => ephemerals(h)[0]);
@@ -137,21 +143,7 @@ describe.each(DATABASE_KINDS)('approval policy on %s: escalation', (kind) => {
   });
 
   it('a decision refreshes the Home of someone the request was escalated to', async () => {
-    const clock = new FakeClock();
-    const h = await start(
-      { tools: { create_note: { approvers: ['U0BOSS'], escalateAfter: '2h', escalateTo: ['U0PAGER'] } } },
-      clock,
-    );
-    h.model.enqueue(
-      reply.toolCalls([{ name: 'create_note', arguments: { text: 'urgent' } }]),
-      reply.text('Noted.'),
-    );
-    await h.mention('add an urgent note', { user: 'U1' });
-    const [card] = await h.waitForCards(1);
-    if (!card) throw new Error('no card');
-    clock.advance(2 * HOUR);
-    await h.bot.checkDeadlines();
-    await h.waitForText((t) => t.includes('was escalated to'));
+    const { h, card } = await escalatedRequest();
 
     const homes = () => h.slack.callsTo('views.publish').filter((c) => c.params.user_id === 'U0PAGER');
     await postEvent(
