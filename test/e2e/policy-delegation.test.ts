@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
 import type { SlackCall } from '../support/fake-slack.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
-import { eventEnvelope, postEvent, postInteraction } from '../support/slack-requests.js';
+import { postInteraction } from '../support/slack-requests.js';
 import { DATABASE_KINDS } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 import { approvalIdOf, cardTs, type Harness, SECRET } from './harness.js';
@@ -177,11 +177,7 @@ describe.each(DATABASE_KINDS)('delegation on %s: /approvals delegate, delegation
     if (!card) throw new Error('no card');
     const approvalId = approvalIdOf(card);
     const homes = () => h.slack.callsTo('views.publish').filter((c) => c.params.user_id === 'U0BOB');
-    await postEvent(
-      h.url,
-      SECRET,
-      eventEnvelope({ type: 'app_home_opened', user: 'U0BOB', channel: 'D0HOME', tab: 'home' }),
-    );
+    await h.sendEvent({ type: 'app_home_opened', user: 'U0BOB', channel: 'D0HOME', tab: 'home' });
     const [home] = await waitUntil(() => (homes().length === 1 ? homes() : undefined));
     const view = JSON.stringify(home?.params.view);
     expect(view).toContain('Waiting for your decision (1)');

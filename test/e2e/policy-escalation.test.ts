@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
 import { type SlackCall, slackReply } from '../support/fake-slack.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
-import { eventEnvelope, postEvent, postInteraction } from '../support/slack-requests.js';
+import { postInteraction } from '../support/slack-requests.js';
 import { DATABASE_KINDS } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 import { approvalIdOf, cardTs, type Harness, SECRET } from './harness.js';
@@ -146,11 +146,7 @@ describe.each(DATABASE_KINDS)('approval policy on %s: escalation', (kind) => {
     const { h, card } = await escalatedRequest();
 
     const homes = () => h.slack.callsTo('views.publish').filter((c) => c.params.user_id === 'U0PAGER');
-    await postEvent(
-      h.url,
-      SECRET,
-      eventEnvelope({ type: 'app_home_opened', user: 'U0PAGER', channel: 'D0HOME', tab: 'home' }),
-    );
+    await h.sendEvent({ type: 'app_home_opened', user: 'U0PAGER', channel: 'D0HOME', tab: 'home' });
     const [first] = await waitUntil(() => (homes().length === 1 ? homes() : undefined));
     expect(JSON.stringify(first?.params.view)).toContain(approvalIdOf(card));
 

@@ -1,9 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply } from '../../support/fake-openai.js';
 import type { SlackCall } from '../../support/fake-slack.js';
-import { eventEnvelope, postEvent } from '../../support/slack-requests.js';
 import { editWithModal } from '../decision-modals.js';
-import { approvalIdOf, type Harness, SECRET, startHarness } from '../harness.js';
+import { approvalIdOf, type Harness, startHarness } from '../harness.js';
 
 const ADMIN = 'UADMIN';
 /** Model-written text that closes a code fence and forges an approval notice. */
@@ -78,17 +77,13 @@ describe('arguments and results are shown literally, wherever they appear', () =
     for (const text of mrkdwnTexts(cardBlocks)) expect(text).not.toContain('Approved by the security team');
 
     // App Home (admin view) and /approvals pending show one-line summaries in code spans.
-    await postEvent(
-      h.url,
-      SECRET,
-      eventEnvelope({
-        type: 'app_home_opened',
-        user: ADMIN,
-        channel: 'D0HOME',
-        tab: 'home',
-        event_ts: '1.1',
-      }),
-    );
+    await h.sendEvent({
+      type: 'app_home_opened',
+      user: ADMIN,
+      channel: 'D0HOME',
+      tab: 'home',
+      event_ts: '1.1',
+    });
     const home = await h.slack.waitForCall('views.publish');
     const homeLines = mrkdwnTexts(blocksOf(home, 'view')).filter((t) => t.includes('create_note'));
     expect(homeLines.length).toBeGreaterThan(0);

@@ -6,7 +6,7 @@ import { reply } from '../../support/fake-openai.js';
 import type { SlackCall } from '../../support/fake-slack.js';
 import { isRecord } from '../../support/json-value.js';
 import { blockActionsPayload } from '../../support/slack-payloads.js';
-import { eventEnvelope, postEvent, postInteraction } from '../../support/slack-requests.js';
+import { postInteraction } from '../../support/slack-requests.js';
 import { approvalIdOf, cardTs, type Harness, SECRET, startHarness } from '../harness.js';
 import { startPolicyHarness } from '../policy-support.js';
 
@@ -119,17 +119,13 @@ describe('the approver can read every argument before deciding', () => {
     expect(JSON.stringify(h.slack.calls)).not.toContain('planted0card0token');
 
     // App Home and /approvals show cut the arguments too, and offer the same button.
-    await postEvent(
-      h.url,
-      SECRET,
-      eventEnvelope({
-        type: 'app_home_opened',
-        user: ADMIN,
-        channel: 'D0HOME',
-        tab: 'home',
-        event_ts: '1.1',
-      }),
-    );
+    await h.sendEvent({
+      type: 'app_home_opened',
+      user: ADMIN,
+      channel: 'D0HOME',
+      tab: 'home',
+      event_ts: '1.1',
+    });
     const home = await h.slack.waitForCall('views.publish');
     expect(buttons(viewOf(home)).map((b) => b.action_id)).toContain(ACTION_IDS.viewArguments);
     const show = await h.approvals(`show ${approvalIdOf(card)}`, ADMIN);

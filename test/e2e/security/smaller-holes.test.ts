@@ -4,10 +4,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply } from '../../support/fake-openai.js';
 import { slackReply } from '../../support/fake-slack.js';
-import { eventEnvelope, postEvent } from '../../support/slack-requests.js';
 import { rows } from '../db-rows.js';
 import { rejectWithModal } from '../decision-modals.js';
-import { approvalIdOf, type Harness, SECRET, startHarness } from '../harness.js';
+import { approvalIdOf, type Harness, startHarness } from '../harness.js';
 import { FakeClock, HOUR, startPolicyHarness } from '../policy-support.js';
 
 const ADMIN = 'UADMIN';
@@ -25,11 +24,7 @@ describe('smaller holes', () => {
   });
 
   const openHome = (user: string) =>
-    postEvent(
-      h.url,
-      SECRET,
-      eventEnvelope({ type: 'app_home_opened', user, channel: 'D0HOME', tab: 'home', event_ts: '1.1' }),
-    );
+    h.sendEvent({ type: 'app_home_opened', user, channel: 'D0HOME', tab: 'home', event_ts: '1.1' });
 
   it('/healthz answers only its status unless HEALTHZ_DETAILS=true', async () => {
     h = await startHarness();
