@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { COMMON_TEST_OPTIONS } from './vitest.config.js';
 
 /**
  * Suites that start the bot, the terminal chat or other programs as processes, need PostgreSQL only, or
@@ -34,14 +35,9 @@ export const SLOW_SUITES = [
  */
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    ...COMMON_TEST_OPTIONS,
+    include: [...COMMON_TEST_OPTIONS.include],
     exclude: SLOW_SUITES,
-    environment: 'node',
-    pool: 'forks',
-    isolate: false,
-    maxWorkers: 2,
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
     env: { TEST_DATABASE_KINDS: 'sqlite' },
     // The audit command's pipe test runs the compiled command: build dist/ when src/ changed.
     globalSetup: ['test/support/build-once.ts'],
