@@ -16,6 +16,20 @@ describe('link previews never carry data out', () => {
     await h.close();
   });
 
+  /** The model asks post_message to post a link to C0002; its card (previews off) is approved. */
+  const approvedPostMessage = async (harness: Harness) => {
+    harness.model.enqueue(
+      reply.toolCalls([{ name: 'post_message', arguments: { channel: 'C0002', text: `see ${EXFIL}` } }]),
+      reply.text('Posted.'),
+    );
+    await harness.mention('post it');
+    const [card] = await harness.waitForCards(1);
+    if (!card) throw new Error('no card');
+    expect(previewsOff(card)).toBe(true);
+    await harness.click(card, 'approve', 'UADMIN');
+    return harness.slack.waitForCall('chat.postMessage', (c) => c.params.channel === 'C0002');
+  };
+
   it('answers, cards, notices and post_message are posted with previews off; a streamed answer stops streaming at a link', async () => {
     h = await startHarness({ env: { ADMIN_USER_IDS: 'UADMIN' } });
     h.model.enqueue(
@@ -30,16 +44,7 @@ describe('link previews never carry data out', () => {
     expect(answer && previewsOff(answer)).toBe(true);
 
     // A card (model-written arguments), post_message itself, and the notice after it.
-    h.model.enqueue(
-      reply.toolCalls([{ name: 'post_message', arguments: { channel: 'C0002', text: `see ${EXFIL}` } }]),
-      reply.text('Posted.'),
-    );
-    await h.mention('post it');
-    const [card] = await h.waitForCards(1);
-    if (!card) throw new Error('no card');
-    expect(previewsOff(card)).toBe(true);
-    await h.click(card, 'approve', 'UADMIN');
-    const posted = await h.slack.waitForCall('chat.postMessage', (c) => c.params.channel === 'C0002');
+    const posted = await approvedPostMessage(h);
     expect(previewsOff(posted)).toBe(true);
     await h.waitForText((text) => text === 'Posted.');
     // Every message the bot posted with text from the model or users turned previews off.
@@ -48,16 +53,7 @@ describe('link previews never carry data out', () => {
 
   it('post_message shows previews only when the policy opts in with postMessageLinkPreviews', async () => {
     h = await startPolicyHarness({ postMessageLinkPreviews: true });
-    h.model.enqueue(
-      reply.toolCalls([{ name: 'post_message', arguments: { channel: 'C0002', text: `see ${EXFIL}` } }]),
-      reply.text('Posted.'),
-    );
-    await h.mention('post it');
-    const [card] = await h.waitForCards(1);
-    if (!card) throw new Error('no card');
-    expect(previewsOff(card)).toBe(true);
-    await h.click(card, 'approve', 'UADMIN');
-    const posted = await h.slack.waitForCall('chat.postMessage', (c) => c.params.channel === 'C0002');
+    const posted = await approvedPostMessage(h);
     expect(posted.params.unfurl_links).toBeUndefined();
     expect(posted.params.unfurl_media).toBeUndefined();
   });
