@@ -1,8 +1,28 @@
 import { Agent, request } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logger.js';
-import { createSlackRuntime, type SlackRuntime } from '../../src/slack/app.js';
+import { createSlackRuntime, type SlackRuntime, type SlackRuntimeOptions } from '../../src/slack/app.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
+
+/** The HTTP intake against the fake Slack, silent, on a free port; `options` add the rest. */
+function httpRuntime(
+  slack: FakeSlack,
+  options: Omit<
+    SlackRuntimeOptions,
+    'botToken' | 'mode' | 'apiUrl' | 'port' | 'logLevel' | 'logger' | 'clock'
+  >,
+): SlackRuntime {
+  return createSlackRuntime({
+    botToken: 'xoxb-test',
+    mode: { kind: 'http', signingSecret: 'secret' },
+    apiUrl: `${slack.url}/api/`,
+    port: 0,
+    logLevel: 'error',
+    logger: silentLogger,
+    clock: { now: () => Date.now() },
+    ...options,
+  });
+}
 
 /** GET `path` over `agent`; resolves with the status. */
 function get(port: number, path: string, agent: Agent): Promise<{ status: number }> {
@@ -34,14 +54,7 @@ describe('stopping the HTTP intake', () => {
     let arrived: () => void = () => undefined;
     const reachedHandler = new Promise<void>((done) => (arrived = done));
     let healthCalls = 0;
-    runtime = createSlackRuntime({
-      botToken: 'xoxb-test',
-      mode: { kind: 'http', signingSecret: 'secret' },
-      apiUrl: `${slack.url}/api/`,
-      port: 0,
-      logLevel: 'error',
-      logger: silentLogger,
-      clock: { now: () => Date.now() },
+    runtime = httpRuntime(slack, {
       health: async () => {
         healthCalls += 1;
         // The first health check is held until the test releases it: a request in flight when stop() begins.
@@ -69,5 +82,47 @@ describe('stopping the HTTP intake', () => {
     expect(outcome).toBe('stopped');
     await expect(get(port, '/healthz', agent)).rejects.toThrow(/ECONNREFUSED|socket hang up|ECONNRESET/);
     expect(healthCalls).toBe(1);
+  });
+});
+
+describe('/healthz details', () => {
+  let slack: FakeSlack;
+  let runtime: SlackRuntime | undefined;
+
+  beforeEach(async () => {
+    slack = await startFakeSlack();
+  });
+  afterEach(async () => {
+    await runtime?.stop();
+    runtime = undefined;
+    await slack.close();
+  });
+
+  /** Starts the HTTP intake; returns /healthz's body and what each health check was asked for. */
+  const check = async (healthDetails: boolean) => {
+    const asked: boolean[] = [];
+    runtime = httpRuntime(slack, {
+      healthDetails,
+      health: async (withDetail) => {
+        asked.push(withDetail);
+        return { ok: true, detail: withDetail ? { workers: 3 } : undefined };
+      },
+    });
+    const { port } = await runtime.start();
+    const body = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as Record<string, unknown>;
+    return { body, asked };
+  };
+
+  it('are not even gathered for an unauthenticated caller unless HEALTHZ_DETAILS is on', async () => {
+    const { body, asked } = await check(false);
+    expect(body).toEqual({ status: 'ok' });
+    // Gathering them asks every worker for its memory and reads the SIEM lag: not for every anonymous request.
+    expect(asked).toEqual([false]);
+  });
+
+  it('are gathered and given when HEALTHZ_DETAILS is on', async () => {
+    const { body, asked } = await check(true);
+    expect(body).toMatchObject({ status: 'ok', mode: 'http', workers: 3 });
+    expect(asked).toEqual([true]);
   });
 });
