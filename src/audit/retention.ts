@@ -1,3 +1,5 @@
+import type { RunStatus } from '../agent/ports.js';
+import type { ApprovalStatus } from '../approvals/approval.js';
 import { DIGEST_KEY, PRUNED_KEY, valueDigest } from './hash-chain.js';
 
 /**
@@ -6,6 +8,12 @@ import { DIGEST_KEY, PRUNED_KEY, valueDigest } from './hash-chain.js';
  * the outcome) stays readable.
  */
 export const CONTENT_KEYS = ['arguments', 'editedArguments', 'result', 'reason', 'text', 'message'] as const;
+
+/** Runs whose content retention leaves alone: one waiting for a decision resumes from its history and arguments. */
+export const RETENTION_KEEPS_RUNS: readonly RunStatus[] = ['running', 'paused'];
+
+/** Approvals whose content retention leaves alone: still to be decided, or being carried out. */
+export const RETENTION_KEEPS_APPROVALS: readonly ApprovalStatus[] = ['pending', 'executing'];
 
 /** How an event's content was removed: when, and under which limit. */
 export interface PruneMark {
@@ -79,6 +87,11 @@ export function describePruneReport(report: PruneReport): string {
 /** Removes content older than `before` from the database (src/db/retention-store.ts). */
 export interface RetentionStore {
   prune(before: number, mark: PruneMark): Promise<PruneReport>;
+}
+
+/** What an approval's arguments become when retention removes them (read back by `prunedArgumentsLimit`). */
+export function prunedArgumentsMarker(mark: PruneMark): string {
+  return JSON.stringify({ [PRUNED_KEY]: { at: new Date(mark.at).toISOString(), limit: mark.limit } });
 }
 
 /**
