@@ -7,7 +7,7 @@ import { describePruneReport } from '../audit/retention.js';
 import { parseTimePoint } from '../audit/time-filter.js';
 import { formatUsageTable, USAGE_GROUPS, type UsageGroup, usageBy, usageTotals } from '../audit/usage.js';
 import { verifyChain } from '../audit/verify-chain.js';
-import { loadConfig } from '../config.js';
+import { type DatabaseConfig, loadConfig } from '../config.js';
 import { auditEventsAfter, auditHeadSeq } from '../db/audit-push-store.js';
 import { createAuditQueryStore } from '../db/audit-query-store.js';
 import { createCheckpointStore } from '../db/checkpoint-store.js';
@@ -176,22 +176,32 @@ export async function runExtraCommand(
   return withDatabase(env, io, (db) => tail(db, args, io));
 }
 
+/**
+ * The database named by the environment; undefined (the problem told) when the configuration is wrong or the
+ * SQLite file is missing.
+ */
+function databaseOf(env: NodeJS.ProcessEnv, io: CliIo): DatabaseConfig | undefined {
+  const loaded = loadConfig(env, 'audit');
+  if (!loaded.ok) {
+    io.err(`Configuration error:\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}`);
+    return undefined;
+  }
+  const where = loaded.config.database;
+  if (where.kind === 'sqlite' && !existsSync(where.path)) {
+    io.err(`No database at ${where.path}. Set DATABASE_PATH to the bot's SQLite file, or DATABASE_URL.`);
+    return undefined;
+  }
+  return where;
+}
+
 /** Reads the database named by the environment, read-only; 2 when it is missing or not the bot's. */
 export async function withDatabase(
   env: NodeJS.ProcessEnv,
   io: CliIo,
   work: (db: SqlDatabase) => Promise<number>,
 ): Promise<number> {
-  const loaded = loadConfig(env, 'audit');
-  if (!loaded.ok) {
-    io.err(`Configuration error:\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}`);
-    return 2;
-  }
-  const where = loaded.config.database;
-  if (where.kind === 'sqlite' && !existsSync(where.path)) {
-    io.err(`No database at ${where.path}. Set DATABASE_PATH to the bot's SQLite file, or DATABASE_URL.`);
-    return 2;
-  }
+  const where = databaseOf(env, io);
+  if (!where) return 2;
   let database: SqlDatabase;
   try {
     database = await openDatabaseReadOnly(where);
@@ -318,16 +328,8 @@ async function prune(
     io.err(`prune needs --before with a span such as 90d or a past date such as 2026-03-01\n\n${usage}`);
     return 2;
   }
-  const loaded = loadConfig(env, 'audit');
-  if (!loaded.ok) {
-    io.err(`Configuration error:\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}`);
-    return 2;
-  }
-  const where = loaded.config.database;
-  if (where.kind === 'sqlite' && !existsSync(where.path)) {
-    io.err(`No database at ${where.path}. Set DATABASE_PATH to the bot's SQLite file, or DATABASE_URL.`);
-    return 2;
-  }
+  const where = databaseOf(env, io);
+  if (!where) return 2;
   const db = await openDatabase(where, silentLogger);
   try {
     const owner = processOwnerId();
