@@ -1,6 +1,6 @@
 import type { RunStatus } from '../agent/ports.js';
 import type { ApprovalStatus } from '../approvals/approval.js';
-import { DIGEST_KEY, PRUNED_KEY, valueDigest } from './hash-chain.js';
+import { DIGEST_KEY, PRUNED_KEY, prunedDigest, valueDigest } from './hash-chain.js';
 
 /**
  * Payload keys that hold conversation content: what people and the model wrote (arguments, results, reasons,
@@ -23,16 +23,6 @@ export interface PruneMark {
   limit: string;
 }
 
-function isDigestMarker(value: unknown): boolean {
-  return (
-    value !== null &&
-    typeof value === 'object' &&
-    !Array.isArray(value) &&
-    Object.keys(value).length === 1 &&
-    DIGEST_KEY in value
-  );
-}
-
 /**
  * The payload with its content replaced by digests and a note of when and why, or undefined when it holds no
  * content (left as it is). The payload's digest (hash-chain.ts) is unchanged, so the chain still verifies.
@@ -45,7 +35,9 @@ export function prunePayload(
   payload: Record<string, unknown>,
   mark: PruneMark,
 ): Record<string, unknown> | undefined {
-  const keys = CONTENT_KEYS.filter((key) => payload[key] !== undefined && !isDigestMarker(payload[key]));
+  const keys = CONTENT_KEYS.filter(
+    (key) => payload[key] !== undefined && prunedDigest(payload[key]) === undefined,
+  );
   if (keys.length === 0) return undefined;
   const pruned: Record<string, unknown> = { ...payload };
   for (const key of keys) pruned[key] = { [DIGEST_KEY]: valueDigest(payload[key]) };
