@@ -103,7 +103,7 @@ export function* claimRunIfSettled(
 }
 
 /** Every vote in order, with whom it was cast for (a delegation). */
-function* votesOf(approvalId: string) {
+export function* votesOf(approvalId: string) {
   const found = yield* rows(sql`select user_id, vote, on_behalf_of from approval_votes
     where approval_id = ${approvalId} order by created_at`);
   return found.map((v) => ({
