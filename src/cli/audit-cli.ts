@@ -9,7 +9,7 @@ import { verifyChain } from '../audit/verify-chain.js';
 import { createAuditQueryStore } from '../db/audit-query-store.js';
 import type { SqlDatabase } from '../db/sql/sql-database.js';
 import { describeError } from '../errors.js';
-import { EXTRA_USAGE, isExtraCommand, runExtraCommand, withDatabase } from './audit-extra.js';
+import { EXTRA_USAGE, isExtraCommand, runExtraCommand, tellVerdict, withDatabase } from './audit-extra.js';
 import { TERMINAL_NAME, TERMINAL_TEAM_ID } from './terminal-thread.js';
 
 export interface CliIo {
@@ -150,12 +150,8 @@ async function runCommand(args: Extract<Parsed, { ok: true }>, db: SqlDatabase, 
   const queries = createAuditQueryStore(db);
   if (args.command === 'verify') {
     const verdict = verifyChain(await queries.chain());
-    if (verdict.ok) {
-      io.out(`${verdict.count} events, chain intact (head ${verdict.headHash})`);
-      return 0;
-    }
-    io.err(`Chain broken at event ${verdict.seq} (${verdict.count} events read): ${verdict.message}`);
-    return 1;
+    tellVerdict(verdict, io);
+    return verdict.ok ? 0 : 1;
   }
   const rows = await queries.events(args.filter);
   if (args.command === 'list') {

@@ -6,7 +6,7 @@ import { checkCheckpoints, describeCheckpointProblem, keyId } from '../audit/che
 import { describePruneReport } from '../audit/retention.js';
 import { parseTimePoint } from '../audit/time-filter.js';
 import { formatUsageTable, USAGE_GROUPS, type UsageGroup, usageBy, usageTotals } from '../audit/usage.js';
-import { verifyChain } from '../audit/verify-chain.js';
+import { type ChainVerdict, verifyChain } from '../audit/verify-chain.js';
 import { type DatabaseConfig, loadConfig } from '../config.js';
 import { auditEventsAfter, auditHeadSeq } from '../db/audit-push-store.js';
 import { createAuditQueryStore } from '../db/audit-query-store.js';
@@ -281,12 +281,17 @@ function readPublicKey(
   }
 }
 
+/** Prints what `verify` found in the chain: its head when intact, else the first broken event. */
+export function tellVerdict(verdict: ChainVerdict, io: CliIo): void {
+  if (verdict.ok) io.out(`${verdict.count} events, chain intact (head ${verdict.headHash})`);
+  else io.err(`Chain broken at event ${verdict.seq} (${verdict.count} events read): ${verdict.message}`);
+}
+
 /** The chain, then every checkpoint against it; exit 1 when either fails. */
 async function verifyWithCheckpoints(db: SqlDatabase, publicKey: KeyObject, io: CliIo): Promise<number> {
   const chain = await createAuditQueryStore(db).chain();
   const verdict = verifyChain(chain);
-  if (verdict.ok) io.out(`${verdict.count} events, chain intact (head ${verdict.headHash})`);
-  else io.err(`Chain broken at event ${verdict.seq} (${verdict.count} events read): ${verdict.message}`);
+  tellVerdict(verdict, io);
   const checkpoints = await createCheckpointStore(db).all();
   const report = checkCheckpoints(
     new Map(chain.map((event) => [event.seq, event.hash])),
