@@ -20,8 +20,8 @@ import { randomId } from '../ids.js';
 import { silentLogger } from '../logger.js';
 import { ownerIsGone, processOwnerId } from '../process-identity.js';
 
-/** Where the commands write (as audit-cli.ts's `CliIo`). */
-interface CliIo {
+/** Where the audit commands write. */
+export interface CliIo {
   out(line: string): void;
   err(line: string): void;
   now(): number;
