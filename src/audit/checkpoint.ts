@@ -12,7 +12,7 @@ export interface Checkpoint {
 }
 
 /** What is signed: plain text, so anyone can check a checkpoint with openssl or a few lines of code. */
-export function checkpointStatement(checkpoint: Pick<Checkpoint, 'seq' | 'hash' | 'at'>): string {
+function checkpointStatement(checkpoint: Pick<Checkpoint, 'seq' | 'hash' | 'at'>): string {
   return `audit-checkpoint v1\nseq ${checkpoint.seq}\nhash ${checkpoint.hash}\nat ${checkpoint.at}\n`;
 }
 

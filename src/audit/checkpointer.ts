@@ -8,9 +8,9 @@ import { type Checkpoint, checkpointMessage, signCheckpoint } from './checkpoint
 export const CHECKPOINT_SINK = 'checkpoint';
 
 /** A checkpoint every this many events. */
-export const CHECKPOINT_EVERY = 100;
+const CHECKPOINT_EVERY = 100;
 /** And one at the head once an event has waited this long without a checkpoint. */
-export const CHECKPOINT_MAX_WAIT_MS = 3_600_000;
+const CHECKPOINT_MAX_WAIT_MS = 3_600_000;
 
 export interface ChainPoint {
   seq: number;

@@ -38,20 +38,22 @@ export const DIGEST_KEY = '$digest';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
+/** The digest a pruned value (`{"$digest": …}`) carries in its place; undefined for any other value. */
+export function prunedDigest(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const entries = Object.entries(value);
+  const [only] = entries;
+  return entries.length === 1 &&
+    only?.[0] === DIGEST_KEY &&
+    typeof only[1] === 'string' &&
+    /^[0-9a-f]{64}$/.test(only[1])
+    ? only[1]
+    : undefined;
+}
+
 /** The digest of one payload value, or the digest a pruned value carries in its place. */
 export function valueDigest(value: unknown): string {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const entries = Object.entries(value);
-    const [only] = entries;
-    if (
-      entries.length === 1 &&
-      only?.[0] === DIGEST_KEY &&
-      typeof only[1] === 'string' &&
-      /^[0-9a-f]{64}$/.test(only[1])
-    )
-      return only[1];
-  }
-  return sha256(canonicalJson(value));
+  return prunedDigest(value) ?? sha256(canonicalJson(value));
 }
 
 /**

@@ -1,4 +1,6 @@
-import { DIGEST_KEY, PRUNED_KEY, valueDigest } from './hash-chain.js';
+import type { RunStatus } from '../agent/ports.js';
+import type { ApprovalStatus } from '../approvals/approval.js';
+import { DIGEST_KEY, PRUNED_KEY, prunedDigest, valueDigest } from './hash-chain.js';
 
 /**
  * Payload keys that hold conversation content: what people and the model wrote (arguments, results, reasons,
@@ -7,22 +9,18 @@ import { DIGEST_KEY, PRUNED_KEY, valueDigest } from './hash-chain.js';
  */
 export const CONTENT_KEYS = ['arguments', 'editedArguments', 'result', 'reason', 'text', 'message'] as const;
 
+/** Runs whose content retention leaves alone: one waiting for a decision resumes from its history and arguments. */
+export const RETENTION_KEEPS_RUNS: readonly RunStatus[] = ['running', 'paused'];
+
+/** Approvals whose content retention leaves alone: still to be decided, or being carried out. */
+export const RETENTION_KEEPS_APPROVALS: readonly ApprovalStatus[] = ['pending', 'executing'];
+
 /** How an event's content was removed: when, and under which limit. */
 export interface PruneMark {
   /** When the content was removed (epoch ms). */
   at: number;
   /** The limit it was removed under, as configured: `RETENTION_DAYS=90`, or `--before 90d`. */
   limit: string;
-}
-
-function isDigestMarker(value: unknown): boolean {
-  return (
-    value !== null &&
-    typeof value === 'object' &&
-    !Array.isArray(value) &&
-    Object.keys(value).length === 1 &&
-    DIGEST_KEY in value
-  );
 }
 
 /**
@@ -37,7 +35,9 @@ export function prunePayload(
   payload: Record<string, unknown>,
   mark: PruneMark,
 ): Record<string, unknown> | undefined {
-  const keys = CONTENT_KEYS.filter((key) => payload[key] !== undefined && !isDigestMarker(payload[key]));
+  const keys = CONTENT_KEYS.filter(
+    (key) => payload[key] !== undefined && prunedDigest(payload[key]) === undefined,
+  );
   if (keys.length === 0) return undefined;
   const pruned: Record<string, unknown> = { ...payload };
   for (const key of keys) pruned[key] = { [DIGEST_KEY]: valueDigest(payload[key]) };
@@ -79,6 +79,11 @@ export function describePruneReport(report: PruneReport): string {
 /** Removes content older than `before` from the database (src/db/retention-store.ts). */
 export interface RetentionStore {
   prune(before: number, mark: PruneMark): Promise<PruneReport>;
+}
+
+/** What an approval's arguments become when retention removes them (read back by `prunedArgumentsLimit`). */
+export function prunedArgumentsMarker(mark: PruneMark): string {
+  return JSON.stringify({ [PRUNED_KEY]: { at: new Date(mark.at).toISOString(), limit: mark.limit } });
 }
 
 /**

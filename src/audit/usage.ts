@@ -1,3 +1,5 @@
+import type { AuditKind } from './audit-event.js';
+
 /** The model's usage by one run, as the event that ended it (`run.completed`, `run.failed`, `run.cancelled`) recorded it. */
 export interface RunUsage {
   runId: string;
@@ -11,6 +13,15 @@ export interface RunUsage {
   /** The tools the run called (its `tool.finished` events). */
   tools: string[];
 }
+
+/** The end of a run that always counts in usage. */
+export const USAGE_END_KIND: AuditKind = 'run.completed';
+
+/**
+ * Ends of runs that ended early (stopped, failed at a limit): they count when they recorded the usage so far;
+ * those written before that was recorded are left out, not counted as runs without usage.
+ */
+export const EARLY_END_KINDS: readonly AuditKind[] = ['run.failed', 'run.cancelled'];
 
 export const USAGE_GROUPS = ['user', 'tool', 'team'] as const;
 export type UsageGroup = (typeof USAGE_GROUPS)[number];

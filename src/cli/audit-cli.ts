@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { APPROVAL_STATUSES } from '../approvals/approval.js';
@@ -6,19 +6,18 @@ import type { AuditEventFilter } from '../approvals/audit-queries.js';
 import { EXPORT_FORMATS, type ExportFormat, formatEvents } from '../audit/audit-export.js';
 import { parseTimePoint } from '../audit/time-filter.js';
 import { verifyChain } from '../audit/verify-chain.js';
-import { loadConfig } from '../config.js';
 import { createAuditQueryStore } from '../db/audit-query-store.js';
-import { describeDatabase, openDatabaseReadOnly } from '../db/open-database.js';
 import type { SqlDatabase } from '../db/sql/sql-database.js';
 import { describeError } from '../errors.js';
-import { EXTRA_USAGE, isExtraCommand, runExtraCommand } from './audit-extra.js';
+import {
+  type CliIo,
+  EXTRA_USAGE,
+  isExtraCommand,
+  runExtraCommand,
+  tellVerdict,
+  withDatabase,
+} from './audit-extra.js';
 import { TERMINAL_NAME, TERMINAL_TEAM_ID } from './terminal-thread.js';
-
-export interface CliIo {
-  out(line: string): void;
-  err(line: string): void;
-  now(): number;
-}
 
 export const AUDIT_USAGE = `Usage: npm run audit -- <command> [options]
 
@@ -145,46 +144,15 @@ export async function runAuditCli(
     io.err(`${args.message}\n\n${AUDIT_USAGE}`);
     return 2;
   }
-  const loaded = loadConfig(env, 'audit');
-  if (!loaded.ok) {
-    io.err(`Configuration error:\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}`);
-    return 2;
-  }
-  const { database: where } = loaded.config;
-  if (where.kind === 'sqlite' && !existsSync(where.path)) {
-    io.err(`No database at ${where.path}. Set DATABASE_PATH to the bot's SQLite file, or DATABASE_URL.`);
-    return 2;
-  }
-  let database: SqlDatabase;
-  try {
-    database = await openDatabaseReadOnly(where);
-  } catch (error) {
-    io.err(`Cannot open ${describeDatabase(where)}: ${describeError(error)}`);
-    return 2;
-  }
-  try {
-    return await runCommand(args, database, io);
-  } catch (error) {
-    if (!/no such table|does not exist/.test(describeError(error))) throw error;
-    io.err(
-      `${describeDatabase(where)} has no audit log: it is not the bot's database, or the bot never started on it.`,
-    );
-    return 2;
-  } finally {
-    await database.close();
-  }
+  return withDatabase(env, io, (database) => runCommand(args, database, io));
 }
 
 async function runCommand(args: Extract<Parsed, { ok: true }>, db: SqlDatabase, io: CliIo): Promise<number> {
   const queries = createAuditQueryStore(db);
   if (args.command === 'verify') {
     const verdict = verifyChain(await queries.chain());
-    if (verdict.ok) {
-      io.out(`${verdict.count} events, chain intact (head ${verdict.headHash})`);
-      return 0;
-    }
-    io.err(`Chain broken at event ${verdict.seq} (${verdict.count} events read): ${verdict.message}`);
-    return 1;
+    tellVerdict(verdict, io);
+    return verdict.ok ? 0 : 1;
   }
   const rows = await queries.events(args.filter);
   if (args.command === 'list') {

@@ -6,8 +6,8 @@ import { checkCheckpoints, describeCheckpointProblem, keyId } from '../audit/che
 import { describePruneReport } from '../audit/retention.js';
 import { parseTimePoint } from '../audit/time-filter.js';
 import { formatUsageTable, USAGE_GROUPS, type UsageGroup, usageBy, usageTotals } from '../audit/usage.js';
-import { verifyChain } from '../audit/verify-chain.js';
-import { loadConfig } from '../config.js';
+import { type ChainVerdict, verifyChain } from '../audit/verify-chain.js';
+import { type DatabaseConfig, loadConfig } from '../config.js';
 import { auditEventsAfter, auditHeadSeq } from '../db/audit-push-store.js';
 import { createAuditQueryStore } from '../db/audit-query-store.js';
 import { createCheckpointStore } from '../db/checkpoint-store.js';
@@ -20,8 +20,8 @@ import { randomId } from '../ids.js';
 import { silentLogger } from '../logger.js';
 import { ownerIsGone, processOwnerId } from '../process-identity.js';
 
-/** Where the commands write (as audit-cli.ts's `CliIo`). */
-interface CliIo {
+/** Where the audit commands write. */
+export interface CliIo {
   out(line: string): void;
   err(line: string): void;
   now(): number;
@@ -176,22 +176,32 @@ export async function runExtraCommand(
   return withDatabase(env, io, (db) => tail(db, args, io));
 }
 
+/**
+ * The database named by the environment; undefined (the problem told) when the configuration is wrong or the
+ * SQLite file is missing.
+ */
+function databaseOf(env: NodeJS.ProcessEnv, io: CliIo): DatabaseConfig | undefined {
+  const loaded = loadConfig(env, 'audit');
+  if (!loaded.ok) {
+    io.err(`Configuration error:\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}`);
+    return undefined;
+  }
+  const where = loaded.config.database;
+  if (where.kind === 'sqlite' && !existsSync(where.path)) {
+    io.err(`No database at ${where.path}. Set DATABASE_PATH to the bot's SQLite file, or DATABASE_URL.`);
+    return undefined;
+  }
+  return where;
+}
+
 /** Reads the database named by the environment, read-only; 2 when it is missing or not the bot's. */
 export async function withDatabase(
   env: NodeJS.ProcessEnv,
   io: CliIo,
   work: (db: SqlDatabase) => Promise<number>,
 ): Promise<number> {
-  const loaded = loadConfig(env, 'audit');
-  if (!loaded.ok) {
-    io.err(`Configuration error:\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}`);
-    return 2;
-  }
-  const where = loaded.config.database;
-  if (where.kind === 'sqlite' && !existsSync(where.path)) {
-    io.err(`No database at ${where.path}. Set DATABASE_PATH to the bot's SQLite file, or DATABASE_URL.`);
-    return 2;
-  }
+  const where = databaseOf(env, io);
+  if (!where) return 2;
   let database: SqlDatabase;
   try {
     database = await openDatabaseReadOnly(where);
@@ -271,12 +281,17 @@ function readPublicKey(
   }
 }
 
+/** Prints what `verify` found in the chain: its head when intact, else the first broken event. */
+export function tellVerdict(verdict: ChainVerdict, io: CliIo): void {
+  if (verdict.ok) io.out(`${verdict.count} events, chain intact (head ${verdict.headHash})`);
+  else io.err(`Chain broken at event ${verdict.seq} (${verdict.count} events read): ${verdict.message}`);
+}
+
 /** The chain, then every checkpoint against it; exit 1 when either fails. */
 async function verifyWithCheckpoints(db: SqlDatabase, publicKey: KeyObject, io: CliIo): Promise<number> {
   const chain = await createAuditQueryStore(db).chain();
   const verdict = verifyChain(chain);
-  if (verdict.ok) io.out(`${verdict.count} events, chain intact (head ${verdict.headHash})`);
-  else io.err(`Chain broken at event ${verdict.seq} (${verdict.count} events read): ${verdict.message}`);
+  tellVerdict(verdict, io);
   const checkpoints = await createCheckpointStore(db).all();
   const report = checkCheckpoints(
     new Map(chain.map((event) => [event.seq, event.hash])),
@@ -318,16 +333,8 @@ async function prune(
     io.err(`prune needs --before with a span such as 90d or a past date such as 2026-03-01\n\n${usage}`);
     return 2;
   }
-  const loaded = loadConfig(env, 'audit');
-  if (!loaded.ok) {
-    io.err(`Configuration error:\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}`);
-    return 2;
-  }
-  const where = loaded.config.database;
-  if (where.kind === 'sqlite' && !existsSync(where.path)) {
-    io.err(`No database at ${where.path}. Set DATABASE_PATH to the bot's SQLite file, or DATABASE_URL.`);
-    return 2;
-  }
+  const where = databaseOf(env, io);
+  if (!where) return 2;
   const db = await openDatabase(where, silentLogger);
   try {
     const owner = processOwnerId();

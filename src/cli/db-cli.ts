@@ -30,7 +30,7 @@ Exit codes: 0 done, 1 the backup or copy failed (a copy's target is left as it i
 again), 2 usage or configuration problem.`;
 
 /** What to do instead of \`backup\` when the bot's database is PostgreSQL. */
-export const PG_DUMP_ADVICE = `The database is PostgreSQL (DATABASE_URL): back it up with PostgreSQL's own tools while the bot runs, e.g.
+const PG_DUMP_ADVICE = `The database is PostgreSQL (DATABASE_URL): back it up with PostgreSQL's own tools while the bot runs, e.g.
   pg_dump --format=custom --file=bot-$(date +%F).dump "$DATABASE_URL"
 and restore into an empty database with
   pg_restore --no-owner --dbname="$DATABASE_URL" bot-2026-05-04.dump

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { ApprovalCardStore } from '../approvals/ports.js';
 import { auditEvent } from '../audit/audit-event.js';
 import { approvalById } from './approval-rows.js';
-import { approversOf } from './approval-store.js';
+import { approversOf, votesOf } from './approval-store.js';
 import { readOptionalString, readString } from './sql/columns.js';
 import { audit, count, rows } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
@@ -25,10 +25,9 @@ export function createApprovalCardStore(ctx: StoreContext): ApprovalCardStore {
       }),
     delegatedVotes: (approvalId) =>
       db.read(function* () {
-        const found = yield* rows(sql`select user_id, on_behalf_of from approval_votes
-          where approval_id = ${approvalId} and on_behalf_of is not null`);
+        const votes = yield* votesOf(approvalId);
         return Object.fromEntries(
-          found.map((v) => [readString(v, 'user_id'), readString(v, 'on_behalf_of')]),
+          votes.flatMap((v) => (v.onBehalfOf === null ? [] : [[v.userId, v.onBehalfOf] as const])),
         );
       }),
     addExtraCard(approval, card) {

@@ -28,14 +28,14 @@ export function createApprovalStore(ctx: StoreContext): ApprovalStore {
       return db.write(function* () {
         const current = yield* lockRunThenApproval(ctx, approvalId);
         if (current.status !== 'pending') return { kind: 'already_decided' as const, approval: current };
-        const cast = yield* storedVotesOf(approvalId);
+        const cast = yield* votesOf(approvalId);
         if (secondSay(cast, { userId, onBehalfOf: onBehalfOf ?? null }))
           return { kind: 'already_voted' as const, approval: current };
         const inserted = yield* count(sql`insert into approval_votes
             (approval_id, user_id, vote, on_behalf_of, created_at)
           values (${approvalId}, ${userId}, ${vote}, ${onBehalfOf ?? null}, ${at}) on conflict do nothing`);
         if (inserted === 0) return { kind: 'already_voted' as const, approval: current };
-        const tally = tallyVotes(current.rule, yield* votesOf(approvalId));
+        const tally = tallyVotes(current.rule, [...cast, { userId, vote }]);
         if (tally.kind === 'counted') {
           yield* audit(events);
           return { kind: 'counted' as const, approval: current, approvers: tally.approvers };
@@ -102,21 +102,13 @@ export function* claimRunIfSettled(
   return claimed === 1;
 }
 
-function* votesOf(approvalId: string) {
-  const found = yield* rows(sql`select user_id, vote from approval_votes where approval_id = ${approvalId}
-    order by created_at`);
-  return found.map((v) => ({
-    userId: readString(v, 'user_id'),
-    vote: readEnum(v, 'vote', ['approve', 'reject'] as const),
-  }));
-}
-
-/** Every vote with whom it was cast for (a delegation), in order. */
-function* storedVotesOf(approvalId: string) {
-  const found = yield* rows(sql`select user_id, on_behalf_of from approval_votes
+/** Every vote in order, with whom it was cast for (a delegation). */
+export function* votesOf(approvalId: string) {
+  const found = yield* rows(sql`select user_id, vote, on_behalf_of from approval_votes
     where approval_id = ${approvalId} order by created_at`);
   return found.map((v) => ({
     userId: readString(v, 'user_id'),
+    vote: readEnum(v, 'vote', ['approve', 'reject'] as const),
     onBehalfOf: readOptionalString(v, 'on_behalf_of'),
   }));
 }

@@ -5,7 +5,7 @@ import type { AuditPushStore, PushClaim } from '../audit/audit-push.js';
 import { toStoredEvent } from './audit-query-store.js';
 import { leaseColumns, takableLease } from './run-rows.js';
 import { readEnum, readNumber, readOptionalNumber, readOptionalString } from './sql/columns.js';
-import { count, type Row, row, rows } from './sql/program.js';
+import { count, type Program, type Row, row, rows } from './sql/program.js';
 import type { SqlDatabase } from './sql/sql-database.js';
 import type { StoreContext } from './store-context.js';
 
@@ -26,12 +26,20 @@ export function auditEventsAfter(db: SqlDatabase, afterSeq: number, limit: numbe
   });
 }
 
+function* headSeq(): Program<number> {
+  const head = yield* row(sql`select max(seq) as seq from audit_events`);
+  return (head && readOptionalNumber(head, 'seq')) ?? 0;
+}
+
+/** When the first event after `seq` was written, if there is one. */
+export function* firstEventAtAfter(seq: number): Program<number | undefined> {
+  const found = yield* row(sql`select at from audit_events where seq > ${seq} order by seq limit 1`);
+  return found ? readNumber(found, 'at') : undefined;
+}
+
 /** The sequence number of the newest event, 0 for an empty log. */
 export function auditHeadSeq(db: SqlDatabase): Promise<number> {
-  return db.read(function* () {
-    const head = yield* row(sql`select max(seq) as seq from audit_events`);
-    return (head && readOptionalNumber(head, 'seq')) ?? 0;
-  });
+  return db.read(headSeq);
 }
 
 function toClaim(r: Row | undefined): PushClaim | undefined {
@@ -83,15 +91,11 @@ export function createAuditPushStore(ctx: StoreContext): AuditPushStore {
       db.read(function* () {
         const cursor = yield* row(sql`select acked_seq, attempts, last_error from audit_cursors
           where name = ${sink}`);
-        const head = yield* row(sql`select max(seq) as seq from audit_events`);
         const ackedSeq = cursor ? readNumber(cursor, 'acked_seq') : 0;
-        const oldest = yield* row(
-          sql`select at from audit_events where seq > ${ackedSeq} order by seq limit 1`,
-        );
         return {
-          headSeq: (head && readOptionalNumber(head, 'seq')) ?? 0,
+          headSeq: yield* headSeq(),
           ackedSeq,
-          oldestWaitingAt: oldest ? readNumber(oldest, 'at') : null,
+          oldestWaitingAt: (yield* firstEventAtAfter(ackedSeq)) ?? null,
           attempts: cursor ? readNumber(cursor, 'attempts') : 0,
           lastError: cursor ? readOptionalString(cursor, 'last_error') : null,
         };

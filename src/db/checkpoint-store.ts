@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Checkpoint } from '../audit/checkpoint.js';
 import type { ChainPoint, CheckpointStore } from '../audit/checkpointer.js';
+import { firstEventAtAfter } from './audit-push-store.js';
 import { readNumber, readString } from './sql/columns.js';
 import { count, type Row, row, rows } from './sql/program.js';
 import type { SqlDatabase } from './sql/sql-database.js';
@@ -30,11 +31,7 @@ export function createCheckpointStore(db: SqlDatabase): CheckpointStore {
       db.read(function* () {
         return toPoint(yield* row(sql`select seq, hash, at from audit_events where seq = ${seq}`));
       }),
-    firstAfter: (seq) =>
-      db.read(function* () {
-        const found = yield* row(sql`select at from audit_events where seq > ${seq} order by seq limit 1`);
-        return found ? readNumber(found, 'at') : undefined;
-      }),
+    firstAfter: (seq) => db.read(() => firstEventAtAfter(seq)),
     latest: () =>
       db.read(function* () {
         const found = yield* row(sql`select * from audit_checkpoints order by seq desc limit 1`);

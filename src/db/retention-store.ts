@@ -1,6 +1,14 @@
 import { sql } from 'drizzle-orm';
 import { auditEvent } from '../audit/audit-event.js';
-import { CONTENT_KEYS, type PruneMark, prunePayload, type RetentionStore } from '../audit/retention.js';
+import {
+  CONTENT_KEYS,
+  type PruneMark,
+  prunedArgumentsMarker,
+  prunePayload,
+  RETENTION_KEEPS_APPROVALS,
+  RETENTION_KEEPS_RUNS,
+  type RetentionStore,
+} from '../audit/retention.js';
 import { readNumber, readString } from './sql/columns.js';
 import { audit, count, row, rows } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
@@ -8,10 +16,19 @@ import type { StoreContext } from './store-context.js';
 /** Events pruned per transaction, so the bot's own writes wait little. */
 const BATCH = 500;
 
-/** Runs whose content is still needed: one waiting for a decision resumes from its history and arguments. */
-const ACTIVE_RUNS = sql`select id from runs where status in ('running', 'paused')`;
-const ACTIVE_CONVERSATIONS = sql`select conversation_id from runs where status in ('running', 'paused')`;
-const OPEN_APPROVALS = sql`select id from approvals where status in ('pending', 'executing')`;
+/** The statuses as an SQL list: `'a', 'b'`. */
+const sqlList = (values: readonly string[]) =>
+  sql.join(
+    values.map((value) => sql`${value}`),
+    sql`, `,
+  );
+
+/** Runs and approvals whose content is still needed (RETENTION_KEEPS_RUNS, RETENTION_KEEPS_APPROVALS). */
+const KEPT_RUN_STATUSES = sqlList(RETENTION_KEEPS_RUNS);
+const KEPT_APPROVAL_STATUSES = sqlList(RETENTION_KEEPS_APPROVALS);
+const ACTIVE_RUNS = sql`select id from runs where status in (${KEPT_RUN_STATUSES})`;
+const ACTIVE_CONVERSATIONS = sql`select conversation_id from runs where status in (${KEPT_RUN_STATUSES})`;
+const OPEN_APPROVALS = sql`select id from approvals where status in (${KEPT_APPROVAL_STATUSES})`;
 
 /** Retention over both engines: history deleted, approvals' and audit payloads' content replaced. */
 export function createRetentionStore(ctx: StoreContext): RetentionStore {
@@ -23,20 +40,20 @@ export function createRetentionStore(ctx: StoreContext): RetentionStore {
   return {
     async prune(before, mark: PruneMark) {
       const activeRuns = await db.read(function* () {
-        const found = yield* row(sql`select count(*) as n from runs where status in ('running', 'paused')`);
+        const found = yield* row(sql`select count(*) as n from runs where status in (${KEPT_RUN_STATUSES})`);
         return found ? readNumber(found, 'n') : 0;
       });
       const items = await db.write(function* () {
         return yield* count(sql`delete from conversation_items where created_at < ${before}
           and conversation_id not in (${ACTIVE_CONVERSATIONS})
           and (run_id is null or run_id in
-            (select id from runs where status not in ('running', 'paused') and updated_at < ${before}))`);
+            (select id from runs where status not in (${KEPT_RUN_STATUSES}) and updated_at < ${before}))`);
       });
-      const marker = JSON.stringify({ $pruned: { at: new Date(mark.at).toISOString(), limit: mark.limit } });
+      const marker = prunedArgumentsMarker(mark);
       const approvals = await db.write(function* () {
         return yield* count(sql`update approvals set arguments = ${marker}, edited_arguments = null, result = null,
             reason = null
-          where updated_at < ${before} and status not in ('pending', 'executing')
+          where updated_at < ${before} and status not in (${KEPT_APPROVAL_STATUSES})
             and run_id not in (${ACTIVE_RUNS}) and arguments not like ${'{"$pruned":%'}`);
       });
       let events = 0;

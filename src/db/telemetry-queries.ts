@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { TelemetryLookups } from '../telemetry/telemetry.js';
+import { votesOf } from './approval-store.js';
 import { readNumber, readString } from './sql/columns.js';
 import { row, rows } from './sql/program.js';
 import type { SqlDatabase } from './sql/sql-database.js';
@@ -16,9 +17,7 @@ export function createTelemetryLookups(db: SqlDatabase): TelemetryLookups {
     runStartedAt: (id) => createdAt('runs', id),
     voters: (id) =>
       db.read(function* () {
-        const found = yield* rows(sql`select user_id from approval_votes where approval_id = ${id}
-          order by created_at`);
-        return found.map((r) => readString(r, 'user_id'));
+        return (yield* votesOf(id)).map((v) => v.userId);
       }),
     pending: () =>
       db.read(function* () {

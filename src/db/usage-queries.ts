@@ -1,8 +1,13 @@
 import { sql } from 'drizzle-orm';
-import { type RunUsage, readUsagePayload } from '../audit/usage.js';
+import { EARLY_END_KINDS, type RunUsage, readUsagePayload, USAGE_END_KIND } from '../audit/usage.js';
 import { readOptionalString, readString } from './sql/columns.js';
 import { type Program, rows } from './sql/program.js';
 import type { Dialect } from './sql/sql-database.js';
+
+const earlyEnds = sql.join(
+  EARLY_END_KINDS.map((kind) => sql`${kind}`),
+  sql`, `,
+);
 
 export interface UsageFilter {
   since?: number;
@@ -14,9 +19,8 @@ export interface UsageFilter {
 export function* readRunUsage(dialect: Dialect, filter: UsageFilter): Program<RunUsage[]> {
   const window = sql.join(
     [
-      // Runs that ended early (stopped, failed at a limit) record the usage so far with their end; those ended
-      // before that was recorded are left out, not counted as runs without usage.
-      sql`(c.kind = 'run.completed' or (c.kind in ('run.failed', 'run.cancelled') and c.payload like ${'%"usage":%'}))`,
+      // EARLY_END_KINDS count only with the usage so far in their payload.
+      sql`(c.kind = ${USAGE_END_KIND} or (c.kind in (${earlyEnds}) and c.payload like ${'%"usage":%'}))`,
       ...(filter.since === undefined ? [] : [sql`c.at >= ${filter.since}`]),
       ...(filter.until === undefined ? [] : [sql`c.at <= ${filter.until}`]),
       ...(filter.teamId === undefined ? [] : [sql`c.team_id = ${filter.teamId}`]),
