@@ -50,7 +50,9 @@ async function main(): Promise<void> {
     logger.error('uncaught exception', { error: describeError(error) }),
   );
 
-  const bot = await createBot(config, logger, policy.policy);
+  const bot = await createBot(config, logger, policy.policy, {
+    ...(tokens.identity ? { slackIdentity: tokens.identity } : {}),
+  });
   // `kill -HUP`: the policy file is read again; a valid one takes effect for new requests, an invalid one is
   // refused and the policy in force stays.
   process.on('SIGHUP', () => {
