@@ -12,7 +12,7 @@ export const STREAM_FLUSH_CHARS = 256;
 const MAX_TASK_FIELD = 256;
 
 /** A task as Slack's `task_update` chunk: title and output within Slack's limit, nothing else. */
-export function taskChunk(update: TaskUpdate) {
+function taskChunk(update: TaskUpdate) {
   const cut = (text: string) =>
     text.length <= MAX_TASK_FIELD ? text : `${text.slice(0, MAX_TASK_FIELD - 1)}…`;
   return {
