@@ -23,6 +23,8 @@ export interface BotOverrides extends CoreOverrides, BackgroundTimings {
   socketPingTimeoutMs?: number;
   /** Who the bot token belongs to, when start-up already asked Slack: Bolt then skips its own `auth.test`. */
   slackIdentity?: SlackIdentity;
+  /** The policy file's text `policy` was validated from: worker threads build theirs from it, not the file. */
+  policyText?: string;
 }
 
 export interface Bot {
@@ -96,7 +98,17 @@ export async function createBot(
   );
   const started = core;
   pool =
-    config.workers > 0 ? startWorkerPool(config.workers, { config, owner: core.owner }, logger) : undefined;
+    config.workers > 0
+      ? startWorkerPool(
+          config.workers,
+          {
+            config,
+            owner: core.owner,
+            ...(overrides.policyText ? { policyText: overrides.policyText } : {}),
+          },
+          logger,
+        )
+      : undefined;
   const work: RunWork = pool ?? localWork(core.conversations, core.followUp, logger);
   const home = registerListeners(runtime, core, work, pool, config, logger);
   // Without workers, this thread follows decisions up: App Home is refreshed from here.
