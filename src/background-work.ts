@@ -142,24 +142,14 @@ function startCheckpoints(
         }
       : {}),
   });
-  let ticking: Promise<unknown> | undefined;
-  const tick = () => {
-    ticking ??= checkpointer
-      .tick()
-      .catch((error: unknown) =>
-        logger.warn('signing audit checkpoints failed', { error: describeError(error) }),
-      )
-      .finally(() => {
-        ticking = undefined;
-      });
-  };
-  tick();
-  const timer = setInterval(tick, intervalMs);
-  timer.unref();
+  const repeated = repeat(
+    () => checkpointer.tick(),
+    intervalMs,
+    (error) => logger.warn('signing audit checkpoints failed', { error: describeError(error) }),
+  );
   return {
     async stop() {
-      clearInterval(timer);
-      await ticking;
+      await repeated.stop();
       await checkpointer.stop();
     },
   };
@@ -173,22 +163,37 @@ function startRetention(
   intervalMs: number,
 ): { stop(): Promise<void> } {
   const { stores, clock } = core;
+  const prune = async () => {
+    if (!(await stores.auditPush.claim(RETENTION_SINK))) return;
+    try {
+      const now = clock.now();
+      const report = await stores.retention.prune(now - days * DAY_MS, {
+        at: now,
+        limit: `RETENTION_DAYS=${days}`,
+      });
+      logger.info('retention: old content removed', { ...report });
+    } finally {
+      await stores.auditPush.release(RETENTION_SINK);
+    }
+  };
+  return repeat(prune, intervalMs, (error) =>
+    logger.warn('retention failed', { error: describeError(error) }),
+  );
+}
+
+/**
+ * Runs `work` now and then every `intervalMs`, one run at a time (a tick while one runs is skipped); a failure
+ * goes to `failed`. `stop` clears the timer and waits for the run in progress.
+ */
+function repeat(
+  work: () => Promise<unknown>,
+  intervalMs: number,
+  failed: (error: unknown) => void,
+): { stop(): Promise<void> } {
   let running: Promise<unknown> | undefined;
   const run = () => {
-    running ??= (async () => {
-      if (!(await stores.auditPush.claim(RETENTION_SINK))) return;
-      try {
-        const now = clock.now();
-        const report = await stores.retention.prune(now - days * DAY_MS, {
-          at: now,
-          limit: `RETENTION_DAYS=${days}`,
-        });
-        logger.info('retention: old content removed', { ...report });
-      } finally {
-        await stores.auditPush.release(RETENTION_SINK);
-      }
-    })()
-      .catch((error: unknown) => logger.warn('retention failed', { error: describeError(error) }))
+    running ??= work()
+      .catch(failed)
       .finally(() => {
         running = undefined;
       });

@@ -13,6 +13,7 @@ import { createSlackRuntime } from './slack/app.js';
 import { registerListeners } from './slack/register-listeners.js';
 import type { SlackAdapters } from './slack/slack-adapters.js';
 import { SYSTEM_PROMPT } from './slack/system-prompt.js';
+import type { SlackIdentity } from './slack/token-check.js';
 import { threadMemory } from './workers/protocol.js';
 import { startWorkerPool, type WorkerPool } from './workers/worker-pool.js';
 
@@ -20,6 +21,10 @@ export interface BotOverrides extends CoreOverrides, BackgroundTimings {
   retryConfig?: webApi.RetryOptions;
   /** Socket Mode: how long to wait for a pong, also the step of the reconnect back-off; default 5 s. */
   socketPingTimeoutMs?: number;
+  /** Who the bot token belongs to, when start-up already asked Slack: Bolt then skips its own `auth.test`. */
+  slackIdentity?: SlackIdentity;
+  /** The policy file's text `policy` was validated from: worker threads build theirs from it, not the file. */
+  policyText?: string;
 }
 
 export interface Bot {
@@ -82,6 +87,7 @@ export async function createBot(
     healthDetails: config.healthzDetails,
     ...(overrides.retryConfig ? { retryConfig: overrides.retryConfig } : {}),
     ...(overrides.socketPingTimeoutMs ? { socketPingTimeoutMs: overrides.socketPingTimeoutMs } : {}),
+    ...(overrides.slackIdentity ? { identity: overrides.slackIdentity } : {}),
   });
   core = await createCore(
     config,
@@ -92,7 +98,17 @@ export async function createBot(
   );
   const started = core;
   pool =
-    config.workers > 0 ? startWorkerPool(config.workers, { config, owner: core.owner }, logger) : undefined;
+    config.workers > 0
+      ? startWorkerPool(
+          config.workers,
+          {
+            config,
+            owner: core.owner,
+            ...(overrides.policyText ? { policyText: overrides.policyText } : {}),
+          },
+          logger,
+        )
+      : undefined;
   const work: RunWork = pool ?? localWork(core.conversations, core.followUp, logger);
   const home = registerListeners(runtime, core, work, pool, config, logger);
   // Without workers, this thread follows decisions up: App Home is refreshed from here.

@@ -8,6 +8,18 @@ import type { SuggestedPrompt } from './conversations/welcome-service.js';
 
 const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
 
+/** `a=1,b=2`, as the OpenTelemetry variables are written: a record, or the variable's problem. */
+const keyValues = () =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const pairs = parseKeyValues(raw);
+      if (pairs) return pairs;
+      ctx.addIssue({ code: 'custom', message: 'must be key=value pairs separated by commas' });
+      return z.NEVER;
+    });
+
 const envSchema = z.object({
   SLACK_BOT_TOKEN: z
     .string()
@@ -104,25 +116,9 @@ const envSchema = z.object({
   OTEL_EXPORTER_OTLP_PROTOCOL: z
     .enum(['http/json'], { message: 'only http/json is supported (OTLP over HTTP with JSON bodies)' })
     .optional(),
-  OTEL_EXPORTER_OTLP_HEADERS: z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      const pairs = parseKeyValues(raw);
-      if (pairs) return pairs;
-      ctx.addIssue({ code: 'custom', message: 'must be key=value pairs separated by commas' });
-      return z.NEVER;
-    }),
+  OTEL_EXPORTER_OTLP_HEADERS: keyValues(),
   OTEL_SERVICE_NAME: z.string().min(1).default('slack-approval-agent'),
-  OTEL_RESOURCE_ATTRIBUTES: z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      const pairs = parseKeyValues(raw);
-      if (pairs) return pairs;
-      ctx.addIssue({ code: 'custom', message: 'must be key=value pairs separated by commas' });
-      return z.NEVER;
-    }),
+  OTEL_RESOURCE_ATTRIBUTES: keyValues(),
   OTEL_METRIC_EXPORT_INTERVAL: z.coerce
     .number()
     .int()

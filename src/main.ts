@@ -21,7 +21,10 @@ async function main(): Promise<void> {
   }
   const { config } = loaded;
   // Both files are checked before either stops the start, so one run names every problem in both.
-  const policy = loadApprovalPolicy(config.approvalPolicyFile, toolNames());
+  // The file is read once: its text goes to the worker threads, which build the very policy validated here.
+  const file = config.approvalPolicyFile;
+  const source = file === undefined ? undefined : readPolicySource(file, toolNames());
+  const policy = source ?? loadApprovalPolicy(undefined, toolNames());
   const mcpProblem = mcpServersFileProblem(config.mcpServersFile);
   if (!policy.ok) {
     process.stderr.write(
@@ -50,7 +53,10 @@ async function main(): Promise<void> {
     logger.error('uncaught exception', { error: describeError(error) }),
   );
 
-  const bot = await createBot(config, logger, policy.policy);
+  const bot = await createBot(config, logger, policy.policy, {
+    ...(tokens.identity ? { slackIdentity: tokens.identity } : {}),
+    ...(source?.ok ? { policyText: source.text } : {}),
+  });
   // `kill -HUP`: the policy file is read again; a valid one takes effect for new requests, an invalid one is
   // refused and the policy in force stays.
   process.on('SIGHUP', () => {

@@ -3,6 +3,7 @@ import type { AnswerStream, AnswerTarget, TaskUpdate } from '../conversations/po
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { cutPoint, MAX_ANSWER_CHARS, safeMarkdown, settledLength, softCut, splitAnswer } from './markdown.js';
+import { NO_PREVIEWS } from './no-previews.js';
 
 /** Characters gathered before each `chat.appendStream`: fewer calls, far from the rate limits. */
 export const STREAM_FLUSH_CHARS = 256;
@@ -11,7 +12,7 @@ export const STREAM_FLUSH_CHARS = 256;
 const MAX_TASK_FIELD = 256;
 
 /** A task as Slack's `task_update` chunk: title and output within Slack's limit, nothing else. */
-export function taskChunk(update: TaskUpdate) {
+function taskChunk(update: TaskUpdate) {
   const cut = (text: string) =>
     text.length <= MAX_TASK_FIELD ? text : `${text.slice(0, MAX_TASK_FIELD - 1)}…`;
   return {
@@ -44,8 +45,7 @@ export async function postAnswerMessages(
       text: part,
       blocks: [{ type: 'markdown', text: part }],
       // The model's text: Slack must not fetch what its links point to.
-      unfurl_links: false,
-      unfurl_media: false,
+      ...NO_PREVIEWS,
     });
   }
 }

@@ -8,6 +8,7 @@ import { createGuardedReceiver } from './guarded-receiver.js';
 import { createSlackAdapters, type SlackAdapters } from './slack-adapters.js';
 import { canReceiveEvents, createSlackConnectionMonitor } from './slack-connection.js';
 import { slackLibraryLogger } from './slack-logger.js';
+import type { SlackIdentity } from './token-check.js';
 
 export interface SlackRuntimeOptions {
   botToken: string;
@@ -33,6 +34,8 @@ export interface SlackRuntimeOptions {
   retryConfig?: webApi.RetryOptions;
   /** Socket Mode: how long to wait for a pong, also the step of the reconnect back-off; the client's default. */
   socketPingTimeoutMs?: number;
+  /** Who the bot token belongs to, already asked at start-up: Bolt then makes no `auth.test` of its own. */
+  identity?: SlackIdentity;
   /** Admins, who get direct-message copies of cards whose rule says `notify: dm`. */
   adminUserIds?: readonly string[];
 }
@@ -87,6 +90,8 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
   const boltLogger = slackLibraryLogger(options.logger, options.logLevel, 'bolt');
   const common = {
     token: options.botToken,
+    // Known from start-up's token check: Bolt asks `auth.test` only when it is not given both ids.
+    identity: options.identity ?? {},
     logger: boltLogger,
     logLevel: BOLT_LEVELS[options.logLevel],
     port: options.port,
@@ -113,6 +118,7 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
     connection.follow(receiver.client);
     app = new App({
       token: common.token,
+      ...common.identity,
       logger: common.logger,
       logLevel: common.logLevel,
       clientOptions: common.clientOptions,
@@ -122,6 +128,7 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
   } else {
     app = new App({
       token: common.token,
+      ...common.identity,
       logger: common.logger,
       logLevel: common.logLevel,
       clientOptions: common.clientOptions,

@@ -9,6 +9,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { buildApprovalCard, type SlackMessage } from './blocks/approval-card.js';
 import { buildApprovalCopyCard } from './blocks/approval-copy-card.js';
+import { NO_PREVIEWS } from './no-previews.js';
 
 /** A permalink safe to put inside `<url|label>`. */
 const permalinkSchema = z.object({ permalink: z.url().regex(/^https:\/\/[^|<>\s]+$/) });
@@ -116,8 +117,7 @@ export function createCardPublisher(
       channel,
       text: card.text,
       blocks: card.blocks,
-      unfurl_links: false,
-      unfurl_media: false,
+      ...NO_PREVIEWS,
     });
     if (!posted.ts) throw new Error('chat.postMessage returned no ts');
     await cards.addExtraCard(approval, { channelId: posted.channel ?? channel, messageTs: posted.ts, link });
@@ -155,8 +155,7 @@ export function createCardPublisher(
       await client.chat.postMessage({
         channel: approval.channelId,
         thread_ts: approval.threadTs,
-        unfurl_links: false,
-        unfurl_media: false,
+        ...NO_PREVIEWS,
         text: `:envelope: The request \`${approval.id}\` was sent by direct message to ${MAX_DIRECT_MESSAGES} people who may decide; ${rest.length} more may decide it too: ${rest.map((id) => `<@${id}>`).join(', ')}.`,
       });
   };

@@ -4,6 +4,7 @@ import type { ApprovalTimerEvents } from '../approvals/approval-scheduler.js';
 import { decidingRule, describeApprovers } from '../approvals/policy.js';
 import type { DecisionFollowUp } from '../conversations/decision-follow-up.js';
 import { escapeMrkdwn } from './mrkdwn.js';
+import { NO_PREVIEWS } from './no-previews.js';
 
 export interface ApprovalNotifierDeps {
   client: webApi.WebClient;
@@ -28,8 +29,7 @@ export function createApprovalNotifier(deps: ApprovalNotifierDeps): ApprovalTime
         channel: approval.channelId,
         thread_ts: approval.threadTs,
         text: `:rotating_light: The request to run \`${escapeMrkdwn(approval.toolName)}\` (ID \`${approval.id}\`) waited ${after} and was escalated to ${to}, who may now decide it too.`,
-        unfurl_links: false,
-        unfurl_media: false,
+        ...NO_PREVIEWS,
       });
       await deps.cards.postEscalation(approval);
     },
@@ -38,8 +38,7 @@ export function createApprovalNotifier(deps: ApprovalNotifierDeps): ApprovalTime
         channel: approval.channelId,
         thread_ts: approval.threadTs,
         text: reminderText(approval, deps.adminUserIds),
-        unfurl_links: false,
-        unfurl_media: false,
+        ...NO_PREVIEWS,
       });
     },
   };

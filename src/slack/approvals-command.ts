@@ -39,7 +39,7 @@ export interface ApprovalsCommandInput {
   text: string;
 }
 
-export const REVOKE_ADMINS_ONLY =
+const REVOKE_ADMINS_ONLY =
   'Only the admins named in ADMIN_USER_IDS can revoke an "Approve for this thread"; audit rights only let you read.';
 
 const DELEGATION_VERB = /^\s*(delegate|undelegate|delegations)\b/i;

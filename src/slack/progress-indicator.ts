@@ -2,6 +2,7 @@ import type { webApi } from '@slack/bolt';
 import type { Progress, ProgressTarget } from '../conversations/ports.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { slackErrorCode } from './slack-errors.js';
 
 /** The reaction shown on the user's message where the thread status is not available. */
 export const WORKING_REACTION = 'eyes';
@@ -46,14 +47,7 @@ function rank(way: StatusWay): number {
 }
 
 /** Slack answered `ok: false`: a refusal (not a timeout, a rate limit or a network failure). */
-function isRefusal(error: unknown): boolean {
-  return (
-    error !== null &&
-    typeof error === 'object' &&
-    'code' in error &&
-    error.code === 'slack_webapi_platform_error'
-  );
-}
+const isRefusal = (error: unknown): boolean => slackErrorCode(error) !== undefined;
 
 /**
  * Shows that the bot works on a message, in the first way the workspace allows:
@@ -71,7 +65,7 @@ export function createProgressIndicator(
   client: webApi.WebClient,
   target: ProgressTarget,
   logger: Logger,
-  ways: StatusWays = new StatusWays(),
+  ways: StatusWays,
 ): Progress {
   let reacted = false;
   let titled = false;

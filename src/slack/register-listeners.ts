@@ -24,6 +24,7 @@ import { registerMessageListeners } from './listeners/messages.js';
 import { registerMessagesTabListener } from './listeners/messages-tab.js';
 import { registerSessionStopListener } from './listeners/session-stop.js';
 import { modalMetadataKey } from './modal-metadata.js';
+import { directMessenger } from './no-previews.js';
 import { rejectMalformedIds } from './payload-ids.js';
 import type { SlackAdapters } from './slack-adapters.js';
 
@@ -87,10 +88,7 @@ export function registerListeners(
     work,
     surface: adapters.interactive,
     logger,
-    directMessage: (userId: string, text: string) =>
-      app.client.chat
-        .postMessage({ channel: userId, text, unfurl_links: false, unfurl_media: false })
-        .then(() => undefined),
+    directMessage: directMessenger(app.client),
   };
   const mode = config.slack.mode;
   const modalKey = modalMetadataKey(mode.kind === 'http' ? mode.signingSecret : mode.appToken);

@@ -9,6 +9,7 @@ import { createAnswerStream, postAnswerMessages } from './answer-stream.js';
 import { createCardPublisher, type DeciderDirectory } from './approval-card-publisher.js';
 import { buildApprovalCard } from './blocks/approval-card.js';
 import { safeMrkdwn } from './mrkdwn.js';
+import { NO_PREVIEWS } from './no-previews.js';
 import { createProgressIndicator, StatusWays } from './progress-indicator.js';
 import { slackErrorCode } from './slack-errors.js';
 import { readThreadMessages } from './thread-reader.js';
@@ -24,12 +25,6 @@ export interface SlackSurface extends ThreadSurface, ChannelPoster {
     title?: string,
   ): Promise<void>;
 }
-
-/**
- * Slack fetches what links in a message point to (link previews) as soon as it is posted, with no click: text
- * from the model or users could carry data out in a URL. Every message carrying such text turns them off.
- */
-export const NO_PREVIEWS = { unfurl_links: false, unfurl_media: false } as const;
 
 /** Speaks in Slack threads through the Web API. Text from users and the model is escaped before posting. */
 export function createSlackSurface(

@@ -3,7 +3,13 @@ import type { Config } from '../config.js';
 import { describeError } from '../errors.js';
 import { slackErrorCode } from './slack-errors.js';
 
-export type TokenCheck = { ok: true } | { ok: false; problem: string };
+/** Who the bot token belongs to, as `auth.test` answered: Bolt, given both, does not ask again. */
+export interface SlackIdentity {
+  botId: string;
+  botUserId: string;
+}
+
+export type TokenCheck = { ok: true; identity?: SlackIdentity } | { ok: false; problem: string };
 
 /** What to do about each answer Slack gives to a token it does not accept. */
 const REFUSALS: Record<string, string> = {
@@ -28,17 +34,24 @@ const WHERE = {
  * `auth.test`, and in Socket Mode the app-level token with `apps.connections.open` (the call Socket Mode
  * starts with; the connection URL it returns is not used). A refusal names the variable and how to fix it,
  * so a wrong token stops start-up with one message instead of a bot that looks healthy and never answers.
+ * The bot token's identity is handed on, so Bolt does not call `auth.test` a second time.
  */
 export async function checkSlackTokens(slack: Config['slack']): Promise<TokenCheck> {
   const options = { slackApiUrl: slack.apiUrl, retryConfig: { retries: 1 }, timeout: 15_000 };
-  const bot = await check('SLACK_BOT_TOKEN', slack.apiUrl, () =>
-    new WebClient(slack.botToken, options).auth.test(),
-  );
-  if (!bot.ok || slack.mode.kind !== 'socket') return bot;
-  const { appToken } = slack.mode;
-  return check('SLACK_APP_TOKEN', slack.apiUrl, () =>
-    new WebClient(appToken, options).apps.connections.open({}),
-  );
+  let identity: SlackIdentity | undefined;
+  const bot = await check('SLACK_BOT_TOKEN', slack.apiUrl, async () => {
+    const { bot_id: botId, user_id: botUserId } = await new WebClient(slack.botToken, options).auth.test();
+    if (botId && botUserId) identity = { botId, botUserId };
+  });
+  if (!bot.ok) return bot;
+  if (slack.mode.kind === 'socket') {
+    const { appToken } = slack.mode;
+    const app = await check('SLACK_APP_TOKEN', slack.apiUrl, () =>
+      new WebClient(appToken, options).apps.connections.open({}),
+    );
+    if (!app.ok) return app;
+  }
+  return identity ? { ok: true, identity } : { ok: true };
 }
 
 async function check(

@@ -10,7 +10,7 @@ export interface WorkerData {
   owner: string;
   /** Whether this worker also does the process's background work (deadlines, recovery). */
   background: boolean;
-  /** The approval policy file's text in force, once it was reloaded; absent: the worker reads the file. */
+  /** The approval policy file's text in force (validated by the intake thread); absent: the worker reads the file. */
   policyText?: string;
 }
 

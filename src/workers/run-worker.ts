@@ -12,6 +12,7 @@ import { createLogger } from '../logger.js';
 import { createAuditAccess } from '../slack/audit-access.js';
 import { createHomePublisher } from '../slack/home-publisher.js';
 import { decideClick } from '../slack/listeners/decision-replies.js';
+import { directMessenger } from '../slack/no-previews.js';
 import { createSlackAdapters, WEB_API_LEVELS } from '../slack/slack-adapters.js';
 import { slackLibraryLogger } from '../slack/slack-logger.js';
 import { SYSTEM_PROMPT } from '../slack/system-prompt.js';
@@ -95,10 +96,7 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
     work: localWork(core.conversations, core.followUp, logger),
     surface: core.adapters.interactive,
     logger,
-    directMessage: (userId: string, text: string) =>
-      client.chat
-        .postMessage({ channel: userId, text, unfurl_links: false, unfurl_media: false })
-        .then(() => undefined),
+    directMessage: directMessenger(client),
   };
   await core.mcp.connectAll();
   const background: BackgroundWork | undefined = data.background

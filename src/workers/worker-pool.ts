@@ -58,7 +58,7 @@ export function startWorkerPool(
 ): WorkerPool {
   let stopping = false;
   // A worker started again after a reload builds the policy in force, not whatever the file holds by then.
-  let policyText: string | undefined;
+  let policyText = data.policyText;
   const workers: Worker[] = [];
   const ready: boolean[] = [];
   const listeners = new Set<(index: number, message: FromWorker) => void>();

@@ -1,9 +1,12 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type BotProcess, runBotProcessToExit, startBotProcess } from '../support/bot-process.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
+import { waitUntil } from '../support/wait.js';
 import { SECRET } from './harness.js';
 import { writePolicy } from './policy-support.js';
 
@@ -68,5 +71,20 @@ describe('npm start with an approval policy file', () => {
         'list_notes: no approval; post_message: admins, no self-approval, no standing approval, expires after 7d; ' +
         'other tools: when the tool asks, conversation or admins, expires after 7d',
     );
+  });
+
+  it('the file is read once: worker threads build their policy from the text the intake thread validated', async () => {
+    // A named pipe gives its text to one reader only: a worker reading the file again would wait forever.
+    const file = join(dir, 'policy.fifo');
+    execFileSync('mkfifo', [file]);
+    const written = writeFile(file, JSON.stringify({ defaults: { expiresAfter: '7d' } }));
+    bot = await startBotProcess({ env: { ...env(file), WORKERS: '1', HEALTHZ_DETAILS: 'true' } });
+    await written;
+    const url = `${bot.url}/healthz`;
+    const workers = async () => ((await (await fetch(url)).json()) as { workers: number }).workers;
+    await waitUntil(async () => (await workers()) === 1, {
+      timeoutMs: 15_000,
+      message: 'the worker never became ready',
+    });
   });
 });

@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { freePort, REPO_ROOT, runBotProcessToExit } from '../support/bot-process.js';
+import { freePort, REPO_ROOT, runBotProcessToExit, startBotProcess } from '../support/bot-process.js';
 import { type FakeSlack, slackReply, startFakeSlack } from '../support/fake-slack.js';
 
 /**
@@ -54,6 +54,15 @@ describe('start-up checks that name their cause', () => {
     expect(result.stderr).not.toContain('SLACK_BOT_TOKEN');
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(slack.callsTo('auth.test')).toHaveLength(1);
+  });
+
+  it('a bot token Slack accepts is asked about once: Bolt is given the answer instead of its own auth.test', async () => {
+    const bot = await startBotProcess({ env: settings({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
+    try {
+      expect(slack.callsTo('auth.test')).toHaveLength(1);
+    } finally {
+      await bot.kill('SIGTERM');
+    }
   });
 
   it('Slack unreachable: the message says so and names SLACK_API_URL', async () => {

@@ -21,6 +21,30 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads the OpenTelemetry headers and resource attributes as key=value pairs, and names either when malformed', () => {
+    const result = loadConfig({
+      ...http,
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
+      OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20abc, x-team=ops',
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod',
+    });
+    expect(result.ok && result.config.telemetry).toMatchObject({
+      tracesUrl: 'http://collector:4318/v1/traces',
+      headers: { authorization: 'Bearer abc', 'x-team': 'ops' },
+      resourceAttributes: { 'deployment.environment': 'prod' },
+    });
+    const malformed = loadConfig({
+      ...http,
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_EXPORTER_OTLP_HEADERS: 'no-equals-sign',
+      OTEL_RESOURCE_ATTRIBUTES: '=value',
+    });
+    expect(malformed.ok).toBe(false);
+    const problems = malformed.ok ? '' : malformed.problems.join('\n');
+    expect(problems).toContain('OTEL_EXPORTER_OTLP_HEADERS: must be key=value pairs separated by commas');
+    expect(problems).toContain('OTEL_RESOURCE_ATTRIBUTES: must be key=value pairs separated by commas');
+  });
+
   it('uses PostgreSQL when DATABASE_URL is set, with a pool of 10 unless DATABASE_POOL_SIZE says otherwise', () => {
     const url = 'postgres://bot:secret@db.example.com:5432/bot';
     const pooled = loadConfig({ ...http, DATABASE_URL: url, DATABASE_PATH: './ignored.db' });

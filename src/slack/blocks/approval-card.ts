@@ -17,7 +17,7 @@ export interface SlackMessage {
 }
 
 /** Characters of arguments shown on the card; the rest is one click away ("View all arguments"). */
-export const ARGUMENTS_BUDGET = 2600;
+const ARGUMENTS_BUDGET = 2600;
 /** Characters of edited arguments shown under the outcome. */
 const EDITED_BUDGET = 1500;
 
@@ -129,7 +129,7 @@ function approved(approval: ApprovalRecord): boolean {
 }
 
 /** Whether the card shows only part of the arguments. */
-export function argumentsCut(approval: ApprovalRecord): boolean {
+function argumentsCut(approval: ApprovalRecord): boolean {
   return shownArguments(approval.arguments).length > ARGUMENTS_BUDGET;
 }
 

@@ -53,7 +53,7 @@ export function buildOverview(pending: Page<ApprovalRecord>, decided: Page<Appro
 }
 
 /** The model's tokens over the runs that ended in the window (completed, stopped or failed), in one line. */
-export function usageLine(usage: UsageTotals): string {
+function usageLine(usage: UsageTotals): string {
   if (usage.runs === 0) return 'Model tokens: no run finished.';
   const n = (value: number) => value.toLocaleString('en-US');
   const unrecorded = usage.unrecorded > 0 ? ` (${usage.unrecorded} without recorded usage)` : '';

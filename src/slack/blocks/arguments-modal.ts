@@ -6,24 +6,24 @@ import { shownArguments } from './approval-card.js';
 import { context, preformatted } from './approval-lines.js';
 
 /** Characters in one preformatted block of the modal. */
-export const CHUNK_CHARS = 2900;
+const CHUNK_CHARS = 2900;
 /** Blocks of arguments on one page: about 23,000 characters, far inside a modal's 100 blocks and 250 kB. */
-export const CHUNKS_PER_PAGE = 8;
+const CHUNKS_PER_PAGE = 8;
 const PAGE_CHARS = CHUNK_CHARS * CHUNKS_PER_PAGE;
 
 /** What the "View all arguments" modal shows: the arguments (as edited, when they were) with secrets masked. */
-export function argumentsToShow(approval: ApprovalRecord): { text: string; edited: boolean } {
+function argumentsToShow(approval: ApprovalRecord): { text: string; edited: boolean } {
   const edited = approval.editedArguments !== null;
   return { text: shownArguments(approval.editedArguments ?? approval.arguments), edited };
 }
 
 /** The number of pages the arguments take. */
-export function argumentPages(text: string): number {
+function argumentPages(text: string): number {
   return Math.max(1, Math.ceil(text.length / PAGE_CHARS));
 }
 
 /** "3:apr_…": a page button's value. */
-export function encodePageValue(approvalId: string, page: number): string {
+function encodePageValue(approvalId: string, page: number): string {
   return `${page}:${encodeApprovalButtonValue(approvalId)}`;
 }
 

@@ -150,10 +150,7 @@ export interface ClickedCard {
  * naming another message could otherwise overwrite someone else's card); else the clicked message, and only
  * when it is in the approval's own channel and thread (a card posted just before a crash, never recorded).
  */
-export function cardFallback(
-  approval: ApprovalRecord,
-  clicked: ClickedCard | undefined,
-): CardLocation | undefined {
+function cardFallback(approval: ApprovalRecord, clicked: ClickedCard | undefined): CardLocation | undefined {
   if (!clicked || approval.messageTs) return undefined;
   const { channelId, messageTs, threadTs } = clicked;
   if (!channelId || !messageTs) return undefined;

@@ -15,7 +15,7 @@ const stopSchema = z.object({
 });
 
 /** Validates a stop event's fields (a signed request can still carry any JSON); undefined when malformed. */
-export function parseStopRequest(raw: Record<keyof StopRequest, unknown>): StopRequest | undefined {
+function parseStopRequest(raw: Record<keyof StopRequest, unknown>): StopRequest | undefined {
   const parsed = stopSchema.safeParse(raw);
   return parsed.success ? parsed.data : undefined;
 }
