@@ -8,6 +8,7 @@ import {
   replayRequest,
   summarizeReplay,
 } from '../approvals/policy-replay.js';
+import { jsonObject } from '../approvals/policy-rules.js';
 import { readPolicySource } from '../approvals/policy-source.js';
 import { prunedArgumentsLimit } from '../audit/retention.js';
 import { parseTimePoint } from '../audit/time-filter.js';
@@ -179,7 +180,7 @@ async function pastRequests(
       tool: approval.toolName,
       requesterId: approval.requesterId,
       channelId: approval.channelId,
-      args: parseJson(approval.arguments),
+      args: jsonObject(approval.arguments),
       rule: approval.rule,
       status: approval.status,
       votes: detail.votes.map((v) => {
@@ -189,15 +190,6 @@ async function pastRequests(
     });
   }
   return { requests, pruned };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
-  } catch {
-    return {};
-  }
 }
 
 /** The summary table per tool, then one line per request that would have gone differently. */
