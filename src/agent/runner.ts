@@ -69,9 +69,7 @@ export const UNEXPECTED_FAILURE =
 export interface RunObserver {
   /** Answer text as the model streams it. */
   onTextDelta?: (text: string) => void;
-  /** A tool is about to run. */
-  onToolStart?: (toolName: string) => void;
-  /** Where each tool call of the run stands, in call order (for surfaces that show calls as tasks). */
+  /** Where each tool call of the run stands, in call order (`running`: it is about to run). */
   onToolProgress?: (progress: ToolProgress) => void;
   /** Something to say in the thread while the run works (e.g. that a call was approved automatically). */
   notify?: (text: string) => Promise<void>;

@@ -22,10 +22,7 @@ export type ToolProgress =
   | { kind: 'running'; callId: string; toolName: string }
   | { kind: 'settled'; callId: string; toolName: string; status: ToolOutputStatus; output: string };
 
-type Observer = {
-  onToolStart?: (toolName: string) => void;
-  onToolProgress?: (progress: ToolProgress) => void;
-};
+type Observer = { onToolProgress?: (progress: ToolProgress) => void };
 
 export interface TurnSettlerDeps {
   tools: ToolRegistry;
@@ -206,7 +203,6 @@ export class TurnSettler {
     observer: Observer,
   ): Promise<{ text: string; status: 'ok' | 'error' }> {
     const tool = this.#deps.tools.get(call.name);
-    observer.onToolStart?.(call.name);
     observer.onToolProgress?.({ kind: 'running', callId: call.callId, toolName: call.name });
     const started = this.#deps.clock.now();
     let result: { text: string; status: 'ok' | 'error' };

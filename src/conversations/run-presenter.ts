@@ -59,25 +59,28 @@ export class RunPresenter {
       this.#textSinceTask = true;
     },
     onToolProgress: (progress) => {
+      if (progress.kind === 'running') this.#toolStarted(progress.toolName);
       if (!this.#tasks || !this.#surface.streamAnswer) return;
       this.#stream ??= this.#surface.streamAnswer(this.#target);
       this.#stream.task?.(taskUpdate(progress));
       this.#textSinceTask = false;
     },
-    onToolStart: (toolName) => {
-      // The stream stays open: its task shows the call.
-      if (this.#tasks) {
-        this.#progress?.set(`is running ${toolName}…`);
-        return;
-      }
-      const streamed = this.#stream !== undefined;
-      const ending = this.endStream();
-      const status = `is running ${toolName}…`;
-      // Ending a streamed message may end Slack's working state with it: shown again once it has ended.
-      if (streamed) void ending.then(() => this.#progress?.set(status));
-      else this.#progress?.set(status);
-    },
   };
+
+  /** A tool is about to run: the status says which. */
+  #toolStarted(toolName: string): void {
+    const status = `is running ${toolName}…`;
+    // The stream stays open: its task shows the call.
+    if (this.#tasks) {
+      this.#progress?.set(status);
+      return;
+    }
+    const streamed = this.#stream !== undefined;
+    const ending = this.endStream();
+    // Ending a streamed message may end Slack's working state with it: shown again once it has ended.
+    if (streamed) void ending.then(() => this.#progress?.set(status));
+    else this.#progress?.set(status);
+  }
 
   /** True while an answer is being streamed into the thread. */
   get streaming(): boolean {
