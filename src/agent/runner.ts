@@ -69,9 +69,7 @@ export const UNEXPECTED_FAILURE =
 export interface RunObserver {
   /** Answer text as the model streams it. */
   onTextDelta?: (text: string) => void;
-  /** A tool is about to run. */
-  onToolStart?: (toolName: string) => void;
-  /** Where each tool call of the run stands, in call order (for surfaces that show calls as tasks). */
+  /** Where each tool call of the run stands, in call order (`running`: it is about to run). */
   onToolProgress?: (progress: ToolProgress) => void;
   /** Something to say in the thread while the run works (e.g. that a call was approved automatically). */
   notify?: (text: string) => Promise<void>;
@@ -102,6 +100,8 @@ export class Runner {
   readonly #deps: RunnerDeps;
   readonly #limits: RunnerLimits;
   readonly #observers = new Map<string, RunObserver>();
+  /** The signal each run driven here is aborted through when someone asks to stop it. */
+  readonly #stopSignals = new Map<string, AbortSignal>();
   readonly #settler: TurnSettler;
   readonly #planner: CallPlanner;
 
@@ -113,13 +113,15 @@ export class Runner {
   }
 
   /**
-   * Drives the run. `signal` aborts the model request in flight when someone asks to stop the run; whether or
-   * not it fires, a stop request recorded in the store is honoured before every model call and every tool call.
+   * Drives the run. `signal` aborts the model request in flight when someone asks to stop the run, and is
+   * checked before every tool call and after every model answer; the store's stop request is read when the run
+   * is taken up, before every model call, and whenever the signal fired (or without a signal, at every check).
    */
   async advance(runId: string, observer: RunObserver = {}, signal?: AbortSignal): Promise<RunOutcome> {
     const run = await this.#deps.store.getRun(runId);
     if (!run) throw new Error(`Run ${runId} not found`);
     this.#observers.set(runId, observer);
+    if (signal) this.#stopSignals.set(runId, signal);
     try {
       return await this.#advance(run, { notify: observer.notify ?? NO_HOOKS.notify }, signal);
     } catch (error) {
@@ -151,6 +153,7 @@ export class Runner {
       }
     } finally {
       this.#observers.delete(runId);
+      this.#stopSignals.delete(runId);
     }
   }
 
@@ -160,7 +163,7 @@ export class Runner {
     if (run.status === 'paused') return { kind: 'waiting' };
     if (run.status !== 'running' || run.leaseToken === null) return { kind: 'handed_over' };
     // Stopped while it waited (or before this process took it up): it ends here, nothing executes.
-    await this.#checkStop(run);
+    await this.#checkStop(run, 'read');
     const parsed = parseRunState(run.state);
     if (!parsed.ok)
       return this.#end(run, 'cancelled', `I cannot resume this run: ${parsed.reason}`, parsed.reason);
@@ -195,7 +198,7 @@ export class Runner {
         return this.#stopAtLimit(run, `${this.#limits.maxTurns} model calls`);
       }
       // A stop asked for while a tool ran: its output is kept, but the model is not called again.
-      await this.#checkStop(run);
+      await this.#checkStop(run, 'read');
       const history = await this.#deps.store.loadHistory(run.conversationId);
       let response: Awaited<ReturnType<ChatModel['complete']>>;
       try {
@@ -314,10 +317,10 @@ export class Runner {
     state: RunState,
     given?: ApprovalRecord[],
   ): Promise<RunState | undefined> {
-    const observer = this.#observers.get(run.id);
+    const observer = this.#observers.get(run.id) ?? {};
     const turn = state.pausedTurn?.turn ?? state.turn;
     const approvals = given ?? (await this.#deps.store.approvalsForTurn(run.id, turn));
-    let current = await this.#settler.settle(run, state, approvals, observer);
+    let current = await this.#settler.settle(run, state, approvals, observer, () => this.#checkStop(run));
     if (!current.pausedTurn) return current;
     const waiting = approvals
       .filter((approval) => approval.status === 'pending')
@@ -335,6 +338,7 @@ export class Runner {
       current,
       await this.#deps.store.approvalsForTurn(run.id, turn),
       observer,
+      () => this.#checkStop(run),
     );
     return current.pausedTurn ? undefined : current;
   }
@@ -345,8 +349,14 @@ export class Runner {
     return this.#end(run, 'failed', `I stopped because ${reason}; please ask again, more narrowly.`, reason);
   }
 
-  /** Throws `RunStopped` when someone asked to stop the run. */
-  async #checkStop(run: RunRecord): Promise<void> {
+  /**
+   * Throws `RunStopped` when someone asked to stop the run. A stop recorded by any process aborts the signal
+   * of the run driven here (at once in this process, within a poll otherwise), so with a signal that has not
+   * fired the store is read only when `read` asks for it (once when the run is taken up and once per turn).
+   */
+  async #checkStop(run: RunRecord, read?: 'read'): Promise<void> {
+    const signal = this.#stopSignals.get(run.id);
+    if (read === undefined && signal && !signal.aborted) return;
     const by = await this.#deps.store.stopRequest(run.id);
     if (by !== undefined) throw new RunStopped(run.id, by);
   }

@@ -10,7 +10,7 @@ import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ToolCall, ToolOutputItem } from './history.js';
-import { leaseOf, type RunRecord, RunStopped, type RunStore } from './ports.js';
+import { leaseOf, type RunRecord, type RunStore } from './ports.js';
 import { runEvent } from './run-events.js';
 import type { RunState } from './run-state.js';
 import type { ToolContext } from './tool.js';
@@ -22,10 +22,7 @@ export type ToolProgress =
   | { kind: 'running'; callId: string; toolName: string }
   | { kind: 'settled'; callId: string; toolName: string; status: ToolOutputStatus; output: string };
 
-type Observer = {
-  onToolStart?: (toolName: string) => void;
-  onToolProgress?: (progress: ToolProgress) => void;
-};
+type Observer = { onToolProgress?: (progress: ToolProgress) => void };
 
 export interface TurnSettlerDeps {
   tools: ToolRegistry;
@@ -57,7 +54,9 @@ export class TurnSettler {
     run: RunRecord,
     state: RunState,
     approvals: readonly ApprovalRecord[],
-    observer: Observer = {},
+    observer: Observer,
+    /** Throws `RunStopped` when someone asked to stop the run; called before each call is settled. */
+    checkStop: () => Promise<void>,
   ): Promise<RunState> {
     const paused = state.pausedTurn;
     if (!paused) return state;
@@ -76,8 +75,7 @@ export class TurnSettler {
         continue;
       }
       // Someone stopped the run: nothing more executes (the runner ends the run and cancels what is left).
-      const stoppedBy = await this.#deps.store.stopRequest(run.id);
-      if (stoppedBy !== undefined) throw new RunStopped(run.id, stoppedBy);
+      await checkStop();
       const audit: AuditInput[] = [];
       const settled = approval
         ? await this.#settleCall(run, call, approval, audit, observer)
@@ -205,7 +203,6 @@ export class TurnSettler {
     observer: Observer,
   ): Promise<{ text: string; status: 'ok' | 'error' }> {
     const tool = this.#deps.tools.get(call.name);
-    observer.onToolStart?.(call.name);
     observer.onToolProgress?.({ kind: 'running', callId: call.callId, toolName: call.name });
     const started = this.#deps.clock.now();
     let result: { text: string; status: 'ok' | 'error' };

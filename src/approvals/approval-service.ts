@@ -99,15 +99,7 @@ export class ApprovalService {
     if (permission.ok || permission.reason !== 'not_an_approver') return permission.ok;
     const { delegations, clock } = this.#deps;
     const found = (await delegations?.activeFor(teamId, grantedBy, clock.now())) ?? [];
-    return found.some(
-      (delegation) =>
-        mayDecide(rule, requesterId, {
-          userId: delegation.delegatorId,
-          isAdmin: this.isAdmin(delegation.delegatorId),
-          inConversation: false,
-          groupMembers,
-        }).ok,
-    );
+    return found.some((delegation) => this.#delegatorMay(rule, requesterId, delegation, groupMembers));
   }
 
   /**
@@ -266,13 +258,23 @@ export class ApprovalService {
     return found.find(
       (delegation) =>
         !voted.includes(delegation.delegatorId) &&
-        mayDecide(rule, approval.requesterId, {
-          userId: delegation.delegatorId,
-          isAdmin: this.isAdmin(delegation.delegatorId),
-          inConversation: false,
-          groupMembers,
-        }).ok,
+        this.#delegatorMay(rule, approval.requesterId, delegation, groupMembers),
     );
+  }
+
+  /** Whether the rule allows a delegation's delegator, who decides through it from anywhere. */
+  #delegatorMay(
+    rule: ApprovalRule,
+    requesterId: string,
+    delegation: Delegation,
+    groupMembers: ReadonlyMap<string, ReadonlySet<string>>,
+  ): boolean {
+    return mayDecide(rule, requesterId, {
+      userId: delegation.delegatorId,
+      isAdmin: this.isAdmin(delegation.delegatorId),
+      inConversation: false,
+      groupMembers,
+    }).ok;
   }
 
   async #groupMembers(approvers: readonly string[]): Promise<Map<string, ReadonlySet<string>>> {

@@ -106,10 +106,10 @@ export interface ApprovalRecord {
   createdAt: number;
 }
 
-/** The exact output the model reads for a rejected call without a reason. */
 /** Longest rejection reason a person can give, in Slack and in the terminal; the model and the card show it in full. */
 export const MAX_REASON_LENGTH = 500;
 
+/** The exact output the model reads for a rejected call without a reason. */
 export const REJECTION_TEXT = 'Tool execution was not approved.';
 
 /** The model's view of a rejection: the default sentence, or the decider and their quoted reason. */

@@ -46,8 +46,8 @@ export class ArgumentEditService {
 
   /** The arguments to show in the editor: pretty JSON when they parse, else the raw text the model sent. */
   async draft(approvalId: string, teamId: string): Promise<EditDraft> {
-    const approval = await this.#deps.store.get(approvalId);
-    if (!approval || approval.teamId !== teamId) return { ok: false, kind: 'not_found' };
+    const approval = await this.find(approvalId, teamId);
+    if (!approval) return { ok: false, kind: 'not_found' };
     if (approval.status !== 'pending') return { ok: false, kind: 'not_pending', approval };
     return { ok: true, approval, json: prettyJson(approval.arguments) };
   }
@@ -56,8 +56,8 @@ export class ArgumentEditService {
   async submit(
     request: Omit<DecisionRequest, 'vote' | 'reason' | 'editedArguments'> & { json: string },
   ): Promise<EditResult> {
-    const approval = await this.#deps.store.get(request.approvalId);
-    if (!approval || approval.teamId !== request.teamId) return { ok: false, kind: 'not_found' };
+    const approval = await this.find(request.approvalId, request.teamId);
+    if (!approval) return { ok: false, kind: 'not_found' };
     const tool = this.#deps.tools.get(approval.toolName);
     if (!tool)
       return { ok: false, kind: 'invalid', message: `The tool ${approval.toolName} is no longer available.` };

@@ -1,5 +1,6 @@
 import { type AuditInput, auditEvent } from '../audit/audit-event.js';
 import type { Approver } from './approval.js';
+import { approverMatches } from './policy.js';
 
 /** Bob may decide what Alice may decide until `until` (exclusive). */
 export interface Delegation {
@@ -53,17 +54,16 @@ export function maySomeoneDecide(
   isAdmin: boolean,
   groupMembers: ReadonlyMap<string, ReadonlySet<string>>,
 ): boolean {
-  return named.some((approver) => {
-    if (approver === 'admins') return isAdmin;
-    // "Anyone in the conversation" and "the requester" name nobody in particular: nothing to hand on.
-    if (approver === 'conversation' || approver === 'requester') return false;
-    if (approver.startsWith('S')) return groupMembers.get(approver)?.has(userId) ?? false;
-    return approver === userId;
-  });
+  const decider = { userId, isAdmin, inConversation: false, groupMembers };
+  // "Anyone in the conversation" and "the requester" name nobody in particular: nothing to hand on.
+  return named.some(
+    (approver) =>
+      approver !== 'conversation' && approver !== 'requester' && approverMatches(approver, '', decider),
+  );
 }
 
 export function delegationEvent(
-  kind: 'delegation.granted' | 'delegation.ended' | 'delegation.used',
+  kind: 'delegation.granted' | 'delegation.ended',
   delegation: Delegation,
   actor: string,
   at: number,

@@ -37,12 +37,13 @@ export function concernedViewers(
   approval: Pick<ApprovalRecord, 'teamId' | 'requesterId' | 'rule'>,
   deciders: readonly string[],
 ): HomeViewer[] {
+  const named = decidingRule(approval.rule).approvers;
   return viewers.filter(
     (viewer) =>
       viewer.teamId === approval.teamId &&
       (viewer.auditor ||
         deciders.includes(viewer.userId) ||
         viewer.userId === approval.requesterId ||
-        decidingRule(approval.rule).approvers.includes(viewer.userId)),
+        named.includes(viewer.userId)),
   );
 }

@@ -160,16 +160,15 @@ function salvage(json: unknown): { defaults?: FileRule; tools?: Record<string, F
   return { defaults: validFields(ruleSchema, json.defaults), tools };
 }
 
+/** The fields of `rule` that are valid on their own, parsed; unknown and invalid ones are left out. */
 function validFields<S extends typeof ruleSchema | typeof toolSchema>(schema: S, rule: unknown): z.infer<S> {
   if (!isObject(rule)) return {} as z.infer<S>;
-  const parsed = schema.safeParse(rule);
-  if (parsed.success) return parsed.data as z.infer<S>;
-  const bad = new Set(parsed.error.issues.flatMap((i) => (i.path.length > 0 ? [String(i.path[0])] : [])));
-  const kept = Object.fromEntries(
-    Object.entries(rule).filter(([key]) => !bad.has(key) && key in schema.shape),
-  );
-  const again = schema.safeParse(kept);
-  return (again.success ? again.data : {}) as z.infer<S>;
+  const shape: Record<string, z.ZodType | undefined> = schema.shape;
+  const kept = Object.entries(rule).flatMap(([key, value]) => {
+    const field = shape[key]?.safeParse(value);
+    return field?.success ? [[key, field.data] as const] : [];
+  });
+  return Object.fromEntries(kept) as z.infer<S>;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -116,7 +116,11 @@ export function argumentsForRules(
   parsed: { ok: true; args: Record<string, unknown> } | { ok: false },
   raw: string,
 ): unknown {
-  if (parsed.ok) return parsed.args;
+  return parsed.ok ? parsed.args : jsonObject(raw);
+}
+
+/** Arguments text as a CEL map: the JSON object it holds, else `{}`. */
+export function jsonObject(raw: string): unknown {
   try {
     const value: unknown = JSON.parse(raw);
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};

@@ -107,11 +107,12 @@ export function mayDecide(rule: ApprovalRule, requesterId: string, decider: Deci
   if (decider.userId === requesterId && !rule.allowSelfApproval) {
     return { ok: false, reason: 'self_approval', approvers };
   }
-  const allowed = rule.approvers.some((approver) => matches(approver, requesterId, decider));
+  const allowed = rule.approvers.some((approver) => approverMatches(approver, requesterId, decider));
   return allowed ? { ok: true } : { ok: false, reason: 'not_an_approver', approvers };
 }
 
-function matches(approver: Approver, requesterId: string, decider: Decider): boolean {
+/** Whether one entry of a rule's `approvers` names this person, for a request made by `requesterId`. Pure. */
+export function approverMatches(approver: Approver, requesterId: string, decider: Decider): boolean {
   if (approver === 'admins') return decider.isAdmin;
   if (approver === 'conversation') return decider.inConversation;
   if (approver === 'requester') return decider.userId === requesterId;

@@ -1,12 +1,14 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { AuditQueries } from '../approvals/audit-queries.js';
+import type { ApprovalPolicy } from '../approvals/policy.js';
 import {
   type PastRequest,
   type ReplayedRequest,
   replayRequest,
   summarizeReplay,
 } from '../approvals/policy-replay.js';
+import { jsonObject } from '../approvals/policy-rules.js';
 import { readPolicySource } from '../approvals/policy-source.js';
 import { prunedArgumentsLimit } from '../audit/retention.js';
 import { parseTimePoint } from '../audit/time-filter.js';
@@ -66,14 +68,19 @@ function check(args: readonly string[], io: PolicyCliIo): number {
     io.err('check takes one argument: the policy file (npm run policy -- check ./policy.json)');
     return 2;
   }
-  const source = readPolicySource(file, toolNames());
-  if (!source.ok) {
-    io.err(`Approval policy error: ${file} has ${source.problems.length} problem(s).`);
-    for (const problem of source.problems) io.err(`  - ${problem}`);
-    return 1;
-  }
-  io.out(source.policy.summary);
+  const policy = validPolicy(file, io);
+  if (!policy) return 1;
+  io.out(policy.summary);
   return 0;
+}
+
+/** The policy in `file`, or undefined once every problem in it was printed. */
+function validPolicy(file: string, io: PolicyCliIo): ApprovalPolicy | undefined {
+  const source = readPolicySource(file, toolNames());
+  if (source.ok) return source.policy;
+  io.err(`Approval policy error: ${file} has ${source.problems.length} problem(s).`);
+  for (const problem of source.problems) io.err(`  - ${problem}`);
+  return undefined;
 }
 
 async function replay(args: readonly string[], io: PolicyCliIo): Promise<number> {
@@ -103,12 +110,8 @@ async function replay(args: readonly string[], io: PolicyCliIo): Promise<number>
     io.err('--since must be a span such as 30d, 12h or 2w, or a date such as 2026-05-01');
     return 2;
   }
-  const source = readPolicySource(file, toolNames());
-  if (!source.ok) {
-    io.err(`Approval policy error: ${file} has ${source.problems.length} problem(s).`);
-    for (const problem of source.problems) io.err(`  - ${problem}`);
-    return 1;
-  }
+  const policy = validPolicy(file, io);
+  if (!policy) return 1;
   const loaded = loadConfig(io.env ?? process.env, 'audit');
   if (!loaded.ok) {
     io.err(`Configuration error:\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -122,7 +125,7 @@ async function replay(args: readonly string[], io: PolicyCliIo): Promise<number>
   const database = await openDatabaseReadOnly(where);
   try {
     const { requests: past, pruned } = await pastRequests(createAuditQueryStore(database), since);
-    const replayed = past.map((request) => replayRequest(source.policy, request, adminUserIds));
+    const replayed = past.map((request) => replayRequest(policy, request, adminUserIds));
     for (const line of format === 'jsonl' ? replayed.map((r) => JSON.stringify(r)) : table(replayed, file))
       io.out(line);
     // Replayed without their arguments they would look like calls the rules cannot evaluate: counted instead.
@@ -177,7 +180,7 @@ async function pastRequests(
       tool: approval.toolName,
       requesterId: approval.requesterId,
       channelId: approval.channelId,
-      args: parseJson(approval.arguments),
+      args: jsonObject(approval.arguments),
       rule: approval.rule,
       status: approval.status,
       votes: detail.votes.map((v) => {
@@ -187,15 +190,6 @@ async function pastRequests(
     });
   }
   return { requests, pruned };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
-  } catch {
-    return {};
-  }
 }
 
 /** The summary table per tool, then one line per request that would have gone differently. */

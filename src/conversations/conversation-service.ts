@@ -101,9 +101,9 @@ export class ConversationService {
 
   /**
    * Starts a run for the message and drives it, or queues it behind the conversation's active run. `keys` are
-   * its delivery keys: a message whose key was seen before (a retry) is dropped.
+   * its delivery keys: a message whose key was seen before (a retry) is dropped. `onTaken` is called once the
+   * message is stored (or found a duplicate, or the thread was told it could not be).
    */
-  /** `onTaken`: once the message is stored (or found a duplicate, or the thread was told it could not be). */
   async handleMessage(
     message: IncomingMessage,
     keys: readonly string[] = [],

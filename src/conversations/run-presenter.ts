@@ -59,25 +59,28 @@ export class RunPresenter {
       this.#textSinceTask = true;
     },
     onToolProgress: (progress) => {
+      if (progress.kind === 'running') this.#toolStarted(progress.toolName);
       if (!this.#tasks || !this.#surface.streamAnswer) return;
       this.#stream ??= this.#surface.streamAnswer(this.#target);
       this.#stream.task?.(taskUpdate(progress));
       this.#textSinceTask = false;
     },
-    onToolStart: (toolName) => {
-      // The stream stays open: its task shows the call.
-      if (this.#tasks) {
-        this.#progress?.set(`is running ${toolName}…`);
-        return;
-      }
-      const streamed = this.#stream !== undefined;
-      const ending = this.endStream();
-      const status = `is running ${toolName}…`;
-      // Ending a streamed message may end Slack's working state with it: shown again once it has ended.
-      if (streamed) void ending.then(() => this.#progress?.set(status));
-      else this.#progress?.set(status);
-    },
   };
+
+  /** A tool is about to run: the status says which. */
+  #toolStarted(toolName: string): void {
+    const status = `is running ${toolName}…`;
+    // The stream stays open: its task shows the call.
+    if (this.#tasks) {
+      this.#progress?.set(status);
+      return;
+    }
+    const streamed = this.#stream !== undefined;
+    const ending = this.endStream();
+    // Ending a streamed message may end Slack's working state with it: shown again once it has ended.
+    if (streamed) void ending.then(() => this.#progress?.set(status));
+    else this.#progress?.set(status);
+  }
 
   /** True while an answer is being streamed into the thread. */
   get streaming(): boolean {
@@ -165,8 +168,7 @@ export function taskUpdate(progress: ToolProgress): TaskUpdate {
 
 /** One line, credentials redacted, at most `MAX_TASK_CHARS` characters. */
 function shortText(text: string): string {
-  const line = redactText(text).replace(/\s+/g, ' ').trim();
-  return line.length <= MAX_TASK_CHARS ? line : `${line.slice(0, MAX_TASK_CHARS - 1).trimEnd()}…`;
+  return oneLine(redactText(text), MAX_TASK_CHARS);
 }
 
 /** Slack limits a session title to this many characters. */
@@ -174,12 +176,13 @@ export const MAX_TITLE_CHARS = 200;
 
 /** A session's title from the message that started it: mentions left out, on one line, at most 200 characters. */
 export function sessionTitle(text: string): string | undefined {
-  const line = text
-    .replace(/<@[A-Z0-9]+(?:\|[^>]*)?>/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  if (line === '') return undefined;
-  return line.length <= MAX_TITLE_CHARS ? line : `${line.slice(0, MAX_TITLE_CHARS - 1).trimEnd()}…`;
+  return oneLine(text.replace(/<@[A-Z0-9]+(?:\|[^>]*)?>/g, ' '), MAX_TITLE_CHARS) || undefined;
+}
+
+/** `text` on one line, cut with an ellipsis to at most `max` characters. */
+function oneLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`;
 }
 
 /** Part of an answer Slack would not show, neither streamed nor posted: it stays owed to the thread. */
