@@ -100,8 +100,6 @@ export class Runner {
   readonly #deps: RunnerDeps;
   readonly #limits: RunnerLimits;
   readonly #observers = new Map<string, RunObserver>();
-  /** The signal each run driven here is aborted through when someone asks to stop it. */
-  readonly #stopSignals = new Map<string, AbortSignal>();
   readonly #settler: TurnSettler;
   readonly #planner: CallPlanner;
 
@@ -113,15 +111,13 @@ export class Runner {
   }
 
   /**
-   * Drives the run. `signal` aborts the model request in flight when someone asks to stop the run, and is
-   * checked before every tool call and after every model answer; the store's stop request is read when the run
-   * is taken up, before every model call, and whenever the signal fired (or without a signal, at every check).
+   * Drives the run. `signal` aborts the model request in flight when someone asks to stop the run; whether or
+   * not it fires, a stop request recorded in the store is honoured before every model call and every tool call.
    */
   async advance(runId: string, observer: RunObserver = {}, signal?: AbortSignal): Promise<RunOutcome> {
     const run = await this.#deps.store.getRun(runId);
     if (!run) throw new Error(`Run ${runId} not found`);
     this.#observers.set(runId, observer);
-    if (signal) this.#stopSignals.set(runId, signal);
     try {
       return await this.#advance(run, { notify: observer.notify ?? NO_HOOKS.notify }, signal);
     } catch (error) {
@@ -153,7 +149,6 @@ export class Runner {
       }
     } finally {
       this.#observers.delete(runId);
-      this.#stopSignals.delete(runId);
     }
   }
 
@@ -163,7 +158,7 @@ export class Runner {
     if (run.status === 'paused') return { kind: 'waiting' };
     if (run.status !== 'running' || run.leaseToken === null) return { kind: 'handed_over' };
     // Stopped while it waited (or before this process took it up): it ends here, nothing executes.
-    await this.#checkStop(run, 'read');
+    await this.#checkStop(run);
     const parsed = parseRunState(run.state);
     if (!parsed.ok)
       return this.#end(run, 'cancelled', `I cannot resume this run: ${parsed.reason}`, parsed.reason);
@@ -198,7 +193,7 @@ export class Runner {
         return this.#stopAtLimit(run, `${this.#limits.maxTurns} model calls`);
       }
       // A stop asked for while a tool ran: its output is kept, but the model is not called again.
-      await this.#checkStop(run, 'read');
+      await this.#checkStop(run);
       const history = await this.#deps.store.loadHistory(run.conversationId);
       let response: Awaited<ReturnType<ChatModel['complete']>>;
       try {
@@ -317,10 +312,10 @@ export class Runner {
     state: RunState,
     given?: ApprovalRecord[],
   ): Promise<RunState | undefined> {
-    const observer = this.#observers.get(run.id) ?? {};
+    const observer = this.#observers.get(run.id);
     const turn = state.pausedTurn?.turn ?? state.turn;
     const approvals = given ?? (await this.#deps.store.approvalsForTurn(run.id, turn));
-    let current = await this.#settler.settle(run, state, approvals, observer, () => this.#checkStop(run));
+    let current = await this.#settler.settle(run, state, approvals, observer);
     if (!current.pausedTurn) return current;
     const waiting = approvals
       .filter((approval) => approval.status === 'pending')
@@ -338,7 +333,6 @@ export class Runner {
       current,
       await this.#deps.store.approvalsForTurn(run.id, turn),
       observer,
-      () => this.#checkStop(run),
     );
     return current.pausedTurn ? undefined : current;
   }
@@ -349,14 +343,8 @@ export class Runner {
     return this.#end(run, 'failed', `I stopped because ${reason}; please ask again, more narrowly.`, reason);
   }
 
-  /**
-   * Throws `RunStopped` when someone asked to stop the run. A stop recorded by any process aborts the signal
-   * of the run driven here (at once in this process, within a poll otherwise), so with a signal that has not
-   * fired the store is read only when `read` asks for it (once when the run is taken up and once per turn).
-   */
-  async #checkStop(run: RunRecord, read?: 'read'): Promise<void> {
-    const signal = this.#stopSignals.get(run.id);
-    if (read === undefined && signal && !signal.aborted) return;
+  /** Throws `RunStopped` when someone asked to stop the run. */
+  async #checkStop(run: RunRecord): Promise<void> {
     const by = await this.#deps.store.stopRequest(run.id);
     if (by !== undefined) throw new RunStopped(run.id, by);
   }

@@ -10,7 +10,7 @@ import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ToolCall, ToolOutputItem } from './history.js';
-import { leaseOf, type RunRecord, type RunStore } from './ports.js';
+import { leaseOf, type RunRecord, RunStopped, type RunStore } from './ports.js';
 import { runEvent } from './run-events.js';
 import type { RunState } from './run-state.js';
 import type { ToolContext } from './tool.js';
@@ -54,9 +54,7 @@ export class TurnSettler {
     run: RunRecord,
     state: RunState,
     approvals: readonly ApprovalRecord[],
-    observer: Observer,
-    /** Throws `RunStopped` when someone asked to stop the run; called before each call is settled. */
-    checkStop: () => Promise<void>,
+    observer: Observer = {},
   ): Promise<RunState> {
     const paused = state.pausedTurn;
     if (!paused) return state;
@@ -75,7 +73,8 @@ export class TurnSettler {
         continue;
       }
       // Someone stopped the run: nothing more executes (the runner ends the run and cancels what is left).
-      await checkStop();
+      const stoppedBy = await this.#deps.store.stopRequest(run.id);
+      if (stoppedBy !== undefined) throw new RunStopped(run.id, stoppedBy);
       const audit: AuditInput[] = [];
       const settled = approval
         ? await this.#settleCall(run, call, approval, audit, observer)

@@ -86,35 +86,6 @@ describe('runner robustness on a real SQLite database', () => {
     expect((await s.start('next message')).started).toBe('started');
   });
 
-  it('with a stop signal, the store is asked about a stop when the run is taken up and once per turn, not before every call', async () => {
-    const { stores } = t;
-    let reads = 0;
-    const store = {
-      ...stores.runs,
-      stopRequest: (runId: string) => {
-        reads += 1;
-        return stores.runs.stopRequest(runId);
-      },
-    };
-    const time = (id: string): [string, string, string] => [id, 'get_current_time', '{"timeZone":"UTC"}'];
-    const runner = createTestRunner(t, {
-      model: scripted([calls(time('c1'), time('c2'), time('c3')), answer('Three times.')]),
-      tools: createBuiltInTools({
-        clock: t.ctx.clock,
-        notes: stores.notes,
-        poster: { post: async () => ({ kind: 'posted' as const }), postText: async () => {} },
-      }),
-      policy: testPolicy(),
-      store,
-    });
-    const conversationId = await stores.conversations.findOrCreate(thread, 'slack');
-    const { runId } = await startRun(stores.conversations, conversationId, 'what time is it, thrice');
-    const outcome = await runner.advance(runId, {}, new AbortController().signal);
-    expect(outcome).toEqual({ kind: 'completed', text: 'Three times.' });
-    // Taken up, then before each of the two model calls; the three tool calls and the answers read nothing.
-    expect(reads).toBe(3);
-  });
-
   it('a server that reuses call ids across turns: every call keeps a key of its own and the run completes', async () => {
     const s = await setup(
       scripted([
