@@ -7,6 +7,12 @@ import type { RunState } from './run-state.js';
 export const RUN_STATUSES = ['running', 'paused', 'completed', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
+/**
+ * Runs not yet ended: one waiting for a decision resumes from its history and arguments, so retention leaves
+ * their content alone.
+ */
+export const UNFINISHED_RUN_STATUSES: readonly RunStatus[] = ['running', 'paused'];
+
 export interface RunRecord {
   id: string;
   conversationId: string;

@@ -11,6 +11,9 @@ export const APPROVAL_STATUSES = [
 ] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
+/** Approvals still to be decided or being carried out: retention leaves their content alone. */
+export const OPEN_APPROVAL_STATUSES: readonly ApprovalStatus[] = ['pending', 'executing'];
+
 /** Who may decide a request. */
 export const approverSchema = z.union([
   z.literal('requester'),

@@ -1,5 +1,3 @@
-import type { RunStatus } from '../agent/ports.js';
-import type { ApprovalStatus } from '../approvals/approval.js';
 import { DIGEST_KEY, PRUNED_KEY, prunedDigest, valueDigest } from './hash-chain.js';
 
 /**
@@ -8,12 +6,6 @@ import { DIGEST_KEY, PRUNED_KEY, prunedDigest, valueDigest } from './hash-chain.
  * the outcome) stays readable.
  */
 export const CONTENT_KEYS = ['arguments', 'editedArguments', 'result', 'reason', 'text', 'message'] as const;
-
-/** Runs whose content retention leaves alone: one waiting for a decision resumes from its history and arguments. */
-export const RETENTION_KEEPS_RUNS: readonly RunStatus[] = ['running', 'paused'];
-
-/** Approvals whose content retention leaves alone: still to be decided, or being carried out. */
-export const RETENTION_KEEPS_APPROVALS: readonly ApprovalStatus[] = ['pending', 'executing'];
 
 /** How an event's content was removed: when, and under which limit. */
 export interface PruneMark {

@@ -1,12 +1,12 @@
 import { sql } from 'drizzle-orm';
+import { UNFINISHED_RUN_STATUSES } from '../agent/ports.js';
+import { OPEN_APPROVAL_STATUSES } from '../approvals/approval.js';
 import { auditEvent } from '../audit/audit-event.js';
 import {
   CONTENT_KEYS,
   type PruneMark,
   prunedArgumentsMarker,
   prunePayload,
-  RETENTION_KEEPS_APPROVALS,
-  RETENTION_KEEPS_RUNS,
   type RetentionStore,
 } from '../audit/retention.js';
 import { readNumber, readString } from './sql/columns.js';
@@ -23,9 +23,9 @@ const sqlList = (values: readonly string[]) =>
     sql`, `,
   );
 
-/** Runs and approvals whose content is still needed (RETENTION_KEEPS_RUNS, RETENTION_KEEPS_APPROVALS). */
-const KEPT_RUN_STATUSES = sqlList(RETENTION_KEEPS_RUNS);
-const KEPT_APPROVAL_STATUSES = sqlList(RETENTION_KEEPS_APPROVALS);
+/** Runs and approvals whose content is still needed (UNFINISHED_RUN_STATUSES, OPEN_APPROVAL_STATUSES). */
+const KEPT_RUN_STATUSES = sqlList(UNFINISHED_RUN_STATUSES);
+const KEPT_APPROVAL_STATUSES = sqlList(OPEN_APPROVAL_STATUSES);
 const ACTIVE_RUNS = sql`select id from runs where status in (${KEPT_RUN_STATUSES})`;
 const ACTIVE_CONVERSATIONS = sql`select conversation_id from runs where status in (${KEPT_RUN_STATUSES})`;
 const OPEN_APPROVALS = sql`select id from approvals where status in (${KEPT_APPROVAL_STATUSES})`;
