@@ -4,7 +4,9 @@ import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { Clock } from '../clock.js';
 import type { SlackMode } from '../config.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
+import { approvalClickIn } from './approval-click.js';
 import { createGuardedReceiver } from './guarded-receiver.js';
+import type { ClickWork } from './listeners/decision-replies.js';
 import { createSlackAdapters, type SlackAdapters } from './slack-adapters.js';
 import { canReceiveEvents, createSlackConnectionMonitor } from './slack-connection.js';
 import { slackLibraryLogger } from './slack-logger.js';
@@ -50,6 +52,11 @@ export interface SlackRuntime {
   stop(): Promise<void>;
   /** Resolves when every listener already running (a click being decided, say) has finished. */
   idle(): Promise<void>;
+  /**
+   * HTTP mode: Approve clicks are acknowledged as soon as their signature is checked, ahead of Bolt's
+   * pipeline, and handed to `clicks` (Socket Mode: Bolt's action listener takes them, as every other request).
+   */
+  answerClicksEarly(clicks: ClickWork): void;
 }
 
 const BOLT_LEVELS: Record<OurLevel, LogLevel> = {
@@ -104,6 +111,8 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
     // request a failed look-up (an Error thrown and caught).
     convoStore: false as const,
   };
+  /** Where Approve clicks taken ahead of Bolt go, once the listeners are registered. */
+  let earlyClicks: ClickWork | undefined;
   let app: App;
   if (options.mode.kind === 'socket') {
     const receiver = new SocketModeReceiver({
@@ -141,6 +150,11 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
         logLevel: common.logLevel,
         logger: options.logger,
         boltLogger,
+        takeEarly: (body) => {
+          const clicks = earlyClicks;
+          const click = clicks && approvalClickIn(body);
+          return click && (() => clicks.click(click));
+        },
       }),
     });
   }
@@ -205,6 +219,9 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
     },
     async idle() {
       await Promise.allSettled([...running]);
+    },
+    answerClicksEarly(clicks) {
+      earlyClicks = clicks;
     },
   };
 }

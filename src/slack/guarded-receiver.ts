@@ -5,7 +5,7 @@ import {
   type LogLevel,
 } from '@slack/bolt';
 import type { Logger } from '../logger.js';
-import { guardSlackRequests } from './request-guard.js';
+import { guardSlackRequests, type RequestGuardOptions } from './request-guard.js';
 
 /** Requests larger than this get 413 (Slack's own payloads stay far below it). */
 export const BODY_LIMIT = 1024 * 1024;
@@ -19,6 +19,7 @@ export interface GuardedReceiverOptions {
   logger: Logger;
   /** The receiver's own logging (Bolt's), through the bot's logger without bodies. */
   boltLogger: BoltLogger;
+  takeEarly: RequestGuardOptions['takeEarly'];
 }
 
 /**
@@ -40,6 +41,7 @@ export function createGuardedReceiver(options: GuardedReceiverOptions): HTTPRece
     signingSecret: options.signingSecret,
     bodyLimit: BODY_LIMIT,
     logger: options.logger,
+    takeEarly: options.takeEarly,
   });
   return receiver;
 }

@@ -31,7 +31,7 @@ const envelope = z.object({ team_id: TEAM });
 const homeOpened = z.object({ event: z.object({ type: z.literal('app_home_opened'), user: USER }) });
 
 /** Why a request's ids are refused; undefined when they are all well formed. */
-function idProblem(body: unknown): string | undefined {
+export function malformedIdsIn(body: unknown): string | undefined {
   if (body === null || typeof body !== 'object') return 'not an object';
   const type = 'type' in body ? body.type : undefined;
   if ('command' in body) return problemOf(command.safeParse(body));
@@ -63,7 +63,7 @@ function problemOf(parsed: { success: boolean; error?: z.ZodError }): string | u
  */
 export function rejectMalformedIds(logger: Logger): Middleware<AnyMiddlewareArgs> {
   return async (args) => {
-    const problem = idProblem(args.body);
+    const problem = malformedIdsIn(args.body);
     if (problem === undefined) {
       await args.next();
       return;

@@ -94,6 +94,7 @@ export function registerListeners(
   const modalKey = modalMetadataKey(mode.kind === 'http' ? mode.signingSecret : mode.appToken);
   const actions = { ...decisions, modalKey, clicks: clicks ?? localClicks(decisions) };
   registerActionListeners(app, actions);
+  runtime.answerClicksEarly(actions.clicks);
   registerDecisionModalListeners(app, actions);
   registerCommandListeners(app, {
     queries: stores.auditQueries,

@@ -1,0 +1,127 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/logger.js';
+import { approvalClickIn } from '../../src/slack/approval-click.js';
+import { ACTION_IDS } from '../../src/slack/ids.js';
+import type { ApprovalClick } from '../../src/slack/listeners/decision-replies.js';
+import { guardSlackRequests } from '../../src/slack/request-guard.js';
+import { blockActionsPayload } from '../support/slack-payloads.js';
+import { FORM_CONTENT_TYPE, postInteraction, signedPost } from '../support/slack-requests.js';
+
+const SECRET = 'early-clicks-secret';
+const VALUE = 'apr_0123456789abcdef0123';
+
+function click(overrides: Partial<Parameters<typeof blockActionsPayload>[0]> = {}) {
+  return blockActionsPayload({
+    userId: 'U123',
+    channelId: 'C123',
+    messageTs: '1700000000.000100',
+    threadTs: '1700000000.000001',
+    actionId: ACTION_IDS.approve,
+    value: VALUE,
+    ...overrides,
+  });
+}
+
+/**
+ * The request guard in front of a stand-in for Bolt that answers 299: which requests the guard answers itself
+ * as Approve clicks (200, handed over), and which it leaves to Bolt.
+ */
+async function guarded() {
+  const taken: ApprovalClick[] = [];
+  let toBolt = 0;
+  const listener = guardSlackRequests(
+    (req, res) => {
+      toBolt++;
+      req.resume();
+      res.writeHead(299);
+      res.end();
+    },
+    {
+      endpoint: '/slack/events',
+      signingSecret: SECRET,
+      bodyLimit: 1024 * 1024,
+      logger: silentLogger,
+      takeEarly: (body) => {
+        const found = approvalClickIn(body);
+        return found && (() => taken.push(found));
+      },
+    },
+  );
+  const server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`;
+  return { server, url, taken, toBolt: () => toBolt };
+}
+
+describe('Approve clicks answered ahead of Bolt', () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+    server = undefined;
+  });
+
+  it('acks a signed Approve click itself and hands over the click as the listener would', async () => {
+    const rig = await guarded();
+    server = rig.server;
+    const approve = await postInteraction(rig.url, SECRET, click());
+    const standing = await postInteraction(rig.url, SECRET, click({ actionId: ACTION_IDS.approveThread }));
+    expect([approve.status, standing.status]).toEqual([200, 200]);
+    expect(await approve.text()).toBe('');
+    expect(rig.toBolt()).toBe(0);
+    expect(rig.taken).toEqual([
+      {
+        value: VALUE,
+        standing: false,
+        userId: 'U123',
+        teamId: 'T1',
+        channelId: 'C123',
+        messageTs: '1700000000.000100',
+        threadTs: '1700000000.000001',
+      },
+      expect.objectContaining({ value: VALUE, standing: true }),
+    ]);
+  });
+
+  it('leaves to Bolt (which refuses them) clicks that are forged, stale or from the future', async () => {
+    const rig = await guarded();
+    server = rig.server;
+    const body = new URLSearchParams({ payload: JSON.stringify(click()) }).toString();
+    const forged = await signedPost(rig.url, 'another-secret', { body, contentType: FORM_CONTENT_TYPE });
+    const stale = await signedPost(rig.url, SECRET, {
+      body,
+      contentType: FORM_CONTENT_TYPE,
+      timestamp: Math.floor(Date.now() / 1000) - 6 * 60,
+    });
+    const future = await signedPost(rig.url, SECRET, {
+      body,
+      contentType: FORM_CONTENT_TYPE,
+      timestamp: Math.floor(Date.now() / 1000) + 6 * 60,
+    });
+    expect([forged.status, stale.status, future.status]).toEqual([299, 299, 401]);
+    expect(rig.toBolt()).toBe(2);
+    expect(rig.taken).toEqual([]);
+  });
+
+  it('leaves every other request to Bolt: other buttons, several actions, malformed ids', async () => {
+    const rig = await guarded();
+    server = rig.server;
+    const twoActions = click();
+    twoActions.actions = [...(twoActions.actions as unknown[]), ...(twoActions.actions as unknown[])];
+    const requests = [
+      click({ actionId: ACTION_IDS.reject }),
+      click({ actionId: ACTION_IDS.edit }),
+      click({ actionId: ACTION_IDS.viewArguments }),
+      twoActions,
+      click({ userId: 'U2><!channel' }),
+      click({ teamId: 'local' }),
+      click({ channelId: 'C1', messageTs: ['1700000000.000100'] as unknown as string }),
+      { ...click(), type: 'view_submission' },
+    ];
+    const statuses = [];
+    for (const payload of requests) statuses.push((await postInteraction(rig.url, SECRET, payload)).status);
+    expect(statuses).toEqual(requests.map(() => 299));
+    expect(rig.taken).toEqual([]);
+  });
+});
