@@ -99,8 +99,19 @@ describe('Approve clicks answered ahead of Bolt', () => {
       contentType: FORM_CONTENT_TYPE,
       timestamp: Math.floor(Date.now() / 1000) + 6 * 60,
     });
-    expect([forged.status, stale.status, future.status]).toEqual([299, 299, 401]);
-    expect(rig.toBolt()).toBe(2);
+    const [truncated, unversioned] = await Promise.all(
+      ['v0=abc', 'v1=0123'].map((signature) =>
+        signedPost(rig.url, SECRET, {
+          body,
+          contentType: FORM_CONTENT_TYPE,
+          headers: { 'x-slack-signature': signature },
+        }),
+      ),
+    );
+    expect([forged, stale, future, truncated, unversioned].map((r) => r?.status)).toEqual([
+      299, 299, 401, 299, 299,
+    ]);
+    expect(rig.toBolt()).toBe(4);
     expect(rig.taken).toEqual([]);
   });
 
