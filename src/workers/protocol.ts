@@ -18,7 +18,8 @@ export interface WorkerData {
 export type ToWorker =
   /** `id`: the worker answers `taken` with it once the message is stored (or the thread was told it was not). */
   | { kind: 'message'; id: number; message: IncomingMessage; keys: readonly string[] }
-  | { kind: 'click'; click: ApprovalClick }
+  /** `id`: the worker answers `taken` with it once the decision is recorded (or the click refused). */
+  | { kind: 'click'; id: number; click: ApprovalClick }
   | { kind: 'settled'; settlement: Settlement; where: { fallback?: CardLocation } }
   | { kind: 'stop-run'; stop: StopRequest }
   | { kind: 'check-deadlines' }

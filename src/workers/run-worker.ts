@@ -112,7 +112,9 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
           .catch(failed('message'));
         return;
       case 'click':
-        decideClick(decisions, message.click).catch(failed('click'));
+        decideClick(decisions, message.click, () => send({ kind: 'taken', id: message.id })).catch(
+          failed('click'),
+        );
         return;
       case 'settled':
         core.followUp.after(message.settlement, message.where).catch(failed('decision follow-up'));

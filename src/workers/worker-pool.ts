@@ -62,9 +62,10 @@ export function startWorkerPool(
   const workers: Worker[] = [];
   const ready: boolean[] = [];
   const listeners = new Set<(index: number, message: FromWorker) => void>();
-  // Messages handed to each worker and not yet stored by it: Slack has its ack, so a worker that dies first
-  // (or fails to start) must not take them along. Its successor gets them again; their dedupe keys make a
-  // second delivery of one already stored a no-op.
+  // Messages and clicks handed to each worker and not yet stored or decided by it: Slack has its ack, so a
+  // worker that dies first (or fails to start) must not take them along. Its successor gets them again; a
+  // message's dedupe keys make a second delivery of one already stored a no-op, and a click decided just before
+  // is answered as any second click is ("already approved by you").
   let handedOver = 0;
   const untaken = Array.from({ length: count }, () => new Map<number, ToWorker>());
   const spawn = (index: number): void => {
@@ -118,17 +119,18 @@ export function startWorkerPool(
   const post = (index: number, message: ToWorker) => workers[index]?.postMessage(message);
   const spread = (key: string) => createHash('sha1').update(key).digest().readUInt32BE(0) % count;
   const route = (thread: ThreadRef) => spread(`${thread.teamId}:${thread.channelId}:${thread.threadTs}`);
+  /** Posts what Slack already has an ack for, kept until the worker answers `taken`. */
+  const handOver = (index: number, handover: (id: number) => ToWorker) => {
+    handedOver += 1;
+    const message = handover(handedOver);
+    untaken[index]?.set(handedOver, message);
+    post(index, message);
+  };
   for (let index = 0; index < count; index += 1) spawn(index);
   return {
-    message: (message, keys) => {
-      const index = route(message);
-      handedOver += 1;
-      const handover: ToWorker = { kind: 'message', id: handedOver, message, keys };
-      untaken[index]?.set(handedOver, handover);
-      post(index, handover);
-    },
+    message: (message, keys) => handOver(route(message), (id) => ({ kind: 'message', id, message, keys })),
     // A click's approval is found where it is decided: spread by its button value.
-    click: (click) => post(spread(click.value ?? ''), { kind: 'click', click }),
+    click: (click) => handOver(spread(click.value ?? ''), (id) => ({ kind: 'click', id, click })),
     settled: (settlement, where = {}) =>
       post(route(settlement.approval), { kind: 'settled', settlement, where }),
     // To the worker that drives the thread's runs, so the model request in flight is abandoned at once.

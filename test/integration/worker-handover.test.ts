@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IncomingMessage } from '../../src/conversations/ports.js';
 import { silentLogger } from '../../src/logger.js';
+import type { ApprovalClick } from '../../src/slack/listeners/decision-replies.js';
 import { startWorkerPool, type WorkerPool } from '../../src/workers/worker-pool.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -54,4 +55,32 @@ describe('a message handed to a worker thread', () => {
       expect(stored(log)).toEqual(['first', 'second']);
     },
   );
+
+  it('an acknowledged Approve click reaches the next worker when the first ends while holding it', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'handover-'));
+    const log = join(dir, 'stored.log');
+    pool = startWorkerPool(
+      1,
+      { config: { log, firstStart: 'die' }, owner: 'test' } as never,
+      silentLogger,
+      STAND_IN,
+    );
+    const click = (value: string): ApprovalClick => ({
+      value,
+      standing: false,
+      userId: 'U2',
+      teamId: 'T1',
+      channelId: 'C1',
+      messageTs: '1.1',
+      threadTs: '1.0',
+    });
+    pool.click(click('apr_first'));
+    await waitUntil(() => stored(log).includes('click apr_first'), {
+      timeoutMs: 10_000,
+      message: 'the click was lost with the worker',
+    });
+    pool.click(click('apr_second'));
+    await waitUntil(() => stored(log).includes('click apr_second'), { timeoutMs: 10_000 });
+    expect(stored(log)).toEqual(['click apr_first', 'click apr_second']);
+  });
 });

@@ -89,12 +89,18 @@ export function ephemeralTo(
 
 /**
  * Decides an acknowledged Approve click from the button's approval id and the verified clicker alone, then
- * tells the person why nothing changed, or hands the change to the work that follows.
+ * tells the person why nothing changed, or hands the change to the work that follows. `taken` is called once
+ * the click is decided or refused (before any reply), so whoever handed it over can forget it.
  */
-export async function decideClick(deps: DecisionDeps, click: ApprovalClick): Promise<void> {
+export async function decideClick(
+  deps: DecisionDeps,
+  click: ApprovalClick,
+  taken: () => void = () => {},
+): Promise<void> {
   const tell = ephemeralTo(deps, click);
   const decoded = decodeApprovalButtonValue(click.value);
   if (!decoded.ok || !click.teamId) {
+    taken();
     await tell(UNKNOWN_BUTTON);
     return;
   }
@@ -110,6 +116,7 @@ export async function decideClick(deps: DecisionDeps, click: ApprovalClick): Pro
       standing: click.standing,
     });
   } catch (error) {
+    taken();
     // Nothing was recorded (the decision is one transaction): say so, so the person can click again.
     deps.logger.error('decision could not be recorded', {
       approvalId: decoded.approvalId,
@@ -120,6 +127,7 @@ export async function decideClick(deps: DecisionDeps, click: ApprovalClick): Pro
     );
     return;
   }
+  taken();
   await applyResult(deps, result, click, tell, click.standing);
 }
 
