@@ -1,5 +1,6 @@
 // Compiles src/ to dist/ (plain JavaScript, one file per source file) so `npm start` runs without a compiler in
-// memory. Run by `npm ci` (the `prepare` script) and by `npm start` when the sources changed since the last
+// memory; the bot's two entry points (dist/main.js and the worker thread's dist/workers/run-worker.js) are then
+// bundled with their dependencies, minified, so each thread parses and keeps in memory far less code. Run by `npm ci` (the `prepare` script) and by `npm start` when the sources changed since the last
 // build. `--if-stale` builds only then; the build is recorded by a hash of every source file.
 import { createHash } from 'node:crypto';
 import {
@@ -12,7 +13,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -28,9 +29,14 @@ function sources() {
     .map((file) => join(src, file));
 }
 
-/** One hash over the sources' paths and contents: equal when nothing that the build reads changed. */
+/**
+ * One hash over the sources' paths and contents, and this script's: equal when nothing that the build reads or
+ * does changed.
+ */
 function sourceHash(files) {
-  const hash = createHash('sha256');
+  const hash = createHash('sha256')
+    .update(readFileSync(fileURLToPath(import.meta.url)))
+    .update('\0');
   for (const file of files)
     hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
   return hash.digest('hex');
@@ -87,7 +93,57 @@ async function compile(files, hash) {
     target: 'node20',
     logLevel: 'warning',
   });
+  await bundleBot(esbuild);
   writeFileSync(stamp, hash);
+}
+
+/**
+ * Replaces dist/main.js, the bot's entry, with a bundle of everything it loads (but better-sqlite3 and pg, which
+ * load native code or optional modules), minified: the intake thread and each worker thread hold every module's
+ * source text in memory, and many small modules cost more than one. The worker thread's code goes to
+ * dist/worker.js, which dist/workers/run-worker.js (the file the worker pool starts) imports. Code both threads
+ * run and code loaded on first use (the model client, MCP, OpenTelemetry) go to shared chunks beside them, so
+ * every output file is in dist/ itself; there `import.meta.url` is given each source file's own compiled path, so
+ * paths relative to a source file (the migrations, the worker entry) stay what they are in the per-file build.
+ */
+async function bundleBot(esbuild) {
+  const ownUrl = {
+    name: 'own-import-meta-url',
+    setup(build) {
+      build.onLoad({ filter: /\.js$/ }, (args) => {
+        if (!args.path.startsWith(dist)) return undefined;
+        const contents = readFileSync(args.path, 'utf8');
+        if (!contents.includes('import.meta.url')) return undefined;
+        const own = JSON.stringify(`./${relative(dist, args.path).split(sep).join('/')}`);
+        return {
+          contents: contents.replaceAll('import.meta.url', `new URL(${own}, import.meta.url).href`),
+          loader: 'js',
+        };
+      });
+    },
+  };
+  await esbuild.build({
+    entryPoints: { main: join(dist, 'main.js'), worker: join(dist, 'workers', 'run-worker.js') },
+    outdir: dist,
+    allowOverwrite: true,
+    bundle: true,
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // Whitespace and syntax only: names stay, as error names are read (`this.name = new.target.name`) and logged.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    external: ['better-sqlite3', 'pg', 'pg-native'],
+    // Dependencies written as CommonJS call require(), which an ES module does not have.
+    banner: {
+      js: "import{createRequire as __ownRequire}from'node:module';const require=__ownRequire(import.meta.url);",
+    },
+    plugins: [ownUrl],
+    logLevel: 'warning',
+  });
+  writeFileSync(join(dist, 'workers', 'run-worker.js'), "import '../worker.js';\n");
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -1,6 +1,6 @@
 import { threadId } from 'node:worker_threads';
 import type { ChatModel } from './agent/model.js';
-import { createOpenAIModel } from './agent/openai-client.js';
+import type { OpenAIModelOptions } from './agent/openai-client.js';
 import { DEFAULT_LIMITS, Runner, type RunnerLimits } from './agent/runner.js';
 import type { AgentTool } from './agent/tool.js';
 import { ToolRegistry } from './agent/tool-registry.js';
@@ -55,6 +55,20 @@ export interface Core<A extends SurfaceAdapters = SurfaceAdapters> {
   clock: Clock;
   /** This process, as written in the leases it holds. */
   owner: string;
+}
+
+/**
+ * The Chat Completions model, its client loaded at the first call: with worker threads, the thread that receives
+ * Slack's requests never calls the model, so it does not carry the client's code.
+ */
+function openAIModel(options: OpenAIModelOptions): ChatModel {
+  let model: Promise<ChatModel> | undefined;
+  return {
+    async complete(request) {
+      model ??= import('./agent/openai-client.js').then((client) => client.createOpenAIModel(options));
+      return (await model).complete(request);
+    },
+  };
 }
 
 /**
@@ -118,7 +132,7 @@ export async function createCore<A extends SurfaceAdapters>(
   });
   const runner = new Runner({
     model: measured(
-      overrides.model ?? createOpenAIModel({ ...config.openai, systemPrompt: adapters.systemPrompt, logger }),
+      overrides.model ?? openAIModel({ ...config.openai, systemPrompt: adapters.systemPrompt, logger }),
     ),
     tools,
     policy,

@@ -1,4 +1,4 @@
-import { LogLevel, type Logger as SlackLibraryLogger } from '@slack/bolt';
+import { LogLevel, type Logger as SlackLibraryLogger } from '@slack/web-api';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
 
 const ORDER: Record<LogLevel, number> = {
