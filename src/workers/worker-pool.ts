@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { ThreadRef } from '../conversations/ports.js';
@@ -117,7 +116,7 @@ export function startWorkerPool(
       listeners.add(listener);
     });
   const post = (index: number, message: ToWorker) => workers[index]?.postMessage(message);
-  const spread = (key: string) => createHash('sha1').update(key).digest().readUInt32BE(0) % count;
+  const spread = (key: string) => (count === 1 ? 0 : fnv1a(key) % count);
   const route = (thread: ThreadRef) => spread(`${thread.teamId}:${thread.channelId}:${thread.threadTs}`);
   /** Posts what Slack already has an ack for, kept until the worker answers `taken`. */
   const handOver = (index: number, handover: (id: number) => ToWorker) => {
@@ -183,4 +182,14 @@ export function startWorkerPool(
       return answers.filter((memory): memory is ThreadMemory => memory !== undefined);
     },
   };
+}
+
+/** FNV-1a over a string's UTF-16 code units: a cheap, stable spread of keys over the workers. */
+function fnv1a(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i += 1) {
+    hash ^= key.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
 }
