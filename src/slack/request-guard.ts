@@ -3,7 +3,6 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { HTTPModuleFunctions } from '@slack/bolt';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { type AfterAnswers, afterAnswers } from './after-answers.js';
 
 /** How far a request's timestamp may be from now, either way (Slack's own window). */
 const MAX_SKEW_MS = 5 * 60_000;
@@ -30,12 +29,10 @@ export interface RequestGuardOptions {
  * the body once (Bolt reuses the buffer), answers 413 above the limit, and answers a body that does not parse
  * to an object itself: 401 unless correctly signed, else 400. A request that `takeEarly` takes (an Approve
  * click, whose answer is an empty 200 whatever follows) is answered here once its signature is checked, without
- * Bolt's parsing and middleware: under a burst of clicks that is most of each ack's cost; what follows its answer
- * waits until the requests being read are answered too (see after-answers.ts). Everything else goes to
+ * Bolt's parsing and middleware: under a burst of clicks that is most of each ack's cost. Everything else goes to
  * Bolt unchanged, which checks the signature and the 5-minute window on every request.
  */
 export function guardSlackRequests(listener: RequestListener, options: RequestGuardOptions): RequestListener {
-  const after = afterAnswers(options.logger);
   return (req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (req.method?.toUpperCase() !== 'POST' || path !== options.endpoint) {
@@ -43,8 +40,7 @@ export function guardSlackRequests(listener: RequestListener, options: RequestGu
       listener(req, res);
       return;
     }
-    after.opened(res);
-    screen(req, res, options, after).then(
+    screen(req, res, options).then(
       (pass) => {
         if (pass) listener(req, res);
       },
@@ -61,7 +57,6 @@ async function screen(
   req: IncomingMessage,
   res: ServerResponse,
   options: RequestGuardOptions,
-  after: AfterAnswers,
 ): Promise<boolean> {
   // Bolt refuses timestamps more than 5 minutes old but accepts any in the future: refuse those too, so a
   // signed request cannot be kept and replayed later.
@@ -94,7 +89,7 @@ async function screen(
     const early = options.takeEarly?.(parsed);
     if (!early || !isSigned(req, buffered.rawBody, options.signingSecret)) return true;
     answer(res, 200);
-    after.run(early);
+    early();
     return false;
   }
   const signed = isSigned(req, buffered.rawBody, options.signingSecret);
