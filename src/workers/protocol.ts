@@ -34,7 +34,8 @@ export type FromWorker =
   | { kind: 'deadlines-checked' }
   | { kind: 'stopped' }
   | { kind: 'memory'; memory: ThreadMemory }
-  | { kind: 'taken'; id: number }
+  /** Messages and clicks stored or decided, sent together at most every 20 ms (see run-worker.ts). */
+  | { kind: 'taken'; ids: number[] }
   | { kind: 'failed'; error: string };
 
 /** One thread's JavaScript memory, in MiB (the process's resident set is shared by all threads). */

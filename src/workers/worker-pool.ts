@@ -82,7 +82,7 @@ export function startWorkerPool(
     worker.on('message', (message: unknown) => {
       if (!isFromWorker(message)) return;
       if (message.kind === 'ready') ready[index] = true;
-      if (message.kind === 'taken') untaken[index]?.delete(message.id);
+      if (message.kind === 'taken') for (const id of message.ids) untaken[index]?.delete(id);
       if (message.kind === 'failed') {
         logger.error('worker failed to start', { index, error: message.error });
         // Ended, so that it is started again (below) with the work handed to it.
