@@ -62,6 +62,12 @@ const envSchema = z.object({
     .min(0)
     .max(16, 'must be a number of worker threads from 0 to 16')
     .default(1),
+  MAX_ACTIVE_RUNS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000, 'must be a number of runs from 1 to 1000')
+    .default(32),
   RUN_LEASE_MS: z.coerce
     .number()
     .int()
@@ -177,6 +183,8 @@ export interface Config {
    * the run over (its owner stopped). Renewed every third of it while the run is driven.
    */
   runLeaseMs: number;
+  /** Runs each thread that drives runs drives at once; the others wait their turn. */
+  maxActiveRuns: number;
   /**
    * Worker threads that drive runs, so the thread answering Slack does nothing else; 0 drives runs in that
    * thread too.
@@ -275,6 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
         ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
         : { kind: 'sqlite', path: e.DATABASE_PATH },
       runLeaseMs: e.RUN_LEASE_MS,
+      maxActiveRuns: e.MAX_ACTIVE_RUNS,
       workers: e.WORKERS,
       adminUserIds: e.ADMIN_USER_IDS,
       auditIncludesWorkspaceAdmins: e.AUDIT_INCLUDE_WORKSPACE_ADMINS,

@@ -156,6 +156,7 @@ export async function createCore<A extends SurfaceAdapters>(
     newId,
     logger,
     leaseMs: config.runLeaseMs,
+    maxActiveRuns: config.maxActiveRuns,
     deliveryRetryMs: overrides.deliveryRetryMs ?? 30_000,
     threadContextMessages: config.threadContextMessages,
     streamTasks: config.openai.stream,

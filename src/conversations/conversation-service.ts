@@ -21,6 +21,7 @@ import type {
   ThreadSurface,
 } from './ports.js';
 import { RunPresenter, sessionTitle } from './run-presenter.js';
+import { RunSlots } from './run-slots.js';
 import { readThreadContext } from './thread-context.js';
 import { ThreadDelivery } from './thread-delivery.js';
 
@@ -37,6 +38,8 @@ export interface ConversationServiceDeps {
   clock: Clock;
   newId: IdGenerator;
   logger: Logger;
+  /** Runs this thread drives at once (the others wait, leases kept); default 32. */
+  maxActiveRuns?: number;
   /** How long a run's lease lasts; it is renewed every third of it while the run is driven. */
   leaseMs: number;
   /** The delivery retry interval (cards and replies Slack did not accept). */
@@ -76,6 +79,7 @@ export class ConversationService {
   readonly #deps: ConversationServiceDeps;
   /** In-process order only: correctness comes from the database, this keeps one process from racing itself. */
   readonly #queue = new KeyedQueue();
+  readonly #slots: RunSlots;
   /** Messages being taken in (their transaction), so `idle` waits for them too. */
   readonly #receiving = new Set<Promise<Received>>();
   readonly #delivery: ThreadDelivery;
@@ -84,6 +88,7 @@ export class ConversationService {
 
   constructor(deps: ConversationServiceDeps) {
     this.#deps = deps;
+    this.#slots = new RunSlots(deps.maxActiveRuns ?? 32);
     this.#delivery = new ThreadDelivery({
       outbox: deps.outbox,
       surface: deps.surface,
@@ -277,10 +282,13 @@ export class ConversationService {
     const abort = new AbortController();
     this.#driving.set(runId, abort);
     const watch = this.#watchStop(runId, abort);
+    // Waits for a slot with its lease renewed and its stop watched, like a run being driven.
+    const free = await this.#slots.take();
     let shown: Shown;
     try {
       shown = await this.#present(runId, thread, presenter, abort.signal);
     } finally {
+      free();
       clearInterval(renewal);
       clearInterval(watch);
       this.#driving.delete(runId);

@@ -15,10 +15,18 @@ describe('loadConfig', () => {
       port: 3000,
       database: { kind: 'sqlite', path: './data/bot.db' },
       runLeaseMs: 30_000,
+      maxActiveRuns: 32,
       adminUserIds: [],
       logLevel: 'info',
       slack: { apiUrl: 'https://slack.com/api/', mode: { kind: 'http', signingSecret: 's' } },
     });
+  });
+
+  it('refuses a number of active runs out of range, naming the variable', () => {
+    for (const value of ['0', '1001', 'many']) {
+      const result = loadConfig({ ...http, MAX_ACTIVE_RUNS: value });
+      expect(result.ok ? [] : result.problems.join('\n')).toMatch(/MAX_ACTIVE_RUNS/);
+    }
   });
 
   it('reads the OpenTelemetry headers and resource attributes as key=value pairs, and names either when malformed', () => {
