@@ -1,7 +1,8 @@
 // Compiles src/ to dist/ (plain JavaScript, one file per source file) so `npm start` runs without a compiler in
 // memory; the bot's two entry points (dist/main.js and the worker thread's dist/workers/run-worker.js) are then
-// bundled with their dependencies, minified, so each thread parses and keeps in memory far less code. Run by `npm ci` (the `prepare` script) and by `npm start` when the sources changed since the last
-// build. `--if-stale` builds only then; the build is recorded by a hash of every source file.
+// bundled with their dependencies, minified, so each thread parses and keeps in memory far less code. Run by
+// `npm ci` (the `prepare` script) and by `npm start` when the sources or this script changed since the last
+// build. `--if-stale` builds only then; the build is recorded by a hash of every source file and this script.
 import { createHash } from 'node:crypto';
 import {
   closeSync,

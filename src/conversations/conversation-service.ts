@@ -38,8 +38,8 @@ export interface ConversationServiceDeps {
   clock: Clock;
   newId: IdGenerator;
   logger: Logger;
-  /** Runs this thread drives at once (the others wait, leases kept); default 32. */
-  maxActiveRuns?: number;
+  /** Runs this thread drives at once (the others wait, leases kept): `MAX_ACTIVE_RUNS`. */
+  maxActiveRuns: number;
   /** How long a run's lease lasts; it is renewed every third of it while the run is driven. */
   leaseMs: number;
   /** The delivery retry interval (cards and replies Slack did not accept). */
@@ -88,7 +88,7 @@ export class ConversationService {
 
   constructor(deps: ConversationServiceDeps) {
     this.#deps = deps;
-    this.#slots = new RunSlots(deps.maxActiveRuns ?? 32);
+    this.#slots = new RunSlots(deps.maxActiveRuns);
     this.#delivery = new ThreadDelivery({
       outbox: deps.outbox,
       surface: deps.surface,

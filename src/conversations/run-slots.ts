@@ -12,14 +12,11 @@ export class RunSlots {
     this.#size = size;
   }
 
-  /** Resolves with the function that frees the slot, once one is free. */
+  /** Resolves, once a slot is free, with the function that frees it (call it once). */
   async take(): Promise<() => void> {
     if (this.#busy >= this.#size) await new Promise<void>((resolve) => this.#waiting.push(resolve));
     else this.#busy += 1;
-    let freed = false;
     return () => {
-      if (freed) return;
-      freed = true;
       // Handed straight to the next in line, or freed.
       const next = this.#waiting.shift();
       if (next) next();

@@ -5,8 +5,9 @@ import { malformedIdsIn } from './payload-ids.js';
 
 /**
  * The Approve (or Approve for this thread) click a parsed interactivity payload carries, or undefined when it is
- * anything else: another action, several actions, or ids that `rejectMalformedIds` would refuse. The same click
- * whether it arrives through Bolt's listener (Socket Mode) or ahead of Bolt (HTTP, see click-lane.ts).
+ * anything else: another action, several actions, or ids that `rejectMalformedIds` would refuse. For the request
+ * guard, which answers such a click ahead of Bolt (HTTP mode); built by `clickOf`, as Bolt's action listener
+ * builds it (Socket Mode).
  */
 export function approvalClickIn(body: object): ApprovalClick | undefined {
   if (!('type' in body) || body.type !== 'block_actions') return undefined;

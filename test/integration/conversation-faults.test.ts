@@ -40,6 +40,7 @@ describe('a message the database cannot take', () => {
       newId: randomId,
       logger: silentLogger,
       leaseMs: 30_000,
+      maxActiveRuns: 32,
       deliveryRetryMs: 30_000,
     });
     const message = { ...thread, userId: 'U1', text: 'hello', messageTs: '2.0' };
