@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { MessagePort } from 'node:worker_threads';
 import { ApprovalService } from '../src/approvals/approval-service.js';
+import { Deciders } from '../src/approvals/deciders.js';
 import { createApprovalStore } from '../src/db/approval-store.js';
 import { openPostgresDatabase } from '../src/db/postgres/postgres-database.js';
 import type { SqlDatabase } from '../src/db/sql/sql-database.js';
@@ -44,7 +45,7 @@ export async function workerMain(_data: unknown, port: MessagePort): Promise<voi
     const service = new ApprovalService({
       store: createApprovalStore(ctx),
       clock: ctx.clock,
-      adminUserIds: [],
+      deciders: new Deciders({ clock: ctx.clock, adminUserIds: [] }),
     });
     port.postMessage('ready');
     await once(port, 'message');

@@ -8,6 +8,7 @@ import { Runner } from '../src/agent/runner.js';
 import { ToolRegistry } from '../src/agent/tool-registry.js';
 import type { ApprovalRecord } from '../src/approvals/approval.js';
 import { ApprovalService } from '../src/approvals/approval-service.js';
+import { Deciders } from '../src/approvals/deciders.js';
 import { builtInPolicy } from '../src/approvals/policy.js';
 import type { ThreadRef } from '../src/conversations/ports.js';
 import { openPostgresDatabase } from '../src/db/postgres/postgres-database.js';
@@ -150,7 +151,11 @@ function storeFixture(db: SqlDatabase, walSize: () => number, checkpoint: () => 
     },
   };
   const conversations = stores.conversations;
-  const approvals = new ApprovalService({ store: stores.approvals, clock, adminUserIds: [] });
+  const approvals = new ApprovalService({
+    store: stores.approvals,
+    clock,
+    deciders: new Deciders({ clock, adminUserIds: [] }),
+  });
   const poster = { post: async () => ({ kind: 'posted' as const }), postText: async () => {} };
   const tools = new ToolRegistry(createBuiltInTools({ clock, notes: stores.notes, poster }));
   const runner = new Runner({

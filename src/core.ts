@@ -6,6 +6,7 @@ import type { AgentTool } from './agent/tool.js';
 import { ToolRegistry } from './agent/tool-registry.js';
 import { ApprovalService } from './approvals/approval-service.js';
 import { ArgumentEditService } from './approvals/argument-edit-service.js';
+import { Deciders } from './approvals/deciders.js';
 import type { ApprovalPolicy } from './approvals/policy.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -49,6 +50,8 @@ export interface Core<A extends SurfaceAdapters = SurfaceAdapters> {
   mcp: McpServers;
   conversations: ConversationService;
   approvals: ApprovalService;
+  /** Who may see, decide and be told about requests: what every surface asks. */
+  deciders: Deciders;
   edits: ArgumentEditService;
   /** What follows any change to a request, wherever it was made. */
   followUp: DecisionFollowUp;
@@ -123,13 +126,14 @@ export async function createCore<A extends SurfaceAdapters>(
     postMessageLinkPreviews: () => policy.postMessageLinkPreviews,
   });
   const tools = new ToolRegistry(overrides.tools ? overrides.tools(builtIn) : builtIn);
-  const approvals = new ApprovalService({
-    store: stores.approvals,
+  const deciders = new Deciders({
     clock,
     adminUserIds: config.adminUserIds,
+    groups: adapters.groups,
     delegations: stores.delegations,
-    ...(adapters.groups ? { groups: adapters.groups } : {}),
+    votes: stores.approvals,
   });
+  const approvals = new ApprovalService({ store: stores.approvals, clock, deciders });
   const runner = new Runner({
     model: measured(
       overrides.model ?? openAIModel({ ...config.openai, systemPrompt: adapters.systemPrompt, logger }),
@@ -138,7 +142,7 @@ export async function createCore<A extends SurfaceAdapters>(
     policy,
     store: stores.runs,
     standing: stores.standing,
-    grantors: approvals,
+    grantors: deciders,
     clock,
     newId,
     logger,
@@ -170,7 +174,8 @@ export async function createCore<A extends SurfaceAdapters>(
     mcp: new McpServers({ servers: mcpServers, registry: tools, logger }),
     conversations,
     approvals,
-    edits: new ArgumentEditService({ tools, approvals, store: stores.approvals }),
+    deciders,
+    edits: new ArgumentEditService({ tools, approvals, store: stores.approvals, deciders }),
     followUp: new DecisionFollowUp({
       surface: adapters.decisionSurface ?? adapters.surface,
       conversations,

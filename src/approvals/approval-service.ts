@@ -1,9 +1,10 @@
 import { auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
-import type { ApprovalRecord, ApprovalRule } from './approval.js';
-import type { Delegation, DelegationStore } from './delegation.js';
-import { type DecisionPermission, decidingRule, mayDecide } from './policy.js';
-import type { ApprovalStore, GroupDirectory, Vote } from './ports.js';
+import type { ApprovalRecord } from './approval.js';
+import type { Deciders } from './deciders.js';
+import type { Delegation } from './delegation.js';
+import type { DecisionPermission } from './policy.js';
+import type { ApprovalStore, Vote } from './ports.js';
 import { RefusalLimiter } from './refusal-limiter.js';
 
 export interface DecisionRequest {
@@ -34,16 +35,19 @@ type Refusal = Extract<DecisionResult, { ok: false }>;
 /** Whether a person may decide a request now (nothing decided). */
 export type CheckResult = { ok: true; approval: ApprovalRecord } | Refusal;
 
+/**
+ * What a form is about to offer before anything is decided: approving with arguments a person will edit
+ * (a rule may allow approving only as asked), or plainly.
+ */
+export type CheckRequest = Omit<DecisionRequest, 'reason' | 'editedArguments'> & { edit?: boolean };
+
 export interface ApprovalServiceDeps {
   store: ApprovalStore;
   clock: Clock;
-  adminUserIds: readonly string[];
-  /** Members of user groups named in rules; without it nobody matches a group. */
-  groups?: GroupDirectory;
+  /** Who may decide what: the one place the rules are read. */
+  deciders: Deciders;
   /** Limits refusals per person (each one is an audit row and a reply). */
   refusals?: RefusalLimiter;
-  /** Delegations of deciding; without it nobody decides through one. */
-  delegations?: Pick<DelegationStore, 'activeFor'>;
 }
 
 /**
@@ -59,10 +63,6 @@ export class ApprovalService {
     this.#refusals = deps.refusals ?? new RefusalLimiter();
   }
 
-  isAdmin(userId: string): boolean {
-    return this.#deps.adminUserIds.includes(userId);
-  }
-
   /**
    * Whether `userId` may decide `approval` from `channelId`, with the sentence that says why not; records
    * nothing. For a surface that asks a person only about requests they may decide (the terminal chat).
@@ -72,47 +72,22 @@ export class ApprovalService {
     userId: string,
     channelId: string | undefined,
   ): Promise<{ ok: true } | { ok: false; message: string }> {
-    const { permission } = await this.#permission(approval, userId, channelId);
+    const { permission } = await this.#deps.deciders.right(approval, userId, channelId);
     return permission.ok ? permission : { ok: false, message: refusal(approval, permission) };
-  }
-
-  /**
-   * Whether the grantor of a standing approval may still approve the tool under today's rule: admins removed
-   * from ADMIN_USER_IDS, people taken out of a named group or of the rule lose what they granted. They were in
-   * the conversation when they granted it, and that stays true. A grant made through a delegation lasts while
-   * a delegation to its grantor from someone today's rule allows is in force.
-   */
-  async mayStillGrant(
-    rule: ApprovalRule,
-    requesterId: string,
-    grantedBy: string,
-    teamId: string,
-  ): Promise<boolean> {
-    if (!rule.allowStandingApproval || rule.quorum > 1) return false;
-    const groupMembers = await this.#groupMembers(rule.approvers);
-    const permission = mayDecide(rule, requesterId, {
-      userId: grantedBy,
-      isAdmin: this.isAdmin(grantedBy),
-      inConversation: true,
-      groupMembers,
-    });
-    if (permission.ok || permission.reason !== 'not_an_approver') return permission.ok;
-    const { delegations, clock } = this.#deps;
-    const found = (await delegations?.activeFor(teamId, grantedBy, clock.now())) ?? [];
-    return found.some((delegation) => this.#delegatorMay(rule, requesterId, delegation, groupMembers));
   }
 
   /**
    * Whether this person may decide the request now, checked as a decision is (a refusal is recorded the same
    * way), without deciding: what a form showing the request's arguments is opened behind.
    */
-  async check(request: DecisionRequest): Promise<CheckResult> {
-    const checked = await this.#checked(request);
+  async check(request: CheckRequest): Promise<CheckResult> {
+    const { edit, ...rest } = request;
+    const checked = await this.#checked({ ...rest, reason: null }, edit ?? false);
     return checked.ok === false ? checked : { ok: true, approval: checked.approval };
   }
 
   async decide(request: DecisionRequest): Promise<DecisionResult> {
-    const checked = await this.#checked(request);
+    const checked = await this.#checked(request, Boolean(request.editedArguments));
     if (checked.ok === false) return checked;
     const { approval, delegation } = checked;
     const { store, clock } = this.#deps;
@@ -177,9 +152,10 @@ export class ApprovalService {
 
   /** The request, when everything but the vote itself allows this person's decision; else why not. */
   async #checked(
-    request: DecisionRequest,
+    request: Omit<DecisionRequest, 'editedArguments'>,
+    edit: boolean,
   ): Promise<Refusal | { ok: undefined; approval: ApprovalRecord; delegation?: Delegation }> {
-    const { store, clock } = this.#deps;
+    const { store, clock, deciders } = this.#deps;
     const approval = await store.get(request.approvalId);
     // An approval of another workspace is as unknown as a forged id: reveal nothing.
     if (!approval || approval.teamId !== request.teamId) return { ok: false, kind: 'not_found' };
@@ -187,8 +163,8 @@ export class ApprovalService {
     // Past its deadline the request is expired, even before the scheduler's next check records it.
     if (approval.expiresAt !== null && approval.expiresAt <= clock.now())
       return { ok: false, kind: 'already_decided', approval: { ...approval, status: 'expired' } };
-    const { permission, delegation } = await this.#permission(approval, request.userId, request.channelId);
-    const unavailable = unavailableOption(approval, request);
+    const { permission, delegation } = await deciders.right(approval, request.userId, request.channelId);
+    const unavailable = unavailableOption(approval, request, edit);
     if (permission.ok && unavailable) return { ok: false, kind: 'not_allowed', message: unavailable };
     // A grant is re-checked against the rule before any escalation each time it would cover a call: one from
     // someone the escalation alone allows would be recorded and shown, then never cover anything.
@@ -196,7 +172,7 @@ export class ApprovalService {
       permission.ok &&
       request.standing &&
       request.vote === 'approve' &&
-      !(await this.mayStillGrant(approval.rule, approval.requesterId, request.userId, approval.teamId))
+      !(await deciders.mayStillGrant(approval.rule, approval.requesterId, request.userId, approval.teamId))
     )
       return {
         ok: false,
@@ -218,73 +194,6 @@ export class ApprovalService {
     }
     return { ok: undefined, approval, ...(delegation ? { delegation } : {}) };
   }
-
-  /**
-   * Whether this person may decide the request under its rule (with `escalateTo` once escalated) or, when the
-   * rule does not name them, through a delegation from someone it names.
-   */
-  async #permission(
-    approval: ApprovalRecord,
-    userId: string,
-    channelId: string | undefined,
-  ): Promise<{ permission: DecisionPermission; delegation?: Delegation }> {
-    const rule = decidingRule(approval.rule);
-    const groupMembers = await this.#groupMembers(rule.approvers);
-    const permission = mayDecide(rule, approval.requesterId, {
-      userId,
-      isAdmin: this.isAdmin(userId),
-      inConversation: channelId === approval.channelId,
-      groupMembers,
-    });
-    if (permission.ok || permission.reason !== 'not_an_approver') return { permission };
-    const delegation = await this.#delegationFor(approval, rule, userId, groupMembers);
-    return delegation ? { permission: { ok: true }, delegation } : { permission };
-  }
-
-  /**
-   * The first delegation in force to `userId` from someone who may decide this request (and has not voted on
-   * it yet: one person's say never counts twice through a delegate).
-   */
-  async #delegationFor(
-    approval: ApprovalRecord,
-    rule: ApprovalRule,
-    userId: string,
-    groupMembers: ReadonlyMap<string, ReadonlySet<string>>,
-  ): Promise<Delegation | undefined> {
-    const { delegations, store, clock } = this.#deps;
-    const found = (await delegations?.activeFor(approval.teamId, userId, clock.now())) ?? [];
-    if (found.length === 0) return undefined;
-    const voted = await store.approvers(approval.id);
-    return found.find(
-      (delegation) =>
-        !voted.includes(delegation.delegatorId) &&
-        this.#delegatorMay(rule, approval.requesterId, delegation, groupMembers),
-    );
-  }
-
-  /** Whether the rule allows a delegation's delegator, who decides through it from anywhere. */
-  #delegatorMay(
-    rule: ApprovalRule,
-    requesterId: string,
-    delegation: Delegation,
-    groupMembers: ReadonlyMap<string, ReadonlySet<string>>,
-  ): boolean {
-    return mayDecide(rule, requesterId, {
-      userId: delegation.delegatorId,
-      isAdmin: this.isAdmin(delegation.delegatorId),
-      inConversation: false,
-      groupMembers,
-    }).ok;
-  }
-
-  async #groupMembers(approvers: readonly string[]): Promise<Map<string, ReadonlySet<string>>> {
-    const groups = approvers.filter((approver) => approver.startsWith('S'));
-    const { groups: directory } = this.#deps;
-    const members = new Map<string, ReadonlySet<string>>();
-    if (!directory) return members;
-    for (const group of groups) members.set(group, await directory.members(group));
-    return members;
-  }
 }
 
 /** The sentence that tells a refused person why, and who may decide instead. */
@@ -298,11 +207,15 @@ function refusal(approval: ApprovalRecord, permission: Exclude<DecisionPermissio
 }
 
 /** Standing approvals and edits are approvals by one person; a rule can forbid them. */
-function unavailableOption(approval: ApprovalRecord, request: DecisionRequest): string | undefined {
+function unavailableOption(
+  approval: ApprovalRecord,
+  request: Pick<DecisionRequest, 'vote' | 'standing'>,
+  edit: boolean,
+): string | undefined {
   if (request.vote !== 'approve') return undefined;
   if (request.standing && !approval.rule.allowStandingApproval)
     return `${approval.toolName} cannot be approved for the whole thread; approve this call on its own.`;
-  if ((request.standing || request.editedArguments) && approval.rule.quorum > 1)
+  if ((request.standing || edit) && approval.rule.quorum > 1)
     return `This request needs ${approval.rule.quorum} approvals, so it can only be approved as it is.`;
   return undefined;
 }

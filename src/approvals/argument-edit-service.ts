@@ -1,5 +1,6 @@
 import type { ApprovalRecord } from './approval.js';
 import type { ApprovalService, DecisionRequest, DecisionResult } from './approval-service.js';
+import type { Deciders, Viewer } from './deciders.js';
 import type { ApprovalStore } from './ports.js';
 
 export type EditDraft =
@@ -24,6 +25,7 @@ export interface ArgumentEditServiceDeps {
   tools: ArgumentSchemas;
   approvals: ApprovalService;
   store: Pick<ApprovalStore, 'get'>;
+  deciders: Pick<Deciders, 'maySee'>;
 }
 
 /**
@@ -42,6 +44,15 @@ export class ArgumentEditService {
   async find(approvalId: string, teamId: string): Promise<ApprovalRecord | undefined> {
     const approval = await this.#deps.store.get(approvalId);
     return approval && approval.teamId === teamId ? approval : undefined;
+  }
+
+  /**
+   * A request of this workspace for this viewer to read every argument of, when they may see it (see
+   * `Deciders.maySee`); undefined when it is unknown or they may not, which look the same.
+   */
+  async readable(approvalId: string, teamId: string, viewer: Viewer): Promise<ApprovalRecord | undefined> {
+    const approval = await this.find(approvalId, teamId);
+    return approval && (await this.#deps.deciders.maySee(approval, viewer)) ? approval : undefined;
   }
 
   /** The arguments to show in the editor: pretty JSON when they parse, else the raw text the model sent. */

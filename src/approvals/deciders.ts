@@ -1,27 +1,200 @@
-import type { ApprovalRule } from './approval.js';
+import type { Clock } from '../clock.js';
+import type { ApprovalRecord, ApprovalRule, Approver } from './approval.js';
+import { type Delegation, type DelegationStore, maySomeoneDecide } from './delegation.js';
+import { type DecisionPermission, decidingRule, mayDecide } from './policy.js';
+import type { GroupDirectory } from './ports.js';
+import { groupMembersOf, namedDeciders } from './who-to-tell.js';
 
-/** At most this many people get a request by direct message; the others are named in the thread. */
-export const MAX_DIRECT_MESSAGES = 25;
+export interface DecidersDeps {
+  clock: Clock;
+  /** ADMIN_USER_IDS: approval rights where a rule names admins, and on every request as its reader. */
+  adminUserIds: readonly string[];
+  /** Members of user groups named in rules; without it nobody matches a group. */
+  groups?: GroupDirectory | undefined;
+  /** Delegations of deciding; without it nobody decides through one. */
+  delegations?: Pick<DelegationStore, 'activeFor'> | undefined;
+  /** Who already approved a request: a delegator's say never counts twice through a delegate. */
+  votes?: { approvers(approvalId: string): Promise<string[]> } | undefined;
+}
+
+/** Who may see a request, and from where: the person, and the channel their click came from (if any). */
+export interface Viewer {
+  userId: string;
+  /** The channel of the message they clicked on, as Slack signed it; undefined from a modal or App Home. */
+  channelId: string | undefined;
+}
+
+/** A person's right to decide a request now, and the delegation it comes through when the rule does not name them. */
+export interface DecisionRight {
+  permission: DecisionPermission;
+  delegation?: Delegation;
+}
 
 /**
- * The people a rule names who may decide a request, in the rule's order, each once: listed users, members of
- * listed user groups, and admins. The requester is left out (they asked; they see the thread), and so is
- * "anyone in the conversation", which names nobody in particular. Pure.
+ * Who may see, decide, approve for a thread, delegate, and be asked about requests: the one place every
+ * surface (cards, modals, App Home, `/approvals`, the terminal) asks, so that they cannot disagree. It reads
+ * the rule stored with each request (with `escalateTo` once escalated), the admins, user groups and
+ * delegations; it records nothing.
  */
-export function namedDeciders(
-  rule: Pick<ApprovalRule, 'approvers'>,
-  requesterId: string,
-  adminUserIds: readonly string[],
-  groupMembers: ReadonlyMap<string, ReadonlySet<string>>,
-): string[] {
-  const people = new Set<string>();
-  for (const approver of rule.approvers) {
-    if (approver === 'admins') for (const admin of adminUserIds) people.add(admin);
-    else if (approver === 'conversation' || approver === 'requester') continue;
-    else if (approver.startsWith('S'))
-      for (const member of groupMembers.get(approver) ?? []) people.add(member);
-    else people.add(approver);
+export class Deciders {
+  readonly #deps: DecidersDeps;
+
+  constructor(deps: DecidersDeps) {
+    this.#deps = deps;
   }
-  people.delete(requesterId);
-  return [...people];
+
+  isAdmin(userId: string): boolean {
+    return this.#deps.adminUserIds.includes(userId);
+  }
+
+  /** The admins (ADMIN_USER_IDS), for those who must be told or named. */
+  get adminUserIds(): readonly string[] {
+    return this.#deps.adminUserIds;
+  }
+
+  /** Members of the user groups among `approvers`: the one place group membership is looked up. */
+  groupMembers(approvers: readonly Approver[]): Promise<Map<string, ReadonlySet<string>>> {
+    return groupMembersOf(approvers, this.#deps.groups);
+  }
+
+  /**
+   * Whether `userId` may decide `approval` from `channelId` under its rule (with `escalateTo` once escalated)
+   * or, when the rule does not name them, through a delegation in force from someone it names who has not
+   * voted yet.
+   */
+  async right(
+    approval: ApprovalRecord,
+    userId: string,
+    channelId: string | undefined,
+  ): Promise<DecisionRight> {
+    const rule = decidingRule(approval.rule);
+    const groupMembers = await this.groupMembers(rule.approvers);
+    const permission = mayDecide(rule, approval.requesterId, {
+      userId,
+      isAdmin: this.isAdmin(userId),
+      inConversation: channelId === approval.channelId,
+      groupMembers,
+    });
+    if (permission.ok || permission.reason !== 'not_an_approver') return { permission };
+    const found = await this.#delegationsTo(approval.teamId, userId);
+    if (found.length === 0) return { permission };
+    const voted = (await this.#deps.votes?.approvers(approval.id)) ?? [];
+    const delegation = found.find(
+      (d) => !voted.includes(d.delegatorId) && this.#ruleAllows(rule, approval.requesterId, d, groupMembers),
+    );
+    return delegation ? { permission: { ok: true }, delegation } : { permission };
+  }
+
+  /**
+   * Whether this person may read a request's every argument: whoever may decide it (from anywhere), its
+   * requester, admins, and the members of the conversation it was posted in (their click came from its
+   * channel, or from the rule's approval channel where its copy is posted).
+   */
+  async maySee(approval: ApprovalRecord, viewer: Viewer): Promise<boolean> {
+    const { userId, channelId } = viewer;
+    if (userId === approval.requesterId || this.isAdmin(userId)) return true;
+    if (
+      channelId !== undefined &&
+      (channelId === approval.channelId || channelId === approval.rule.approvalChannel)
+    )
+      return true;
+    return (await this.right(approval, userId, undefined)).permission.ok;
+  }
+
+  /**
+   * Whether the grantor of a standing approval may still approve the tool under today's rule: admins removed
+   * from ADMIN_USER_IDS, people taken out of a named group or of the rule lose what they granted. They were in
+   * the conversation when they granted it, and that stays true. A grant made through a delegation lasts while
+   * a delegation to its grantor from someone today's rule allows is in force.
+   */
+  async mayStillGrant(
+    rule: ApprovalRule,
+    requesterId: string,
+    grantedBy: string,
+    teamId: string,
+  ): Promise<boolean> {
+    if (!rule.allowStandingApproval || rule.quorum > 1) return false;
+    const groupMembers = await this.groupMembers(rule.approvers);
+    const permission = mayDecide(rule, requesterId, {
+      userId: grantedBy,
+      isAdmin: this.isAdmin(grantedBy),
+      inConversation: true,
+      groupMembers,
+    });
+    if (permission.ok || permission.reason !== 'not_an_approver') return permission.ok;
+    const found = await this.#delegationsTo(teamId, grantedBy);
+    return found.some((delegation) => this.#ruleAllows(rule, requesterId, delegation, groupMembers));
+  }
+
+  /** Whether `userId` may decide some tool under the policy's `named` approvers: only such people may delegate. */
+  async mayDelegate(userId: string, named: readonly Approver[]): Promise<boolean> {
+    return maySomeoneDecide(named, userId, this.isAdmin(userId), await this.groupMembers(named));
+  }
+
+  /**
+   * Of these pending requests, the ids this person may decide from App Home (no conversation: only rules that
+   * name them, as a user, a group member or an admin, or through a delegation from someone they name; the
+   * rule's self-approval setting is never lifted).
+   */
+  async decidableFromHome(
+    pending: readonly ApprovalRecord[],
+    userId: string,
+    teamId: string,
+  ): Promise<Set<string>> {
+    const delegations = await this.#delegationsTo(teamId, userId);
+    const decidable = new Set<string>();
+    for (const approval of pending) {
+      const rule = decidingRule(approval.rule);
+      const groupMembers = await this.groupMembers(rule.approvers);
+      const own = mayDecide(rule, approval.requesterId, {
+        userId,
+        isAdmin: this.isAdmin(userId),
+        inConversation: false,
+        groupMembers,
+      });
+      const allowed =
+        own.ok ||
+        (own.reason === 'not_an_approver' &&
+          delegations.some((d) => this.#ruleAllows(rule, approval.requesterId, d, groupMembers)));
+      if (allowed) decidable.add(approval.id);
+    }
+    return decidable;
+  }
+
+  /**
+   * The people to send a request to directly, in the rule's order, each once: listed users, members of
+   * listed user groups, and admins (`approvers` defaults to the rule's; an escalation passes `escalateTo`).
+   * The requester and "anyone in the conversation" are left out.
+   */
+  async peopleToTell(
+    approval: Pick<ApprovalRecord, 'requesterId' | 'rule'>,
+    approvers: readonly Approver[] = approval.rule.approvers,
+  ): Promise<string[]> {
+    return namedDeciders(
+      { approvers: [...approvers] },
+      approval.requesterId,
+      this.#deps.adminUserIds,
+      await this.groupMembers(approvers),
+    );
+  }
+
+  async #delegationsTo(teamId: string, userId: string): Promise<Delegation[]> {
+    const { delegations, clock } = this.#deps;
+    return (await delegations?.activeFor(teamId, userId, clock.now())) ?? [];
+  }
+
+  /** Whether the rule allows a delegation's delegator, who decides through it from anywhere. */
+  #ruleAllows(
+    rule: ApprovalRule,
+    requesterId: string,
+    delegation: Delegation,
+    groupMembers: ReadonlyMap<string, ReadonlySet<string>>,
+  ): boolean {
+    return mayDecide(rule, requesterId, {
+      userId: delegation.delegatorId,
+      isAdmin: this.isAdmin(delegation.delegatorId),
+      inConversation: false,
+      groupMembers,
+    }).ok;
+  }
 }

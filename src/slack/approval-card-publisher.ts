@@ -1,8 +1,9 @@
 import type { webApi } from '@slack/bolt';
 import { z } from 'zod';
 import { type ApprovalRecord, type Approver, notifiesByDm } from '../approvals/approval.js';
-import { MAX_DIRECT_MESSAGES, namedDeciders } from '../approvals/deciders.js';
-import type { ApprovalCardStore, ExtraCard, GroupDirectory } from '../approvals/ports.js';
+import type { Deciders } from '../approvals/deciders.js';
+import type { ApprovalCardStore, ExtraCard } from '../approvals/ports.js';
+import { MAX_DIRECT_MESSAGES, nobodyCanDecide } from '../approvals/who-to-tell.js';
 import { KeyedQueue } from '../conversations/keyed-queue.js';
 import type { CardLocation, CardUpdate } from '../conversations/ports.js';
 import { describeError } from '../errors.js';
@@ -45,17 +46,16 @@ interface Rendered {
   primary: boolean;
 }
 
-/** Who may decide, for direct messages: the admins and the members of user groups. */
-export interface DeciderDirectory {
-  adminUserIds: readonly string[];
-  groups?: GroupDirectory;
-}
+/** Who is sent a request directly, and whether anybody can decide it at all. */
+export type DeciderDirectory = Pick<Deciders, 'peopleToTell' | 'adminUserIds'>;
+
+const NOBODY: DeciderDirectory = { adminUserIds: [], peopleToTell: async () => [] };
 
 export function createCardPublisher(
   client: webApi.WebClient,
   cards: ApprovalCardStore | undefined,
   logger: Logger,
-  deciders: DeciderDirectory = { adminUserIds: [] },
+  deciders: DeciderDirectory = NOBODY,
 ): CardPublisher {
   const queue = new KeyedQueue();
   const permalink = async (approval: ApprovalRecord): Promise<string | null> => {
@@ -79,10 +79,11 @@ export function createCardPublisher(
     const copies: ExtraCard[] = (await cards?.extraCards(approval.id)) ?? [];
     const standing = update.standing ?? false;
     const delegated = (await cards?.delegatedVotes(approval.id)) ?? {};
+    const nobody = nobodyCanDecide(approval.rule, approval.requesterId, deciders.adminUserIds);
     return [
       ...threadCards(approval, update.fallback, copies).map((location) => ({
         location,
-        card: buildApprovalCard(approval, approvers, { standing, delegated }),
+        card: buildApprovalCard(approval, approvers, { standing, delegated, nobodyCanDecide: nobody }),
         primary: true,
       })),
       ...copies.map((copy) => ({
@@ -123,24 +124,15 @@ export function createCardPublisher(
     await cards.addExtraCard(approval, { channelId: posted.channel ?? channel, messageTs: posted.ts, link });
   };
   /** One copy per person who may decide, each on its own: one that fails is logged, the others still go. */
-  const peopleNamed = async (approval: ApprovalRecord, approvers: readonly Approver[]) => {
-    const groupMembers = new Map<string, ReadonlySet<string>>();
-    for (const group of approvers.filter((a) => a.startsWith('S')))
-      groupMembers.set(group, (await deciders.groups?.members(group)) ?? new Set());
-    return namedDeciders(
-      { approvers: [...approvers] },
-      approval.requesterId,
-      deciders.adminUserIds,
-      groupMembers,
-    );
-  };
   const postDirectMessages = async (
     approval: ApprovalRecord,
     link: string | null,
     approvers: readonly Approver[] = approval.rule.approvers,
     already: readonly string[] = [],
   ) => {
-    const people = (await peopleNamed(approval, approvers)).filter((userId) => !already.includes(userId));
+    const people = (await deciders.peopleToTell(approval, approvers)).filter(
+      (userId) => !already.includes(userId),
+    );
     for (const userId of people.slice(0, MAX_DIRECT_MESSAGES)) {
       await postCopy(approval, userId, link).catch((error: unknown) =>
         logger.warn('approval card could not be sent by direct message', {
@@ -173,7 +165,7 @@ export function createCardPublisher(
       if (!cards) return;
       const escalateTo = approval.rule.escalateTo ?? [];
       // Whoever already got a copy by direct message is not sent a second one.
-      const already = notifiesByDm(approval.rule) ? await peopleNamed(approval, approval.rule.approvers) : [];
+      const already = notifiesByDm(approval.rule) ? await deciders.peopleToTell(approval) : [];
       await postDirectMessages(approval, await permalink(approval), escalateTo, already);
       await this.refresh(approval);
     },

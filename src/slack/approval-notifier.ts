@@ -1,7 +1,8 @@
 import type { webApi } from '@slack/bolt';
-import { type ApprovalRecord, type ApprovalRule, formatDuration } from '../approvals/approval.js';
+import { type ApprovalRecord, formatDuration } from '../approvals/approval.js';
 import type { ApprovalTimerEvents } from '../approvals/approval-scheduler.js';
-import { decidingRule, describeApprovers } from '../approvals/policy.js';
+import { describeApprovers } from '../approvals/policy.js';
+import { type DeciderMention, deciderMentions } from '../approvals/who-to-tell.js';
 import type { DecisionFollowUp } from '../conversations/decision-follow-up.js';
 import { escapeMrkdwn } from './mrkdwn.js';
 import { NO_PREVIEWS } from './no-previews.js';
@@ -50,23 +51,20 @@ export function reminderText(
   adminUserIds: readonly string[],
 ): string {
   // Once escalated, those it was escalated to are mentioned too.
-  const who = mentionDeciders(decidingRule(approval.rule), approval.requesterId, adminUserIds);
+  const mentions = deciderMentions(approval.rule, approval.requesterId, adminUserIds).map(mentionText);
+  const who = mentions.join(', ') || 'nobody';
   return `:bell: Reminder: the request to run \`${escapeMrkdwn(approval.toolName)}\` (ID \`${approval.id}\`) is still waiting for a decision. It can be decided by ${who}.`;
 }
 
-function mentionDeciders(rule: ApprovalRule, requesterId: string, adminUserIds: readonly string[]): string {
-  const mentions = new Set<string>();
-  const mayDecide = (userId: string) => rule.allowSelfApproval || userId !== requesterId;
-  for (const approver of rule.approvers) {
-    if (approver === 'admins') {
-      const admins = adminUserIds.filter(mayDecide);
-      if (admins.length === 0) mentions.add('admins');
-      for (const admin of admins) mentions.add(`<@${admin}>`);
-    } else if (approver === 'conversation') mentions.add('anyone in this conversation');
-    else if (approver === 'requester') {
-      if (rule.allowSelfApproval) mentions.add(`<@${requesterId}>`);
-    } else if (approver.startsWith('S')) mentions.add(`<!subteam^${approver}>`);
-    else if (mayDecide(approver)) mentions.add(`<@${approver}>`);
+function mentionText(mention: DeciderMention): string {
+  switch (mention.kind) {
+    case 'user':
+      return `<@${mention.userId}>`;
+    case 'group':
+      return `<!subteam^${mention.groupId}>`;
+    case 'conversation':
+      return 'anyone in this conversation';
+    case 'admins':
+      return 'admins';
   }
-  return [...mentions].join(', ') || 'nobody';
 }

@@ -1,13 +1,13 @@
 import type { webApi } from '@slack/bolt';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import type { AuditQueries } from '../approvals/audit-queries.js';
+import type { Deciders } from '../approvals/deciders.js';
 import {
   concernedViewers,
   HOME_VIEWER_TTL_MS,
   type HomeViewerStore,
   MAX_HOME_VIEWERS,
 } from '../approvals/home-viewers.js';
-import { decidingRule, mayDecide } from '../approvals/policy.js';
 import type { Clock } from '../clock.js';
 import type { DecisionWatchers } from '../conversations/decision-follow-up.js';
 import { describeError } from '../errors.js';
@@ -27,10 +27,8 @@ export interface HomePublisherDeps {
   /** People who opened the tab, in the database: a decision taken in any process refreshes their views. */
   viewers: HomeViewerStore;
   access: AuditAccess;
-  /** Configured admins (ADMIN_USER_IDS), who may decide what the rules give to admins. */
-  isAdmin(userId: string): boolean;
-  /** Whom this person decides for now (delegations to them in force); without it, nobody. */
-  delegators?: (teamId: string, userId: string) => Promise<readonly string[]>;
+  /** Which requests a person may decide from Home (no conversation). */
+  deciders: Pick<Deciders, 'decidableFromHome'>;
   clock: Clock;
   logger: Logger;
 }
@@ -43,37 +41,13 @@ export function createHomePublisher(client: webApi.WebClient, deps: HomePublishe
     if (auditor) {
       const pending = await deps.queries.pending(teamId, { limit: 30, offset: 0 });
       const decisions = (await deps.queries.history({ teamId, limit: HOME_DECISIONS, offset: 0 })).items;
-      // Auditors see every request; buttons only where they could decide (from Home: no conversation; once a
-      // request is escalated, its `escalateTo` too).
-      const isAdmin = deps.isAdmin(userId);
-      const decidable = new Set(
-        pending.items
-          .filter(
-            (a) =>
-              mayDecide(decidingRule(a.rule), a.requesterId, { userId, isAdmin, inConversation: false }).ok,
-          )
-          .map((a) => a.id),
-      );
+      // Auditors see every request; buttons only where they could decide from Home.
+      const decidable = await deps.deciders.decidableFromHome(pending.items, userId, teamId);
       return { kind: 'admin', pending: pending.items, pendingTotal: pending.total, decisions, decidable };
     }
-    // From Home a click has no conversation, so only rules that name this person (or the requester) count,
-    // or, through a delegation, someone they decide for (never lifting the rule's self-approval setting).
-    const delegators = (await deps.delegators?.(teamId, userId)) ?? [];
-    const waiting = (await deps.queries.pending(teamId, { limit: PENDING_SCAN, offset: 0 })).items.filter(
-      (a) => {
-        const rule = decidingRule(a.rule);
-        const own = mayDecide(rule, a.requesterId, { userId, isAdmin: false, inConversation: false });
-        if (own.ok || own.reason === 'self_approval') return own.ok;
-        return delegators.some(
-          (delegator) =>
-            mayDecide(rule, a.requesterId, {
-              userId: delegator,
-              isAdmin: deps.isAdmin(delegator),
-              inConversation: false,
-            }).ok,
-        );
-      },
-    );
+    const scanned = (await deps.queries.pending(teamId, { limit: PENDING_SCAN, offset: 0 })).items;
+    const decidable = await deps.deciders.decidableFromHome(scanned, userId, teamId);
+    const waiting = scanned.filter((approval) => decidable.has(approval.id));
     return { kind: 'user', waiting, requests: await deps.queries.requestsBy(teamId, userId, 20) };
   };
 

@@ -1,7 +1,8 @@
 import type { ApprovalService } from '../approvals/approval-service.js';
 import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
 import type { AuditQueries } from '../approvals/audit-queries.js';
-import { type DelegationStore, maySomeoneDecide } from '../approvals/delegation.js';
+import type { Deciders } from '../approvals/deciders.js';
+import type { DelegationStore } from '../approvals/delegation.js';
 import type { HomeViewerStore } from '../approvals/home-viewers.js';
 import type { ApprovalPolicy } from '../approvals/policy.js';
 import type { StandingApprovalStore } from '../approvals/ports.js';
@@ -32,6 +33,7 @@ import type { SlackAdapters } from './slack-adapters.js';
 export interface ListenerCore {
   conversations: ConversationService;
   approvals: ApprovalService;
+  deciders: Deciders;
   edits: ArgumentEditService;
   clock: Clock;
   adapters: SlackAdapters;
@@ -63,7 +65,7 @@ export function registerListeners(
   const { app } = runtime;
   const { stores, adapters } = core;
   const access = createAuditAccess(app.client, {
-    isAdmin: (userId) => core.approvals.isAdmin(userId),
+    isAdmin: (userId) => core.deciders.isAdmin(userId),
     includeWorkspaceAdmins: config.auditIncludesWorkspaceAdmins,
     now: () => core.clock.now(),
     logger,
@@ -72,9 +74,7 @@ export function registerListeners(
     queries: stores.auditQueries,
     viewers: stores.homeViewers,
     access,
-    isAdmin: (userId: string) => core.approvals.isAdmin(userId),
-    delegators: async (teamId, userId) =>
-      (await stores.delegations.activeFor(teamId, userId, core.clock.now())).map((d) => d.delegatorId),
+    deciders: core.deciders,
     clock: core.clock,
     logger,
   });
@@ -100,20 +100,14 @@ export function registerListeners(
     queries: stores.auditQueries,
     access,
     standing: stores.standing,
-    isAdmin: (userId: string) => core.approvals.isAdmin(userId),
+    isAdmin: (userId: string) => core.deciders.isAdmin(userId),
     now: () => core.clock.now(),
     logger,
     apiUrl: config.slack.apiUrl,
     delegation: {
       store: stores.delegations,
       newId: () => randomId('dlg'),
-      async mayDelegate(userId) {
-        const named = core.policy.namedApprovers();
-        const groupMembers = new Map<string, ReadonlySet<string>>();
-        for (const group of named.filter((a) => a.startsWith('S')))
-          groupMembers.set(group, (await adapters.groups?.members(group)) ?? new Set());
-        return maySomeoneDecide(named, userId, core.approvals.isAdmin(userId), groupMembers);
-      },
+      mayDelegate: (userId: string) => core.deciders.mayDelegate(userId, core.policy.namedApprovers()),
     },
   });
   registerHomeListeners(app, { home, logger });

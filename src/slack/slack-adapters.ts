@@ -1,4 +1,5 @@
 import { LogLevel, type RetryOptions, WebClient } from '@slack/web-api';
+import { Deciders } from '../approvals/deciders.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { Clock } from '../clock.js';
 import type { SurfaceAdapters } from '../conversations/ports.js';
@@ -66,7 +67,8 @@ export function createSlackAdapters(
   const clickClient = client({ timeout: INTERACTIVE_TIMEOUT_MS, retryConfig: { retries: 0 } });
   // Decisions look user groups up before a modal is answered: that lookup must fail fast, never wait.
   const groups = createUserGroupDirectory(clickClient, options.clock, logger);
-  const deciders = { adminUserIds: options.adminUserIds ?? [], groups };
+  // Whom cards are sent to directly: the core's rules over this surface's user groups.
+  const deciders = new Deciders({ clock: options.clock, adminUserIds: options.adminUserIds ?? [], groups });
   const interactive = createSlackSurface(clickClient, { logger, cards, deciders });
   return {
     surface: createSlackSurface(

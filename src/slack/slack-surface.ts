@@ -1,6 +1,7 @@
 import type { webApi } from '@slack/bolt';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
+import { nobodyCanDecide } from '../approvals/who-to-tell.js';
 import type { ThreadRef, ThreadSurface } from '../conversations/ports.js';
 import { describeError } from '../errors.js';
 import { type Logger, silentLogger } from '../logger.js';
@@ -33,6 +34,8 @@ export function createSlackSurface(
 ): SlackSurface {
   const logger = options.logger ?? silentLogger;
   const publisher = createCardPublisher(client, options.cards, logger, options.deciders);
+  const nobody = (approval: ApprovalRecord) =>
+    nobodyCanDecide(approval.rule, approval.requesterId, options.deciders?.adminUserIds ?? []);
   // What each workspace refused (agent sessions, the thread status), shared by every run in this surface.
   const ways = new StatusWays();
   return {
@@ -45,7 +48,7 @@ export function createSlackSurface(
       });
     },
     async postApprovalCard(approval) {
-      const card = buildApprovalCard(approval);
+      const card = buildApprovalCard(approval, [], { nobodyCanDecide: nobody(approval) });
       const posted = await client.chat.postMessage({
         channel: approval.channelId,
         thread_ts: approval.threadTs,

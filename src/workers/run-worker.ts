@@ -96,7 +96,7 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
     logLevel: WEB_API_LEVELS[slack.logLevel],
   });
   const access = createAuditAccess(client, {
-    isAdmin: (userId) => core.approvals.isAdmin(userId),
+    isAdmin: (userId) => core.deciders.isAdmin(userId),
     includeWorkspaceAdmins: config.auditIncludesWorkspaceAdmins,
     now: () => core.clock.now(),
     logger,
@@ -106,9 +106,7 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
       queries: core.stores.auditQueries,
       viewers: core.stores.homeViewers,
       access,
-      isAdmin: (userId) => core.approvals.isAdmin(userId),
-      delegators: async (teamId, userId) =>
-        (await core.stores.delegations.activeFor(teamId, userId, core.clock.now())).map((d) => d.delegatorId),
+      deciders: core.deciders,
       clock: core.clock,
       logger,
     }),

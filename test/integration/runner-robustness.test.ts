@@ -7,6 +7,7 @@ import { type AgentTool, defineTool } from '../../src/agent/tool.js';
 import { ToolRegistry } from '../../src/agent/tool-registry.js';
 import type { ToolPolicy } from '../../src/approvals/approval.js';
 import { ApprovalService } from '../../src/approvals/approval-service.js';
+import { Deciders } from '../../src/approvals/deciders.js';
 import {
   type ApprovalPolicy,
   BASE_TOOL_POLICY,
@@ -35,7 +36,11 @@ const testPolicy = () => createPolicy(BASE_TOOL_POLICY, BUILT_IN_TOOL_POLICIES, 
 
 /** The approval service of the process `on`: a decision that settles a turn leases the run to that process. */
 const approvalsOf = (on: ProcessStores) =>
-  new ApprovalService({ store: on.stores.approvals, clock: on.ctx.clock, adminUserIds: [] });
+  new ApprovalService({
+    store: on.stores.approvals,
+    clock: on.ctx.clock,
+    deciders: new Deciders({ clock: on.ctx.clock, adminUserIds: [] }),
+  });
 
 describe('runner robustness on a real SQLite database', () => {
   let t: TestStores;

@@ -6,6 +6,7 @@ import { leaseOf } from '../../src/agent/ports.js';
 import { defineTool } from '../../src/agent/tool.js';
 import { ToolRegistry } from '../../src/agent/tool-registry.js';
 import { ApprovalService } from '../../src/approvals/approval-service.js';
+import { Deciders } from '../../src/approvals/deciders.js';
 import { count, rows } from '../../src/db/sql/program.js';
 import { createBuiltInTools } from '../../src/tools/built-in-tools.js';
 import { openTestStores, type TestStores } from '../support/test-database.js';
@@ -43,7 +44,7 @@ describe('runner and stores on a real SQLite database', () => {
     const approvals = new ApprovalService({
       store: stores.approvals,
       clock: ctx.clock,
-      adminUserIds: ['UADMIN'],
+      deciders: new Deciders({ clock: ctx.clock, adminUserIds: ['UADMIN'] }),
     });
     const conversationId = await stores.conversations.findOrCreate(thread, 'slack');
     const start = async (text: string) => (await startRun(stores.conversations, conversationId, text)).runId;

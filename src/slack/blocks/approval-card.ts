@@ -33,6 +33,8 @@ export function buildApprovalCard(
     copy?: boolean;
     /** Votes cast through a delegation: voter → who delegated; the card names both. */
     delegated?: Readonly<Record<string, string>>;
+    /** Nobody can decide it (only admins may, and none are configured): the card says so and how to fix it. */
+    nobodyCanDecide?: boolean;
   } = {},
 ): SlackMessage {
   const name = (id: string) =>
@@ -56,6 +58,7 @@ export function buildApprovalCard(
     },
   ];
   const more = argumentsCut(approval) ? [viewAllButton(approval)] : [];
+  if (pending && options.nobodyCanDecide) blocks.push(nobodyNotice(version));
   if (pending && !options.copy && !notifiesThread(approval.rule)) {
     // Announced by direct message only: the thread shows the request, the deciding happens in the copies.
     blocks.push({
@@ -88,6 +91,19 @@ export function buildApprovalCard(
     if (more.length) blocks.push({ type: 'actions', block_id: `more-${version}`, elements: more });
   }
   return { text: fallbackText(approval), blocks };
+}
+
+/** Said on a pending card nobody can decide, so that nobody waits for a decision that cannot come. */
+export const NOBODY_CAN_DECIDE =
+  ':warning: *Nobody can decide this request yet*: only admins may, and the bot has none (`ADMIN_USER_IDS` is empty). ' +
+  "An operator can add admins' Slack user IDs to `ADMIN_USER_IDS` and restart the bot; the request waits until then.";
+
+function nobodyNotice(version: string): KnownBlock {
+  return {
+    type: 'context',
+    block_id: `nobody-${version}`,
+    elements: [{ type: 'mrkdwn', text: NOBODY_CAN_DECIDE }],
+  };
 }
 
 /**

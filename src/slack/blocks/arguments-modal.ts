@@ -36,7 +36,12 @@ export function decodePageValue(value: unknown): { page: number; approvalId: str
  * "View all arguments": every character of a request's arguments, in preformatted blocks (shown literally),
  * a page at a time with Previous/Next buttons. Secrets are masked as on the card and in the audit log. Pure.
  */
-export function buildArgumentsModal(approval: ApprovalRecord, page: number): types.ModalView {
+export function buildArgumentsModal(
+  approval: ApprovalRecord,
+  page: number,
+  /** Signed note of where the modal was opened from, handed back with each page click. */
+  privateMetadata?: string,
+): types.ModalView {
   const { text, edited } = argumentsToShow(approval);
   const pages = argumentPages(text);
   const current = Math.min(Math.max(1, page), pages);
@@ -64,6 +69,7 @@ export function buildArgumentsModal(approval: ApprovalRecord, page: number): typ
     type: 'modal',
     title: { type: 'plain_text', text: 'All arguments' },
     close: { type: 'plain_text', text: 'Close' },
+    ...(privateMetadata ? { private_metadata: privateMetadata } : {}),
     blocks,
   };
 }

@@ -22,9 +22,6 @@ import {
   UNKNOWN_BUTTON,
 } from './decision-replies.js';
 
-/** Stands for "some edit" when checking whether a person may edit (edits are not offered on every rule). */
-const EDIT_CHECK = '{}';
-
 /**
  * The arguments as the Edit form shows them: pretty JSON when it fits the input, else compact JSON, else
  * undefined (the form is not opened rather than cut).
@@ -71,8 +68,7 @@ export function registerDecisionModalListeners(app: App, deps: ActionListenerDep
               teamId: click.teamId,
               channelId: click.channelId,
               vote: reject ? 'reject' : 'approve',
-              reason: null,
-              ...(reject ? {} : { editedArguments: EDIT_CHECK }),
+              edit: !reject,
             })
           : ({ ok: false, kind: 'not_found' } as const);
       if (!checked.ok) {
@@ -114,28 +110,33 @@ export function registerDecisionModalListeners(app: App, deps: ActionListenerDep
     },
   );
 
-  // "View all arguments" (on the card) and its pages (inside the modal): reading only, never deciding.
+  // "View all arguments" (on the card) and its pages (inside the modal): reading only, never deciding, and only
+  // for those who may see the request; to anyone else it is as unknown as a forged id.
   app.action<BlockAction<ButtonAction>>(
     { action_id: new RegExp(`^(${ACTION_IDS.viewArguments}|${ACTION_IDS.argumentsPage})$`) },
     async ({ ack, body, action, client }) => {
       await ack();
-      const paging = action.action_id === ACTION_IDS.argumentsPage;
-      const target = paging
-        ? decodePageValue(action.value)
-        : (() => {
-            const decoded = decodeApprovalButtonValue(action.value);
-            return decoded.ok ? { approvalId: decoded.approvalId, page: 1 } : undefined;
-          })();
       const click = clickOf(body, action, false);
+      const target = argumentsTarget(deps, body, action, click);
       const approval =
-        target && click.teamId ? await deps.edits.find(target.approvalId, click.teamId) : undefined;
+        target && click.teamId
+          ? await deps.edits.readable(target.approvalId, click.teamId, {
+              userId: click.userId,
+              channelId: target.channelId,
+            })
+          : undefined;
       if (!target || !approval) {
         await ephemeralTo(deps, click)(UNKNOWN_BUTTON);
         return;
       }
-      const view = buildArgumentsModal(approval, target.page);
+      // The pages carry where the modal was opened from, signed for this person: a page click comes from no channel.
+      const from = encodeModalMetadata(
+        { approvalId: approval.id, userId: click.userId, channelId: target.channelId },
+        deps.modalKey,
+      );
+      const view = buildArgumentsModal(approval, target.page, from);
       try {
-        if (paging && body.view?.id) await client.views.update({ view_id: body.view.id, view });
+        if (target.paging && body.view?.id) await client.views.update({ view_id: body.view.id, view });
         else await client.views.open({ trigger_id: body.trigger_id, view });
       } catch (error) {
         deps.logger.warn('arguments modal could not be shown', {
@@ -166,6 +167,29 @@ export function registerDecisionModalListeners(app: App, deps: ActionListenerDep
       deps.edits.submit({ ...request, json }),
     );
   });
+}
+
+/**
+ * Which request's arguments, which page, and the channel the reader came from: the clicked card's channel, or,
+ * for a page of the modal, the channel signed into the modal when it was opened (and only for the same request).
+ */
+function argumentsTarget(
+  deps: ActionListenerDeps,
+  body: BlockAction<ButtonAction>,
+  action: ButtonAction,
+  click: { userId: string; channelId: string | undefined },
+): { approvalId: string; page: number; channelId: string | undefined; paging: boolean } | undefined {
+  if (action.action_id !== ACTION_IDS.argumentsPage) {
+    const decoded = decodeApprovalButtonValue(action.value);
+    return decoded.ok
+      ? { approvalId: decoded.approvalId, page: 1, channelId: click.channelId, paging: false }
+      : undefined;
+  }
+  const page = decodePageValue(action.value);
+  const opened = decodeModalMetadata(body.view?.private_metadata ?? '', deps.modalKey, click.userId);
+  if (!page) return undefined;
+  const channelId = opened?.approvalId === page.approvalId ? opened.channelId : undefined;
+  return { ...page, channelId, paging: true };
 }
 
 type ModalRequest = { approvalId: string; userId: string; teamId: string; channelId: string | undefined };
