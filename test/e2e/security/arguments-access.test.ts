@@ -60,7 +60,7 @@ describe('the arguments modal shows a request only to those who may see it', () 
       delete payload.channel;
       delete payload.message;
       payload.container = { type: 'view', view_id: from.view.id };
-      payload.view = { id: from.view.id, type: 'modal', ...from.view };
+      payload.view = { type: 'modal', ...from.view };
     }
     return postInteraction(h.url, SECRET, payload);
   };
