@@ -1,5 +1,6 @@
 import { loadApprovalPolicy } from './approvals/policy-file.js';
 import { readPolicySource } from './approvals/policy-source.js';
+import { undecidableTools, undecidableWarning } from './approvals/who-to-tell.js';
 import { type Bot, createBot } from './bot.js';
 import { loadConfig, withDotEnv } from './config.js';
 import { describeDatabase } from './db/open-database.js';
@@ -66,6 +67,8 @@ async function main(): Promise<void> {
       }),
     );
   });
+  const undecidable = undecidableTools(policy.policy, toolNames(), config.adminUserIds);
+  if (undecidable.length > 0) logger.warn(undecidableWarning(undecidable), { tools: undecidable });
   const { port } = await bot.start();
   logger.info('bot started', {
     mode: config.slack.mode.kind,

@@ -91,3 +91,24 @@ export function nobodyCanDecide(
   const mentions = deciderMentions(rule, requesterId, adminUserIds);
   return mentions.every((mention) => mention.kind === 'admins');
 }
+
+/**
+ * The tools, of `toolNames`, whose requests nobody could decide with these admins: each needs approval and
+ * only admins may decide it (as the built-in `delete_note` and `post_message` with `ADMIN_USER_IDS` empty). Pure.
+ */
+export function undecidableTools(
+  policy: { forTool(toolName: string): { requireApproval: boolean | undefined; rule: ApprovalRule } },
+  toolNames: readonly string[],
+  adminUserIds: readonly string[],
+): string[] {
+  // The requester is nobody in particular here: a rule that lets them approve their own request is decidable.
+  return toolNames.filter((tool) => {
+    const { requireApproval, rule } = policy.forTool(tool);
+    return requireApproval !== false && nobodyCanDecide(rule, '', adminUserIds);
+  });
+}
+
+/** What start-up and `policy check` say about such tools: the problem, and how to fix it. */
+export function undecidableWarning(tools: readonly string[]): string {
+  return `ADMIN_USER_IDS is empty, so nobody can decide requests to run ${tools.join(', ')} (only admins may): they would wait until an admin is configured. Add your Slack user ID (and other admins') to ADMIN_USER_IDS, or let others decide them in the policy file.`;
+}

@@ -10,6 +10,7 @@ import {
 } from '../approvals/policy-replay.js';
 import { jsonObject } from '../approvals/policy-rules.js';
 import { readPolicySource } from '../approvals/policy-source.js';
+import { undecidableTools, undecidableWarning } from '../approvals/who-to-tell.js';
 import { prunedArgumentsLimit } from '../audit/retention.js';
 import { parseTimePoint } from '../audit/time-filter.js';
 import { loadConfig } from '../config.js';
@@ -71,6 +72,10 @@ function check(args: readonly string[], io: PolicyCliIo): number {
   const policy = validPolicy(file, io);
   if (!policy) return 1;
   io.out(policy.summary);
+  // Admins come from the environment (or .env), as for the bot: a policy only they may decide needs some.
+  const loaded = loadConfig(io.env ?? process.env, 'audit');
+  const undecidable = loaded.ok ? undecidableTools(policy, toolNames(), loaded.config.adminUserIds) : [];
+  if (undecidable.length > 0) io.err(`Warning: ${undecidableWarning(undecidable)}`);
   return 0;
 }
 

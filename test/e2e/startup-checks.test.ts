@@ -60,6 +60,10 @@ describe('start-up checks that name their cause', () => {
     const bot = await startBotProcess({ env: settings({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
     try {
       expect(slack.callsTo('auth.test')).toHaveLength(1);
+      // No ADMIN_USER_IDS, as .env.example ships it: the tools only admins may decide are named at start-up.
+      expect(bot.output()).toContain(
+        'ADMIN_USER_IDS is empty, so nobody can decide requests to run delete_note, post_message (only admins may)',
+      );
     } finally {
       await bot.kill('SIGTERM');
     }
