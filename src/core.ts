@@ -164,6 +164,7 @@ export async function createCore<A extends SurfaceAdapters>(
     deliveryRetryMs: overrides.deliveryRetryMs ?? 30_000,
     threadContextMessages: config.threadContextMessages,
     streamTasks: config.openai.stream,
+    channelMembers: adapters.channelMembers,
   });
   return {
     adapters,

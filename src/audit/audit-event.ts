@@ -8,6 +8,7 @@ export type AuditKind =
   | 'run.completed'
   | 'run.failed'
   | 'run.cancelled'
+  | 'run.stop_refused'
   | 'approval.requested'
   | 'approval.approved'
   | 'approval.rejected'

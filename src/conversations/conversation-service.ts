@@ -11,6 +11,7 @@ import type { SurfaceKind } from '../surfaces.js';
 import { KeyedQueue } from './keyed-queue.js';
 import type {
   AnswerTarget,
+  ChannelMembership,
   ConversationStore,
   DeliveryOutbox,
   IncomingMessage,
@@ -22,6 +23,7 @@ import type {
 } from './ports.js';
 import { RunPresenter, sessionTitle } from './run-presenter.js';
 import { RunSlots } from './run-slots.js';
+import { StopGate } from './stop-permission.js';
 import { readThreadContext } from './thread-context.js';
 import { ThreadDelivery } from './thread-delivery.js';
 
@@ -50,6 +52,8 @@ export interface ConversationServiceDeps {
   stopPollMs?: number;
   /** Answers are streamed (the model is asked to stream): tool calls are shown as tasks in them. */
   streamTasks?: boolean;
+  /** Who is in a channel, for who may stop its threads' work; without it only a thread's starter may. */
+  channelMembers?: ChannelMembership;
 }
 
 /** What became of a message taken in. */
@@ -85,9 +89,16 @@ export class ConversationService {
   readonly #delivery: ThreadDelivery;
   /** The runs this process drives now, to abandon their model request when someone stops one. */
   readonly #driving = new Map<string, AbortController>();
+  readonly #stopGate: StopGate;
 
   constructor(deps: ConversationServiceDeps) {
     this.#deps = deps;
+    this.#stopGate = new StopGate({
+      store: deps.store,
+      members: deps.channelMembers,
+      clock: deps.clock,
+      logger: deps.logger,
+    });
     this.#slots = new RunSlots(deps.maxActiveRuns);
     this.#delivery = new ThreadDelivery({
       outbox: deps.outbox,
@@ -179,10 +190,12 @@ export class ConversationService {
    * Someone asked to stop the thread's work (Slack's stop button). The request is recorded in the database, so
    * whichever process drives the run honours it: the model request in flight is abandoned, nothing more
    * executes, the run's pending approvals are cancelled, and the thread is told who stopped it. A paused run is
-   * ended here at once. Stopping only ever prevents work: a run is never driven further because of it.
+   * ended here at once. Stopping only ever prevents work: a run is never driven further because of it. Only
+   * the thread's starter or a member of its channel may stop it (`mayStop`); any other stop changes nothing.
    */
   async requestStop(stop: StopRequest): Promise<void> {
     const { store, surface, logger } = this.#deps;
+    if (!(await this.#stopGate.admit(stop))) return;
     const thread = { teamId: stop.teamId, channelId: stop.channelId, threadTs: stop.threadTs };
     const recorded = await store.requestStop({ thread, userId: stop.userId });
     logger.info('stop requested', { channelId: stop.channelId, userId: stop.userId, found: recorded.kind });

@@ -77,6 +77,18 @@ export interface ConversationStore {
    * to this process) so that this process ends it at once. The first request is kept.
    */
   requestStop(input: { thread: ThreadRef; userId: string }): Promise<StopRecorded>;
+  /** Who started the thread's conversation (the requester of its first run), when the thread has one. */
+  starter(thread: ThreadRef): Promise<{ conversationId: string; userId: string } | undefined>;
+  /** Appends audit events on their own (what was refused records nothing else). */
+  recordAudit(events: AuditInput[]): Promise<void>;
+}
+
+/**
+ * Who is in a channel, as the chat surface knows it (Slack: `conversations.members`). False when the surface
+ * cannot say (a failed lookup): nobody is let through on an answer that is not there.
+ */
+export interface ChannelMembership {
+  isMember(input: { teamId: string; channelId: string; userId: string }): Promise<boolean>;
 }
 
 /** What a stop request found. */
@@ -279,5 +291,7 @@ export interface SurfaceAdapters {
   decisionSurface?: Pick<ThreadSurface, 'updateApprovalCard'>;
   /** Slack user groups, for rules that name one. */
   groups?: GroupDirectory;
+  /** Channel members, for who may stop a thread's work; without it only the thread's starter may. */
+  channelMembers?: ChannelMembership;
   systemPrompt: string;
 }

@@ -99,6 +99,17 @@ export function createConversationStore(ctx: StoreContext): ConversationStore {
       const at = clock.now();
       return db.write(() => recordStop(ctx, thread, userId, at));
     },
+
+    starter: (thread) =>
+      db.read(function* () {
+        const conversationId = yield* conversationIdOf(thread);
+        if (!conversationId) return undefined;
+        const first = yield* row(sql`select requester_id from runs where conversation_id = ${conversationId}
+          order by created_at, id limit 1`);
+        return first ? { conversationId, userId: readString(first, 'requester_id') } : undefined;
+      }),
+
+    recordAudit: (events) => db.write(() => audit(events)),
   };
 }
 

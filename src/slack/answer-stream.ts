@@ -11,16 +11,26 @@ export const STREAM_FLUSH_CHARS = 256;
 /** Slack's limit on each field of a task chunk. */
 const MAX_TASK_FIELD = 256;
 
-/** A task as Slack's `task_update` chunk: title and output within Slack's limit, nothing else. */
+/**
+ * A task field made safe as an answer is (`safeMarkdown`: no `<!channel>`, `<!subteam^…>` or disguised link can
+ * form from a tool's output or name), then cut to Slack's limit, never inside an escape.
+ */
+function taskField(text: string): string {
+  const safe = safeMarkdown(text);
+  return safe.length <= MAX_TASK_FIELD ? safe : `${safe.slice(0, cutPoint(safe, MAX_TASK_FIELD - 1))}…`;
+}
+
+/**
+ * A task as Slack's `task_update` chunk: its title and output, each made safe and within Slack's limit; nothing
+ * else (no `details`, no `sources`), so nothing reaches Slack unescaped.
+ */
 function taskChunk(update: TaskUpdate) {
-  const cut = (text: string) =>
-    text.length <= MAX_TASK_FIELD ? text : `${text.slice(0, MAX_TASK_FIELD - 1)}…`;
   return {
     type: 'task_update' as const,
     id: update.id,
-    title: cut(update.title),
+    title: taskField(update.title),
     status: update.status,
-    ...(update.output ? { output: cut(update.output) } : {}),
+    ...(update.output ? { output: taskField(update.output) } : {}),
   };
 }
 

@@ -4,6 +4,7 @@ import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { Clock } from '../clock.js';
 import type { SurfaceAdapters } from '../conversations/ports.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
+import { createChannelMembership } from './channel-members.js';
 import { slackLibraryLogger } from './slack-logger.js';
 import { createSlackSurface, type SlackSurface } from './slack-surface.js';
 import { createUserGroupDirectory } from './user-groups.js';
@@ -79,6 +80,8 @@ export function createSlackAdapters(
     interactive,
     decisionSurface: interactive,
     groups,
+    // Who may stop a thread's work: looked up like a click's, failing fast.
+    channelMembers: createChannelMembership(clickClient, options.clock, logger),
     systemPrompt: options.systemPrompt,
   };
 }

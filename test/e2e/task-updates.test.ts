@@ -102,6 +102,48 @@ describe('tool calls as tasks in streamed answers', () => {
     expect(streamed).not.toContain('xoxb-1234567890');
   });
 
+  it('neutralises what a tool answers: no broadcast, group mention or disguised link is live in a task', async () => {
+    const hostile = defineTool({
+      name: 'fetch_page',
+      description: 'Fetches a page.',
+      parameters: z.object({ page: z.number() }),
+      needsApproval: false,
+      execute: async ({ page }) =>
+        page === 1
+          ? 'Hi <!channel> <!everyone> <!here> <!subteam^S1> see <https://evil.example|click> and [docs](https://evil.example/x)'
+          : '<!here> '.repeat(60),
+    });
+    h = await startHarness({ overrides: { tools: (builtIn) => [...builtIn, hostile] } });
+    h.model.enqueue(
+      reply.toolCalls([
+        { name: 'fetch_page', arguments: { page: 1 } },
+        { name: 'fetch_page', arguments: { page: 2 } },
+      ]),
+      reply.text('Fetched.'),
+    );
+    await h.mention('fetch the pages');
+    await h.waitForText((text) => text === 'Fetched.');
+    const [first, second] = tasks(h).filter((t) => t.status === 'complete');
+    // Every field of every task chunk Slack received: nothing that Slack would turn into a mention or a link.
+    const fields = h.slack.calls
+      .filter((c) => STREAM_METHODS.includes(c.method) && Array.isArray(c.params.chunks))
+      .flatMap((c) =>
+        (c.params.chunks as unknown[]).filter((chunk) => isRecord(chunk) && chunk.type === 'task_update'),
+      )
+      .flatMap((chunk) => Object.values(chunk as Record<string, unknown>).map(String));
+    expect(fields.length).toBeGreaterThan(0);
+    for (const field of fields) {
+      expect(field).not.toMatch(/<[!@#]|<https?:|\]\(/);
+    }
+    expect(first?.output).toContain('&lt;!channel&gt;');
+    expect(first?.output).toContain('&lt;!subteam^S1&gt;');
+    expect(first?.output).toContain('&lt;https://evil.example|click&gt;');
+    expect(first?.output).toContain('docs (https://evil.example/x)');
+    // Escaping lengthens the output: it is still within Slack's limit, and never cut inside an escape.
+    expect(second?.output?.length).toBeLessThanOrEqual(256);
+    expect(second?.output).toMatch(/&gt;…$/);
+  });
+
   it('a call that needs approval is a pending task naming the approvers, then runs in the answer after the decision', async () => {
     h = await startHarness();
     h.model.enqueue(

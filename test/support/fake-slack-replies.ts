@@ -6,7 +6,12 @@ export interface SlackIds {
   ts: number;
   view: number;
   dm: Map<string, string>;
+  /** Members of channels a test set (`FakeSlack.setMembers`); others have `DEFAULT_CHANNEL_MEMBERS`. */
+  members: Map<string, readonly string[]>;
 }
+
+/** Who is in a channel unless a test says otherwise: the bot and the people the tests name most. */
+export const DEFAULT_CHANNEL_MEMBERS: readonly string[] = ['UBOT', 'U1', 'U2', 'U3', 'U0STOPPER'];
 
 export const FAKE_TEAM_ID = 'T1';
 export const FAKE_BOT_USER_ID = 'UBOT';
@@ -87,6 +92,37 @@ function dmChannel(params: Record<string, unknown>, ids: SlackIds): string {
     ids.dm.set(users, id);
   }
   return id;
+}
+
+/** Slack's default page size of `conversations.members`, and its largest. */
+const MEMBERS_PAGE = { default: 100, max: 1000 };
+
+/**
+ * `conversations.members` as Slack answers it: a page of member ids and `response_metadata.next_cursor` (an
+ * opaque base64 string naming where the next page starts; empty on the last page). A DM is answered only with
+ * `im:read`, which the bot does not have; a cursor Slack did not hand out is `invalid_cursor`.
+ */
+function membersReply(params: Record<string, unknown>, ids: SlackIds): FakeReply {
+  const channel = stringOr(params.channel);
+  if (!channel) return error('channel_not_found');
+  if (channel.startsWith('D')) return error('missing_scope');
+  const members = ids.members.get(channel) ?? DEFAULT_CHANNEL_MEMBERS;
+  const limit = Math.min(
+    Number(params.limit ?? MEMBERS_PAGE.default) || MEMBERS_PAGE.default,
+    MEMBERS_PAGE.max,
+  );
+  const cursor = stringOr(params.cursor);
+  let start = 0;
+  if (cursor) {
+    const from = /^user:(.+)$/.exec(Buffer.from(cursor, 'base64').toString('utf8'))?.[1];
+    start = from === undefined ? -1 : members.indexOf(from);
+    if (start < 0) return error('invalid_cursor');
+  }
+  const next = members[start + limit];
+  return ok({
+    members: members.slice(start, start + limit),
+    response_metadata: { next_cursor: next ? Buffer.from(`user:${next}`).toString('base64') : '' },
+  });
 }
 
 const TASK_STATUSES = ['pending', 'in_progress', 'complete', 'error'];
@@ -173,6 +209,8 @@ export function defaultSlackReply(method: string, params: Record<string, unknown
     }
     case 'conversations.replies':
       return ok({ messages: [], has_more: false });
+    case 'conversations.members':
+      return membersReply(params, ids);
     case 'conversations.open':
       return ok({ channel: { id: dmChannel(params, ids) } });
     case 'usergroups.users.list':

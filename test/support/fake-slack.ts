@@ -53,6 +53,8 @@ export interface FakeSlack {
    * (params: the JSON body plus `responseUrlId`) and answered `{ ok: true }`.
    */
   responseUrl(id?: string): string;
+  /** The members `conversations.members` lists for `channel` (in pages, in this order) from now on. */
+  setMembers(channel: string, users: readonly string[]): void;
   /** Forgets recorded calls (scripted responses stay). */
   reset(): void;
   close(): Promise<void>;
@@ -103,7 +105,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const calls: SlackCall[] = [];
   const handlers = new Map<string, SlackHandler>();
   let waiters: Waiter[] = [];
-  const ids: SlackIds = { ts: 0, view: 0, dm: new Map() };
+  const ids: SlackIds = { ts: 0, view: 0, dm: new Map(), members: new Map() };
 
   const defaultReply = (method: string, params: Record<string, unknown>): FakeReply =>
     defaultSlackReply(method, params, ids);
@@ -176,6 +178,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     },
     defaultReply,
     responseUrl: (id = randomUUID()) => `http://127.0.0.1:${local.port}/response/${encodeURIComponent(id)}`,
+    setMembers: (channel, users) => {
+      ids.members.set(channel, [...users]);
+    },
     reset: () => {
       calls.length = 0;
     },
