@@ -1,4 +1,5 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { isBrokenOff } from './cut-answers.js';
 import { ModelError } from './model.js';
 
 /** What a server said when it failed a request, read from wherever it put it. */
@@ -107,8 +108,9 @@ function describe(server: ServerError): string {
 }
 
 /**
- * What failed, for the runner: rate limited or overloaded, unavailable, timed out, refused (with the server's
- * reason), or unreadable. A refusal is never retried; the SDK retries 429, 5xx and timeouts before this.
+ * What failed, for the runner: rate limited or overloaded, unavailable, timed out, broken off mid-answer,
+ * refused (with the server's reason), or unreadable. A refusal is never retried; the SDK retries 429, 5xx and
+ * timeouts before this, the client retries a response that broke off.
  */
 export function toModelError(error: unknown, bodies: ErrorBodies): ModelError {
   const options = { cause: error };
@@ -117,6 +119,9 @@ export function toModelError(error: unknown, bodies: ErrorBodies): ModelError {
     return new ModelError('timeout', 'Model request timed out', options);
   if (error instanceof APIConnectionError)
     return new ModelError('unavailable', 'Model server unreachable', options);
+  if (isBrokenOff(error)) {
+    return new ModelError('interrupted', 'Model connection broke off in the middle of the response', options);
+  }
   if (!(error instanceof APIError)) {
     return new ModelError('bad_response', 'Model response could not be read', options);
   }

@@ -27,12 +27,23 @@ export interface ChatModel {
     messages: ChatMessage[];
     tools: ToolSpec[];
     onTextDelta?: (text: string) => void;
+    /**
+     * The text handed to `onTextDelta` since the request (or its last retry) began was cut off (the connection
+     * broke mid-answer): it is no answer, and the request is sent again unless the retries are spent.
+     */
+    onTextCut?: (text: string) => void;
     /** Abandons the request (someone stopped the run); the call then rejects. */
     signal?: AbortSignal;
   }): Promise<ModelResponse>;
 }
 
-export type ModelFailure = 'rate_limited' | 'unavailable' | 'timeout' | 'bad_response' | 'rejected';
+export type ModelFailure =
+  | 'rate_limited'
+  | 'unavailable'
+  | 'timeout'
+  | 'interrupted'
+  | 'bad_response'
+  | 'rejected';
 
 const SENTENCES: Record<ModelFailure, string> = {
   rate_limited:
@@ -40,6 +51,8 @@ const SENTENCES: Record<ModelFailure, string> = {
   unavailable:
     'The model service is unavailable right now, so I could not answer; please try again in a minute.',
   timeout: 'The model service did not answer in time, so I could not answer; please try again.',
+  interrupted:
+    'The connection to the model service broke off in the middle of its answer, so I could not answer; please try again.',
   bad_response:
     'The model service sent a response I could not read, so I could not answer; please try again.',
   rejected: 'The model service refused this request (check the bot’s model settings), so I could not answer.',

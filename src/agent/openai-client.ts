@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
+import { pause, retryDelayMs } from './cut-answers.js';
 import type { ChatMessage } from './history.js';
 import { type ChatModel, ModelError, type ModelResponse, type ToolSpec } from './model.js';
 import {
@@ -11,14 +12,20 @@ import {
   refusesStreamOptions,
   toModelError,
 } from './model-server-errors.js';
-import { completionUsageSchema, readCompletionStream, readUsage } from './openai-stream.js';
+import {
+  completionUsageSchema,
+  readCompletionStream,
+  readUsage,
+  toolArgumentsSchema,
+} from './openai-stream.js';
 import { messageServerFields, toolCallServerFields } from './server-fields.js';
+import { StreamEnds } from './stream-ends.js';
 
 export interface OpenAIModelOptions {
   apiKey: string;
   baseURL: string | undefined;
   model: string;
-  /** Retries for 429/5xx/timeouts inside the client (it honours Retry-After). */
+  /** Retries for 429/5xx/timeouts (the SDK's, honouring Retry-After) and for responses that broke off, together. */
   maxRetries?: number;
   timeoutMs?: number;
   systemPrompt: string;
@@ -42,7 +49,7 @@ const completionSchema = z.object({
             .array(
               z.looseObject({
                 id: z.string().nullish(),
-                function: z.object({ name: z.string().min(1), arguments: z.string().nullish() }),
+                function: z.object({ name: z.string().min(1), arguments: toolArgumentsSchema }),
               }),
             )
             .nullish(),
@@ -54,6 +61,7 @@ const completionSchema = z.object({
 });
 
 type RequestBody = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
+type RequestOptions = { maxRetries: number; signal?: AbortSignal };
 
 /**
  * The only module that imports `openai`: a Chat Completions model for the runner. It adapts, once for the
@@ -63,12 +71,14 @@ type RequestBody = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreamin
  */
 export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
   const bodies = new ErrorBodies();
+  const ends = new StreamEnds(bodies.fetch);
+  const maxRetries = options.maxRetries ?? 2;
   const client = new OpenAI({
     apiKey: options.apiKey,
     baseURL: options.baseURL,
-    maxRetries: options.maxRetries ?? 2,
+    maxRetries,
     timeout: options.timeoutMs ?? 60_000,
-    fetch: bodies.fetch,
+    fetch: ends.fetch,
   });
   let sendStreamOptions = true;
   let streamWithTools = true;
@@ -76,17 +86,19 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
   const streamed = async (
     body: RequestBody,
     onTextDelta: (text: string) => void,
-    signal: AbortSignal | undefined,
+    request: RequestOptions,
   ) => {
-    const stream = await client.chat.completions.create(
-      {
-        ...body,
-        stream: true,
-        ...(sendStreamOptions ? { stream_options: { include_usage: true } } : {}),
-      },
-      signal ? { signal } : undefined,
-    );
-    return readCompletionStream(stream, onTextDelta);
+    const { data, response } = await client.chat.completions
+      .create(
+        {
+          ...body,
+          stream: true,
+          ...(sendStreamOptions ? { stream_options: { include_usage: true } } : {}),
+        },
+        request,
+      )
+      .withResponse();
+    return readCompletionStream(data, onTextDelta, () => ends.sawEnd(response));
   };
 
   /** Whether the failure of a streamed request says how to send it so that the server accepts it. */
@@ -115,8 +127,32 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
     return false;
   };
 
+  /** One request, sent again as the server needs (each adaptation happens at most once, so this loop ends). */
+  const attempt = async (
+    body: RequestBody,
+    hasTools: boolean,
+    onTextDelta: ((text: string) => void) | undefined,
+    request: RequestOptions,
+  ): Promise<ModelResponse> => {
+    for (;;) {
+      if (options.stream === false || !onTextDelta || (hasTools && !streamWithTools)) {
+        return readCompletion(await client.chat.completions.create(body, request));
+      }
+      try {
+        return await streamed(body, onTextDelta, request);
+      } catch (error) {
+        if (!adapt(error, hasTools)) throw error;
+      }
+    }
+  };
+
   return {
-    async complete({ messages, tools, onTextDelta, signal }) {
+    /**
+     * A response that breaks off after it began (a reset connection, a stream without its end) is asked for
+     * again, within the same retry budget as 429/5xx/timeouts (the SDK gets what is left of it); text already
+     * streamed of the broken answer is withdrawn through `onTextCut` first, so it never passes for an answer.
+     */
+    async complete({ messages, tools, onTextDelta, onTextCut, signal }) {
       const body: RequestBody = {
         model: options.model,
         messages: [
@@ -125,23 +161,29 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
         ],
         ...(tools.length > 0 ? { tools: tools.map(toOpenAITool) } : {}),
       };
-      const hasTools = tools.length > 0;
-      try {
-        for (;;) {
-          if (options.stream === false || !onTextDelta || (hasTools && !streamWithTools)) {
-            return readCompletion(
-              await client.chat.completions.create(body, signal ? { signal } : undefined),
-            );
-          }
-          try {
-            return await streamed(body, onTextDelta, signal);
-          } catch (error) {
-            // Each adaptation happens at most once, so this loop ends.
-            if (!adapt(error, hasTools)) throw error;
-          }
+      for (let retries = 0; ; retries += 1) {
+        let streamedText = '';
+        const onDelta = onTextDelta
+          ? (text: string) => {
+              streamedText += text;
+              onTextDelta(text);
+            }
+          : undefined;
+        const request = { maxRetries: maxRetries - retries, ...(signal ? { signal } : {}) };
+        try {
+          return await attempt(body, tools.length > 0, onDelta, request);
+        } catch (error) {
+          const failure = toModelError(error, bodies);
+          if (signal?.aborted) throw failure;
+          if (streamedText !== '') onTextCut?.(streamedText);
+          if (failure.failure !== 'interrupted' || retries >= maxRetries) throw failure;
+          options.logger?.warn('the model response broke off; asking again', {
+            retry: retries + 1,
+            error: failure.message,
+          });
+          await pause(retryDelayMs(retries + 1), signal);
+          if (signal?.aborted) throw failure;
         }
-      } catch (error) {
-        throw toModelError(error, bodies);
       }
     },
   };

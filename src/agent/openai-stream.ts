@@ -22,6 +22,17 @@ export function readUsage(
 }
 
 /**
+ * A call's arguments: a JSON string as OpenAI sends them, or the JSON object itself (Hugging Face TGI 2.x). An
+ * object is serialised, since the history and the request sent back carry the OpenAI wire format's string.
+ */
+export const toolArgumentsSchema = z
+  .union([z.string(), z.record(z.string(), z.unknown())])
+  .nullish()
+  .transform((value) =>
+    value === null || value === undefined || typeof value === 'string' ? value : JSON.stringify(value),
+  );
+
+/**
  * One tool-call fragment as servers really send it: `index` may be missing (Mistral, Gemini), `id` and
  * `name` may be empty or the string "null" on continuations (Alibaba, LiteLLM), `type` may be missing or
  * upper case; other fields (Gemini's `extra_content`) are kept as they came.
@@ -29,7 +40,7 @@ export function readUsage(
 const fragmentSchema = z.looseObject({
   index: z.number().int().min(0).nullish(),
   id: z.string().nullish(),
-  function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+  function: z.object({ name: z.string().nullish(), arguments: toolArgumentsSchema }).nullish(),
 });
 
 /** What we read of one `chat.completion.chunk`; validated, because any OpenAI-compatible server may answer. */
@@ -44,6 +55,7 @@ const chunkSchema = z.object({
             tool_calls: z.array(fragmentSchema).nullish(),
           })
           .nullish(),
+        finish_reason: z.string().nullish(),
       }),
     )
     .nullish(),
@@ -104,16 +116,20 @@ class ToolCallAssembler {
  * Assembles a streamed Chat Completions answer into the same response a non-streamed call gives: text deltas
  * are concatenated (and handed to `onTextDelta` as they arrive), tool-call fragments are joined into calls,
  * `reasoning_content` deltas are kept (never shown) for a message with tool calls. Usage may come on any
- * chunk or in a last chunk without choices; `finish_reason` is not relied on (servers send "stop" after tool
- * calls, or none).
+ * chunk or in a last chunk without choices. Which `finish_reason` came is not relied on (servers send "stop"
+ * after tool calls), but that one came or the stream said `data: [DONE]` (`sawEnd`, asked at the end) is: a
+ * stream that stopped without either was cut off, and its text and tool calls (their arguments perhaps
+ * truncated) are no answer.
  */
 export async function readCompletionStream(
   chunks: AsyncIterable<unknown>,
   onTextDelta: (text: string) => void,
+  sawEnd: () => boolean,
 ): Promise<ModelResponse> {
   let text = '';
   let reasoning: string | undefined;
   let sawChoice = false;
+  let finished = false;
   const assembler = new ToolCallAssembler();
   let usage = readUsage(undefined);
   for await (const raw of chunks) {
@@ -129,6 +145,7 @@ export async function readCompletionStream(
     if (chunkUsage) usage = readUsage(chunkUsage);
     const delta = choices?.[0]?.delta;
     if (choices && choices.length > 0) sawChoice = true;
+    if (choices?.some((choice) => choice.finish_reason)) finished = true;
     if (!delta) continue;
     if (delta.content) {
       text += delta.content;
@@ -136,6 +153,9 @@ export async function readCompletionStream(
     }
     if (typeof delta.reasoning_content === 'string') reasoning = (reasoning ?? '') + delta.reasoning_content;
     for (const fragment of delta.tool_calls ?? []) assembler.add(fragment);
+  }
+  if (!finished && !sawEnd()) {
+    throw new ModelError('interrupted', 'Model stream ended without a finish reason or [DONE]: cut off');
   }
   if (!sawChoice) throw new ModelError('bad_response', 'Unreadable completion: the response has no choices');
   const toolCalls = assembler.calls();

@@ -69,6 +69,8 @@ export const UNEXPECTED_FAILURE =
 export interface RunObserver {
   /** Answer text as the model streams it. */
   onTextDelta?: (text: string) => void;
+  /** The text streamed since the model call (or its retry) began was cut off: it is no answer. */
+  onTextCut?: (text: string) => void;
   /** Where each tool call of the run stands, in call order (`running`: it is about to run). */
   onToolProgress?: (progress: ToolProgress) => void;
   /** Something to say in the thread while the run works (e.g. that a call was approved automatically). */
@@ -207,7 +209,7 @@ export class Runner {
           this.#deps.model.complete({
             messages: historyToMessages(history),
             tools: this.#toolSpecs(),
-            ...onTextDelta(this.#observers.get(run.id)),
+            ...streamHooks(this.#observers.get(run.id)),
             ...(signal ? { signal } : {}),
           }),
         );
@@ -414,8 +416,11 @@ export class Runner {
   }
 }
 
-function onTextDelta(observer: RunObserver | undefined) {
-  return observer?.onTextDelta ? { onTextDelta: observer.onTextDelta } : {};
+function streamHooks(observer: RunObserver | undefined) {
+  return {
+    ...(observer?.onTextDelta ? { onTextDelta: observer.onTextDelta } : {}),
+    ...(observer?.onTextCut ? { onTextCut: observer.onTextCut } : {}),
+  };
 }
 
 function addUsage(a: RunState['usage'], b: RunState['usage']): RunState['usage'] {

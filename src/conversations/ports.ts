@@ -220,6 +220,12 @@ export interface AnswerStream {
    * Optional: a surface without tasks keeps ending the answer at a tool call.
    */
   task?(update: TaskUpdate): void;
+  /**
+   * The last `text` appended was cut off (the model's connection broke mid-answer): what of it was not shown
+   * yet is dropped, what was shown is marked as cut off, and text appended later (the answer asked again)
+   * follows the mark. Optional: without it the cut text stays as it is.
+   */
+  cut?(text: string): void;
   /** Ends the answer; resolves with the text Slack could not be made to show ('' once all of it is). */
   finish(): Promise<string>;
   /**

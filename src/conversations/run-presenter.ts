@@ -58,6 +58,9 @@ export class RunPresenter {
       this.#stream.append(text);
       this.#textSinceTask = true;
     },
+    onTextCut: (text) => {
+      this.#stream?.cut?.(text);
+    },
     onToolProgress: (progress) => {
       if (progress.kind === 'running') this.#toolStarted(progress.toolName);
       if (!this.#tasks || !this.#surface.streamAnswer) return;

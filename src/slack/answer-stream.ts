@@ -8,6 +8,12 @@ import { NO_PREVIEWS } from './no-previews.js';
 /** Characters gathered before each `chat.appendStream`: fewer calls, far from the rate limits. */
 export const STREAM_FLUSH_CHARS = 256;
 
+/**
+ * What follows the shown part of an answer the model's connection cut off: the answer asked again comes after
+ * it, in the same message, so the thread never holds the cut text as if it were an answer.
+ */
+export const CUT_OFF_MARK = '…\n\n_(cut off: the connection to the model broke here)_\n\n';
+
 /** Slack's limit on each field of a task chunk. */
 const MAX_TASK_FIELD = 256;
 
@@ -180,6 +186,18 @@ export function createAnswerStream(
         if (!refused) await sendTask(update);
       });
       if (raw.trim() !== '') taskAfterText = true;
+    },
+    cut(text) {
+      if (text === '' || !raw.endsWith(text)) return;
+      const start = raw.length - text.length;
+      const tail = raw.slice(start);
+      // Not shown yet: dropped now, so no flush shows it; text appended from now on is the answer asked again.
+      raw = raw.slice(0, start);
+      void enqueue(async () => {
+        // Part of it was shown before it broke off (a flush may have been under way): marked as cut off.
+        if (shown > start)
+          raw = `${raw.slice(0, start)}${tail.slice(0, shown - start)}${CUT_OFF_MARK}${raw.slice(start)}`;
+      });
     },
     async abandon() {
       // What was not shown is dropped; the message is stopped (Slack may have stopped it already).

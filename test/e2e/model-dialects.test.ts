@@ -202,6 +202,47 @@ describe('what the server needs back is sent back', () => {
   });
 });
 
+describe('tool-call arguments sent as a JSON object (Hugging Face TGI 2.x)', () => {
+  it('streamed: the object is accepted, the card shows it, and the call goes back as a JSON string', async () => {
+    h = await startHarness();
+    h.model.enqueue(dialect.objectArguments('create_note', { text: 'from tgi' }), reply.text('Saved.'));
+    await h.mention('note from tgi');
+    const [card] = await h.waitForCards(1);
+    expect(JSON.stringify(card?.params.blocks)).toContain('from tgi');
+    await approveCards(1);
+    await h.waitForText((t) => t === 'Saved.');
+    expect(toolMessages(h.model.requests[1])).toEqual(['Created note #1.']);
+    expect(assistantCalls(h.model.requests[1])).toMatchObject([
+      { id: '0', function: { name: 'create_note', arguments: '{"text":"from tgi"}' } },
+    ]);
+  });
+
+  it('not streamed: the object is accepted and the tool runs with it', async () => {
+    h = await startHarness({ env: { OPENAI_STREAM: 'false' } });
+    h.model.enqueue(
+      dialect.completion({
+        content: null,
+        tool_calls: [
+          {
+            id: '0',
+            type: 'function',
+            function: { description: null, name: 'create_note', arguments: { text: 'unstreamed' } },
+          },
+        ],
+      }),
+      reply.text('Saved.'),
+    );
+    await h.mention('note unstreamed');
+    await approveCards(1);
+    await h.waitForText((t) => t === 'Saved.');
+    expect(h.texts().some((t) => t.includes('could not read'))).toBe(false);
+    expect(assistantCalls(h.model.requests[1])).toMatchObject([
+      { function: { name: 'create_note', arguments: '{"text":"unstreamed"}' } },
+    ]);
+    expect(toolMessages(h.model.requests[1])).toEqual(['Created note #1.']);
+  });
+});
+
 describe('adapting to what the server refuses, once', () => {
   it('vLLM (2024): a 400 naming stream_options → the same request without it, and never again; logged once', async () => {
     h = await startHarness();

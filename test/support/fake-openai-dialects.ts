@@ -165,6 +165,22 @@ export const dialect = {
       DONE,
     ]),
 
+  /**
+   * Hugging Face TGI 2.x: the call's `arguments` as a JSON object rather than a string, `description: null`
+   * beside them, id "0", the whole call in one chunk.
+   */
+  objectArguments: (name: string, a: Json): ModelReply =>
+    reply.sse([
+      chunk({
+        role: 'assistant',
+        tool_calls: [
+          { index: 0, id: '0', type: 'function', function: { description: null, name, arguments: a } },
+        ],
+      }),
+      chunk({}, 'tool_calls'),
+      DONE,
+    ]),
+
   /** A non-streamed completion with the given message (for the fields each server puts there). */
   completion: (message: Json): ModelReply =>
     reply.raw(

@@ -24,8 +24,11 @@ export type ModelReply =
   | { kind: 'empty_choices' }
   | { kind: 'error'; status: number; body: unknown; headers: Record<string, string> }
   | { kind: 'raw'; status: number; body: string; headers: Record<string, string> }
-  /** An SSE body (HTTP 200) written event by event, each followed by a blank line, with no `[DONE]` added. */
-  | { kind: 'sse'; events: string[]; open?: boolean }
+  /**
+   * An SSE body (HTTP 200) written event by event, each followed by a blank line, with no `[DONE]` added; `open`
+   * leaves it open (until `breakOpenStreams`), `cut` closes the connection after the events, mid-body.
+   */
+  | { kind: 'sse'; events: string[]; open?: boolean; cut?: boolean }
   | { kind: 'hang' }
   | { kind: 'delayed'; ms: number; reply: ModelReply };
 
@@ -98,6 +101,15 @@ export const reply = {
    */
   sse: (events: (string | Record<string, unknown>)[]): ModelReply => ({
     kind: 'sse',
+    events: events.map((e) => (typeof e === 'string' ? e : `data: ${JSON.stringify(e)}`)),
+  }),
+  /**
+   * A stream that breaks off: the events are written, then the connection is closed in the middle of the body
+   * (no end of the chunked body, no `[DONE]`), as when a proxy or the server drops it mid-answer.
+   */
+  sseCut: (events: (string | Record<string, unknown>)[]): ModelReply => ({
+    kind: 'sse',
+    cut: true,
     events: events.map((e) => (typeof e === 'string' ? e : `data: ${JSON.stringify(e)}`)),
   }),
   /** A streamed answer that writes `text` and then hangs, the stream left open (a model that stalls mid-answer). */

@@ -63,6 +63,11 @@ export interface FakeOpenAI {
   queued(): number;
   /** Resolves with `requests` once at least `n` have arrived. */
   waitForRequests(n: number, timeoutMs?: number): Promise<ChatRequest[]>;
+  /**
+   * Resets (TCP RST) the connection of every stream left open (`reply.streamThenHang`, `open: true`): a socket
+   * reset in the middle of a streamed answer. Resolves with how many there were.
+   */
+  breakOpenStreams(): number;
   /** Forgets recorded requests, queued replies and the handler. */
   reset(): void;
   close(): Promise<void>;
@@ -83,6 +88,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const queue: ModelReply[] = [];
   let handler: ModelHandler | undefined;
   let served = 0;
+  const openStreams = new Set<ServerResponse>();
 
   const nextReply = async (request: ChatRequest, index: number): Promise<ModelReply | undefined> =>
     queue.shift() ?? (handler ? handler(request, index) : undefined);
@@ -115,7 +121,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       sendJson(res, 500, openAIErrorBody(500, message), headers);
       return;
     }
-    await send(res, scripted, request, { ...headers, id: `chatcmpl-fake${served}` });
+    await send(res, scripted, request, { ...headers, id: `chatcmpl-fake${served}` }, openStreams);
   };
 
   const local = await listenLocal(handle);
@@ -139,6 +145,12 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       });
       return requests;
     },
+    breakOpenStreams: () => {
+      const count = openStreams.size;
+      for (const res of openStreams) res.socket?.resetAndDestroy();
+      openStreams.clear();
+      return count;
+    },
     reset: () => {
       requests.length = 0;
       queue.length = 0;
@@ -155,6 +167,7 @@ async function send(
   scripted: ModelReply,
   request: ChatRequest,
   h: SendHeaders,
+  openStreams: Set<ServerResponse>,
 ): Promise<void> {
   const { id, ...headers } = h;
   switch (scripted.kind) {
@@ -163,7 +176,7 @@ async function send(
       return;
     case 'delayed':
       await sleep(scripted.ms);
-      if (!res.destroyed) await send(res, scripted.reply, request, h);
+      if (!res.destroyed) await send(res, scripted.reply, request, h, openStreams);
       return;
     case 'error':
       sendJson(res, scripted.status, scripted.body, { ...headers, ...scripted.headers });
@@ -178,7 +191,15 @@ async function send(
     case 'sse':
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', ...headers });
       for (const event of scripted.events) res.write(`${event}\n\n`);
-      if (!scripted.open) res.end();
+      if (scripted.cut) {
+        // Closed once the events are on the wire, before the body's end: the client reads them, then the break.
+        res.write('', () => res.socket?.destroy());
+        return;
+      }
+      if (scripted.open) {
+        openStreams.add(res);
+        res.once('close', () => openStreams.delete(res));
+      } else res.end();
       return;
     default:
       sendCompletion(res, scripted, request, id, headers);
