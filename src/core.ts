@@ -36,6 +36,8 @@ export interface CoreOverrides {
   deliveryRetryMs?: number;
   /** The lease owner: a worker thread drives runs under its process's claims, so it takes the process's id. */
   owner?: string;
+  /** Wraps the stores (tests make the database fail for some writes). */
+  stores?: (stores: Stores) => Stores;
 }
 
 /** The core of the product on its database: stores, model, policy, tools and the services built on them. */
@@ -105,7 +107,7 @@ export async function createCore<A extends SurfaceAdapters>(
         () => telemetry.shutdown(),
       )
     : opened;
-  const stores = createStores({
+  const created = createStores({
     db: database,
     clock,
     newId,
@@ -113,6 +115,7 @@ export async function createCore<A extends SurfaceAdapters>(
     leaseMs: config.runLeaseMs,
     ownerIsGone: (other) => ownerIsGone(other, owner),
   });
+  const stores = overrides.stores ? overrides.stores(created) : created;
   const adapters = adaptersFor(stores);
   const measured = (model: ChatModel) => (telemetry ? telemetry.model(model) : model);
   const builtIn = createBuiltInTools({

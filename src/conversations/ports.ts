@@ -153,9 +153,10 @@ export interface RunRecovery {
   /**
    * Takes over the running runs whose lease has expired, in the conversations `surface` serves; with
    * `conversationId`, that conversation's running runs whatever their lease (the terminal chat resuming its
-   * own thread).
+   * own thread). Never the runs in `driven`: the caller drives them still (their lease ran out while the
+   * database was unreachable), and a second driver would ask the model for an answer the first one has.
    */
-  claimAbandonedRuns(scope: RecoveryScope): Promise<ClaimedRun[]>;
+  claimAbandonedRuns(scope: RecoveryScope, driven?: readonly string[]): Promise<ClaimedRun[]>;
   /** Approved calls of the run left `executing` that were never reported. */
   unreportedExecutions(runId: string): Promise<ApprovalRecord[]>;
   /** Stores `result` on such a call once the thread was told, so it is reported once. */
