@@ -116,6 +116,7 @@ export async function createCore<A extends SurfaceAdapters>(
     ownerIsGone: (other) => ownerIsGone(other, owner),
   });
   const stores = overrides.stores ? overrides.stores(created) : created;
+  const deliveryRetryMs = overrides.deliveryRetryMs ?? 30_000;
   const adapters = adaptersFor(stores);
   const measured = (model: ChatModel) => (telemetry ? telemetry.model(model) : model);
   const builtIn = createBuiltInTools({
@@ -160,7 +161,7 @@ export async function createCore<A extends SurfaceAdapters>(
     logger,
     leaseMs: config.runLeaseMs,
     maxActiveRuns: config.maxActiveRuns,
-    deliveryRetryMs: overrides.deliveryRetryMs ?? 30_000,
+    deliveryRetryMs,
     threadContextMessages: config.threadContextMessages,
     streamTasks: config.openai.stream,
   });
@@ -177,7 +178,10 @@ export async function createCore<A extends SurfaceAdapters>(
     followUp: new DecisionFollowUp({
       surface: adapters.decisionSurface ?? adapters.surface,
       conversations,
+      outbox: stores.deliveries,
+      clock,
       logger,
+      retryMs: deliveryRetryMs,
     }),
     clock,
     owner,

@@ -8,6 +8,7 @@ import { describeError } from '../errors.js';
 import type { IdGenerator } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { SurfaceKind } from '../surfaces.js';
+import { updateCard } from './card-updates.js';
 import { KeyedQueue } from './keyed-queue.js';
 import type {
   AnswerTarget,
@@ -409,15 +410,10 @@ export class ConversationService {
     }
   }
 
-  async #updateCard(approval: ApprovalRecord): Promise<void> {
-    try {
-      await this.#deps.surface.updateApprovalCard(approval);
-    } catch (error) {
-      this.#deps.logger.warn('approval card update failed', {
-        approvalId: approval.id,
-        error: describeError(error),
-      });
-    }
+  /** A cancelled request's card loses its buttons; an update Slack refuses is owed and retried. */
+  #updateCard(approval: ApprovalRecord): Promise<void> {
+    const { surface, outbox, clock, logger, deliveryRetryMs } = this.#deps;
+    return updateCard({ surface, outbox, clock, logger, retryMs: deliveryRetryMs }, approval);
   }
 
   #say(thread: ThreadRef, text: string): Promise<void> {

@@ -103,7 +103,9 @@ export type Delivery =
       /** The thread was already told that this card could not be posted. */
       noticed: boolean;
     }
-  | { kind: 'reply'; runId: string; thread: ThreadRef; text: string; attempts: number };
+  | { kind: 'reply'; runId: string; thread: ThreadRef; text: string; attempts: number }
+  /** A card to render again from its request's state now (Slack refused an earlier update). */
+  | { kind: 'card_update'; approval: ApprovalRecord; update: CardUpdate; attempts: number };
 
 /**
  * What the bot owes threads until Slack accepts it: approval cards (owed from the moment their request is
@@ -128,6 +130,16 @@ export interface DeliveryOutbox {
   ): Promise<void>;
   /** The reply is in Slack: it is owed no more. */
   replyPosted(runId: string): Promise<void>;
+  /**
+   * Slack refused to update the request's card: an update is owed, due at `dueAt` (one per card, rendered from
+   * the state stored when it is sent, so the latest state wins). `attempts`: failed tries so far.
+   */
+  oweCardUpdate(
+    approval: ApprovalRecord,
+    owed: { dueAt: number; attempts: number; update: CardUpdate },
+  ): Promise<void>;
+  /** The owed update (taken by this process) landed: it is owed no more. */
+  cardUpdated(approvalId: string): Promise<void>;
   /**
    * Gives a delivery that failed back, to be tried at `retryAt`; `text` replaces what a reply still owes,
    * `noticed` records that the thread was told.
