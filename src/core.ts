@@ -37,6 +37,8 @@ export interface CoreOverrides {
   deliveryRetryMs?: number;
   /** The lease owner: a worker thread drives runs under its process's claims, so it takes the process's id. */
   owner?: string;
+  /** Wraps the stores (tests make the database fail for some writes). */
+  stores?: (stores: Stores) => Stores;
 }
 
 /** The core of the product on its database: stores, model, policy, tools and the services built on them. */
@@ -108,7 +110,7 @@ export async function createCore<A extends SurfaceAdapters>(
         () => telemetry.shutdown(),
       )
     : opened;
-  const stores = createStores({
+  const created = createStores({
     db: database,
     clock,
     newId,
@@ -116,6 +118,8 @@ export async function createCore<A extends SurfaceAdapters>(
     leaseMs: config.runLeaseMs,
     ownerIsGone: (other) => ownerIsGone(other, owner),
   });
+  const stores = overrides.stores ? overrides.stores(created) : created;
+  const deliveryRetryMs = overrides.deliveryRetryMs ?? 30_000;
   const adapters = adaptersFor(stores);
   const measured = (model: ChatModel) => (telemetry ? telemetry.model(model) : model);
   const builtIn = createBuiltInTools({
@@ -161,7 +165,7 @@ export async function createCore<A extends SurfaceAdapters>(
     logger,
     leaseMs: config.runLeaseMs,
     maxActiveRuns: config.maxActiveRuns,
-    deliveryRetryMs: overrides.deliveryRetryMs ?? 30_000,
+    deliveryRetryMs,
     threadContextMessages: config.threadContextMessages,
     streamTasks: config.openai.stream,
     channelMembers: adapters.channelMembers,
@@ -180,7 +184,10 @@ export async function createCore<A extends SurfaceAdapters>(
     followUp: new DecisionFollowUp({
       surface: adapters.decisionSurface ?? adapters.surface,
       conversations,
+      outbox: stores.deliveries,
+      clock,
       logger,
+      retryMs: deliveryRetryMs,
     }),
     clock,
     owner,

@@ -19,6 +19,7 @@ import { leaseOf, RunHandedOver, type RunRecord, RunStopped, type RunStore } fro
 import { modelCallScope } from './run-context.js';
 import { runEvent } from './run-events.js';
 import { parseRunState, type RunState } from './run-state.js';
+import { untilStored } from './store-retry.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { type ToolProgress, TurnSettler } from './turn-settler.js';
 
@@ -30,6 +31,9 @@ export interface RunnerLimits {
 }
 
 export const DEFAULT_LIMITS: RunnerLimits = { maxTurns: 10, maxApprovalRounds: 5 };
+
+/** How long the commit that ends a run with its answer is retried while the database refuses it. */
+const END_RETRY_MS = 10 * 60_000;
 
 export type RunOutcome =
   /** The run paused; these approvals are new and need cards. */
@@ -90,6 +94,8 @@ export interface RunnerDeps {
   newId: IdGenerator;
   logger: Logger;
   limits?: RunnerLimits;
+  /** How long the commit that ends a run with its answer is retried while the database refuses it; 10 min. */
+  endRetryMs?: number;
 }
 
 /**
@@ -225,7 +231,7 @@ export class Runner {
         return this.#end(run, 'failed', error.userMessage, error.message);
       }
       // Stopped while the model answered: its answer and calls are dropped, nothing runs.
-      await this.#checkStop(run);
+      if (response.toolCalls.length > 0) await this.#checkStop(run);
       const turn = state.turn + 1;
       state = { ...state, turn, usage: addUsage(state.usage, response.usage) };
       const items: HistoryItem[] = [];
@@ -238,15 +244,23 @@ export class Runner {
       for (const call of calls) items.push({ kind: 'tool_call', data: call });
       if (response.toolCalls.length === 0) {
         const text = response.text?.trim() ? response.text : 'Done.';
-        // The answer is owed to the thread from the moment the run completes, in the same transaction.
-        await this.#deps.store.saveTurn(leaseOf(run), {
-          state,
-          status: 'completed',
-          items,
-          approvals: [],
-          audit: [this.#event(run, 'run.completed', { turns: turn, usage: state.usage })],
-          reply: text,
-        });
+        // The answer is owed to the thread from the moment the run completes, in the same transaction. The model
+        // has given it (a stream shows it already): a database outage delays this commit until the database is
+        // back, instead of failing the run, so the answer is never asked for (and shown) a second time.
+        await untilStored(
+          async () => {
+            await this.#checkStop(run);
+            await this.#deps.store.saveTurn(leaseOf(run), {
+              state,
+              status: 'completed',
+              items,
+              approvals: [],
+              audit: [this.#event(run, 'run.completed', { turns: turn, usage: state.usage })],
+              reply: text,
+            });
+          },
+          { logger: this.#deps.logger, runId: run.id, giveUpAfterMs: this.#deps.endRetryMs ?? END_RETRY_MS },
+        );
         return { kind: 'completed', text };
       }
       const next = await this.#runCalls(run, state, turn, calls, items, hooks);

@@ -8,6 +8,7 @@ import { describeError } from '../errors.js';
 import type { IdGenerator } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { SurfaceKind } from '../surfaces.js';
+import { updateCard } from './card-updates.js';
 import { KeyedQueue } from './keyed-queue.js';
 import type {
   AnswerTarget,
@@ -70,8 +71,12 @@ export const QUEUED_NOTICE = 'I will answer this once the pending approval in th
 const BUSY_NOTICE = 'I will answer this as soon as I finish what I am working on in this thread.';
 const NOT_STARTED =
   'I could not start working on this because of a problem on my side; please send it again.';
-const INTERNAL_FAILURE =
-  'Something went wrong on my side while working on this, so I stopped; please try again.';
+/**
+ * The run could not even be ended (its database is unreachable): it is still stored as running, so it is taken
+ * up again from its last stored step once the database is back. The thread is told that, not to ask again.
+ */
+const INTERRUPTED =
+  'A problem on my side interrupted my work on this; I will carry on from where I was once it is solved.';
 
 /**
  * Turns messages into runs and runs into thread messages. Work is serialised per conversation in the
@@ -237,7 +242,9 @@ export class ConversationService {
   async recover(only?: { conversationId: string }): Promise<void> {
     const { recovery, logger, surfaceKind } = this.#deps;
     await this.#delivery.retry(only);
-    const claimed = await recovery.claimAbandonedRuns(only ?? { surface: surfaceKind });
+    const claimed = await recovery.claimAbandonedRuns(only ?? { surface: surfaceKind }, [
+      ...this.#driving.keys(),
+    ]);
     if (claimed.length > 0) logger.info('resuming interrupted runs', { count: claimed.length });
     const work = claimed.map(({ runId, conversationId, thread }) =>
       this.#queue.run(conversationId, async () => {
@@ -361,7 +368,7 @@ export class ConversationService {
     } catch (error) {
       this.#deps.logger.error('run failed unexpectedly', { runId, error: describeError(error) });
       await presenter.endStream();
-      await this.#say(thread, INTERNAL_FAILURE);
+      await this.#say(thread, INTERRUPTED);
       return 'other';
     }
     switch (outcome.kind) {
@@ -416,15 +423,10 @@ export class ConversationService {
     }
   }
 
-  async #updateCard(approval: ApprovalRecord): Promise<void> {
-    try {
-      await this.#deps.surface.updateApprovalCard(approval);
-    } catch (error) {
-      this.#deps.logger.warn('approval card update failed', {
-        approvalId: approval.id,
-        error: describeError(error),
-      });
-    }
+  /** A cancelled request's card loses its buttons; an update Slack refuses is owed and retried. */
+  #updateCard(approval: ApprovalRecord): Promise<void> {
+    const { surface, outbox, clock, logger, deliveryRetryMs } = this.#deps;
+    return updateCard({ surface, outbox, clock, logger, retryMs: deliveryRetryMs }, approval);
   }
 
   #say(thread: ThreadRef, text: string): Promise<void> {

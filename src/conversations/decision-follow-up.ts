@@ -1,8 +1,8 @@
 import type { ApprovalRecord } from '../approvals/approval.js';
 import { describeError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { type CardUpdatesDeps, updateCard } from './card-updates.js';
 import type { ConversationService } from './conversation-service.js';
-import type { CardLocation, ThreadSurface } from './ports.js';
+import type { CardLocation, CardUpdate } from './ports.js';
 
 /** What changed about a request, whoever changed it and wherever (a card, a form, App Home, the terminal, a deadline). */
 export type Settlement =
@@ -18,10 +18,8 @@ export interface DecisionWatchers {
   afterDecision(approval: ApprovalRecord, deciders: readonly string[]): Promise<void>;
 }
 
-export interface DecisionFollowUpDeps {
-  surface: Pick<ThreadSurface, 'updateApprovalCard'>;
+export interface DecisionFollowUpDeps extends CardUpdatesDeps {
   conversations: Pick<ConversationService, 'resume'>;
-  logger: Logger;
 }
 
 /**
@@ -68,16 +66,9 @@ export class DecisionFollowUp {
     });
   }
 
-  async #updateCard(approval: ApprovalRecord, options: Parameters<ThreadSurface['updateApprovalCard']>[1]) {
-    try {
-      await this.#deps.surface.updateApprovalCard(approval, options);
-    } catch (error) {
-      // The change is committed; a card that failed to update is cosmetic and the run goes on.
-      this.#deps.logger.warn('approval card update failed', {
-        approvalId: approval.id,
-        error: describeError(error),
-      });
-    }
+  /** The change is committed: a card Slack refuses to update is owed and retried, and the run goes on. */
+  #updateCard(approval: ApprovalRecord, update: CardUpdate): Promise<void> {
+    return updateCard(this.#deps, approval, update);
   }
 }
 

@@ -115,7 +115,9 @@ export type Delivery =
       /** The thread was already told that this card could not be posted. */
       noticed: boolean;
     }
-  | { kind: 'reply'; runId: string; thread: ThreadRef; text: string; attempts: number };
+  | { kind: 'reply'; runId: string; thread: ThreadRef; text: string; attempts: number }
+  /** A card to render again from its request's state now (Slack refused an earlier update). */
+  | { kind: 'card_update'; approval: ApprovalRecord; update: CardUpdate; attempts: number };
 
 /**
  * What the bot owes threads until Slack accepts it: approval cards (owed from the moment their request is
@@ -141,6 +143,16 @@ export interface DeliveryOutbox {
   /** The reply is in Slack: it is owed no more. */
   replyPosted(runId: string): Promise<void>;
   /**
+   * Slack refused to update the request's card: an update is owed, due at `dueAt` (one per card, rendered from
+   * the state stored when it is sent, so the latest state wins). `attempts`: failed tries so far.
+   */
+  oweCardUpdate(
+    approval: ApprovalRecord,
+    owed: { dueAt: number; attempts: number; update: CardUpdate },
+  ): Promise<void>;
+  /** The owed update (taken by this process) landed: it is owed no more. */
+  cardUpdated(approvalId: string): Promise<void>;
+  /**
    * Gives a delivery that failed back, to be tried at `retryAt`; `text` replaces what a reply still owes,
    * `noticed` records that the thread was told.
    */
@@ -165,9 +177,10 @@ export interface RunRecovery {
   /**
    * Takes over the running runs whose lease has expired, in the conversations `surface` serves; with
    * `conversationId`, that conversation's running runs whatever their lease (the terminal chat resuming its
-   * own thread).
+   * own thread). Never the runs in `driven`: the caller drives them still (their lease ran out while the
+   * database was unreachable), and a second driver would ask the model for an answer the first one has.
    */
-  claimAbandonedRuns(scope: RecoveryScope): Promise<ClaimedRun[]>;
+  claimAbandonedRuns(scope: RecoveryScope, driven?: readonly string[]): Promise<ClaimedRun[]>;
   /** Approved calls of the run left `executing` that were never reported. */
   unreportedExecutions(runId: string): Promise<ApprovalRecord[]>;
   /** Stores `result` on such a call once the thread was told, so it is reported once. */

@@ -20,8 +20,8 @@ export interface ThreadDeliveryDeps {
 }
 
 /**
- * Everything the bot must get into a thread even when Slack fails for a while: approval cards and the last
- * message of each run. Both are owed in the database from the transaction that makes them necessary until
+ * Everything the bot must get into a thread even when Slack fails for a while: approval cards, the last
+ * message of each run, and card updates Slack refused. Both are owed in the database from the transaction that makes them necessary until
  * Slack accepts them; a process takes one with a lease before posting, so however many processes retry, each
  * is posted once, and `retry` posts whatever is still owed, after an error, a restart or a dead process.
  */
@@ -73,8 +73,32 @@ export class ThreadDelivery {
   async retry(scope: RecoveryScope = { surface: this.#deps.surfaceKind }): Promise<void> {
     const due = await this.#deps.outbox.takeDue(scope, this.#deps.clock.now());
     for (const delivery of due) {
-      if (delivery.kind === 'card') await this.#postCard(delivery);
-      else await this.#postReply(delivery);
+      switch (delivery.kind) {
+        case 'card':
+          await this.#postCard(delivery);
+          break;
+        case 'card_update':
+          await this.#updateCard(delivery);
+          break;
+        case 'reply':
+          await this.#postReply(delivery);
+          break;
+      }
+    }
+  }
+
+  /** Renders an owed card update from the request's state now; one Slack refuses again stays owed. */
+  async #updateCard(owed: Extract<Delivery, { kind: 'card_update' }>): Promise<void> {
+    try {
+      await this.#deps.surface.updateApprovalCard(owed.approval, owed.update);
+      await this.#deps.outbox.cardUpdated(owed.approval.id);
+    } catch (error) {
+      this.#deps.logger.warn('approval card update failed again; it will be retried', {
+        approvalId: owed.approval.id,
+        attempts: owed.attempts + 1,
+        error: describeError(error),
+      });
+      await this.#giveBack(owed, {}, error);
     }
   }
 
@@ -99,7 +123,7 @@ export class ThreadDelivery {
         channelId: approval.channelId,
         error: describeError(error),
       });
-      await this.#giveBack(card, { noticed: true });
+      await this.#giveBack(card, { noticed: true }, error);
       if (card.noticed) return;
       await this.say(
         approval,
@@ -122,13 +146,18 @@ export class ThreadDelivery {
         error: describeError(error),
       });
       // What was streamed is in the thread already: only the rest is owed.
-      await this.#giveBack(reply, error instanceof UndeliveredAnswer ? { text: error.text } : {});
+      await this.#giveBack(reply, error instanceof UndeliveredAnswer ? { text: error.text } : {}, error);
     }
   }
 
-  /** A failed delivery goes back to the outbox, to be tried later and later. */
-  async #giveBack(delivery: Delivery, outcome: { text?: string; noticed?: boolean }): Promise<void> {
-    const retryAt = nextAttemptAt(this.#deps.clock.now(), delivery.attempts + 1, this.#deps.retryMs);
+  /** A failed delivery goes back to the outbox, to be tried later and later (never before Slack asked). */
+  async #giveBack(
+    delivery: Delivery,
+    outcome: { text?: string; noticed?: boolean },
+    failure: unknown,
+  ): Promise<void> {
+    const { clock, retryMs } = this.#deps;
+    const retryAt = nextAttemptAt(clock.now(), delivery.attempts + 1, retryMs, failure);
     try {
       await this.#deps.outbox.failed(delivery, { retryAt, ...outcome });
     } catch (error) {

@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { DELIVERY_KINDS, readCardUpdate, storedCardUpdate } from '../conversations/delivery.js';
 import type { Delivery, DeliveryOutbox } from '../conversations/ports.js';
 import { toApprovalRecord } from './approval-rows.js';
 import { leaseColumns, takableLease } from './run-rows.js';
@@ -68,6 +69,29 @@ export function createDeliveryOutbox(ctx: StoreContext): DeliveryOutbox {
       });
     },
 
+    oweCardUpdate(approval, { dueAt, attempts, update }) {
+      const at = clock.now();
+      return db.write(function* () {
+        // One row per card: whatever the number of changes that failed to show, the retry renders the latest.
+        yield* count(sql`insert into deliveries (id, kind, conversation_id, approval_id, run_id, text, attempts,
+            due_at, noticed, created_at)
+          values (${`update:${approval.id}`}, 'card_update', ${approval.conversationId}, ${approval.id},
+            ${approval.runId}, ${storedCardUpdate(update)}, ${attempts}, ${dueAt}, 0, ${at})
+          on conflict (id) do update set due_at = excluded.due_at, text = excluded.text,
+            attempts = case when deliveries.attempts > excluded.attempts then deliveries.attempts
+              else excluded.attempts end
+          where deliveries.lease_owner is null`);
+      });
+    },
+
+    cardUpdated(approvalId) {
+      return db.write(function* () {
+        yield* count(
+          sql`delete from deliveries where id = ${`update:${approvalId}`} and lease_owner = ${ctx.owner}`,
+        );
+      });
+    },
+
     failed(delivery, { retryAt, text, noticed }) {
       return db.write(function* () {
         yield* count(sql`update deliveries set attempts = attempts + 1, due_at = ${retryAt},
@@ -80,7 +104,14 @@ export function createDeliveryOutbox(ctx: StoreContext): DeliveryOutbox {
 }
 
 function deliveryId(delivery: Delivery): string {
-  return delivery.kind === 'card' ? `card:${delivery.approval.id}` : `reply:${delivery.runId}`;
+  switch (delivery.kind) {
+    case 'card':
+      return `card:${delivery.approval.id}`;
+    case 'card_update':
+      return `update:${delivery.approval.id}`;
+    case 'reply':
+      return `reply:${delivery.runId}`;
+  }
 }
 
 /** Leases the deliveries `which` selects to this process. */
@@ -93,7 +124,17 @@ function* toDeliveries(taken: readonly Row[]): Program<Delivery[]> {
   const deliveries: Delivery[] = [];
   for (const d of [...taken].sort((a, b) => readNumber(a, 'due_at') - readNumber(b, 'due_at'))) {
     const attempts = readNumber(d, 'attempts');
-    if (readEnum(d, 'kind', ['card', 'reply'] as const) === 'card') {
+    const kind = readEnum(d, 'kind', DELIVERY_KINDS);
+    if (kind === 'card_update') {
+      // Rendered from the request's state when it is sent, whatever that state is by then.
+      const [approval] = yield* rows(
+        sql`select * from approvals where id = ${readOptionalString(d, 'approval_id')}`,
+      );
+      const update = readCardUpdate(readOptionalString(d, 'text'));
+      if (approval) deliveries.push({ kind, approval: toApprovalRecord(approval), update, attempts });
+      continue;
+    }
+    if (kind === 'card') {
       const [approval] = yield* rows(sql`select * from approvals
         where id = ${readOptionalString(d, 'approval_id')} and status = 'pending'`);
       if (approval) {

@@ -10,15 +10,16 @@ import type { StoreContext } from './store-context.js';
 export function createRunRecovery(ctx: StoreContext): RunRecovery {
   const { db, clock } = ctx;
   return {
-    claimAbandonedRuns(scope) {
+    claimAbandonedRuns(scope, driven = []) {
       const at = clock.now();
       return db.write(function* () {
         // A compare-and-set per run: of several processes recovering at once, each run goes to one.
-        const taken =
+        const where =
           'surface' in scope
             ? sql`status = 'running' and ${yield* takableLease(ctx, 'runs', at)}
                 and conversation_id in (select id from conversations where surface = ${scope.surface})`
             : sql`status = 'running' and conversation_id = ${scope.conversationId}`;
+        const taken = driven.length > 0 ? sql`${where} and id not in ${driven}` : where;
         const claimed = yield* rows(sql`update runs set ${claimColumns(ctx, at)} where ${taken}
           returning id, conversation_id`);
         const runs: ClaimedRun[] = [];

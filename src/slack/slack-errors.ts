@@ -1,3 +1,6 @@
+import { WebAPIRateLimitedError } from '@slack/web-api';
+import { TryAgainLater } from '../conversations/delivery.js';
+
 /**
  * The `error` of a Slack Web API answer that said `ok: false` (`not_in_channel`, `invalid_auth`, …), as
  * `@slack/web-api` throws it (`WebAPIPlatformError`, `error.data.error`); undefined for any other failure.
@@ -7,4 +10,13 @@ export function slackErrorCode(error: unknown): string | undefined {
   const data: unknown = error.data;
   if (typeof data !== 'object' || data === null || !('error' in data)) return undefined;
   return typeof data.error === 'string' ? data.error : undefined;
+}
+
+/**
+ * A rate limit as the core understands it (`TryAgainLater`, Slack's `Retry-After` in ms), so an owed delivery
+ * is not tried before Slack allows; any other failure as it is.
+ */
+export function withRetryAfter(error: unknown): unknown {
+  if (!(error instanceof WebAPIRateLimitedError)) return error;
+  return new TryAgainLater(Math.max(0, error.retryAfter) * 1000, { cause: error });
 }

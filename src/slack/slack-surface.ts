@@ -12,7 +12,7 @@ import { buildApprovalCard } from './blocks/approval-card.js';
 import { safeMrkdwn } from './mrkdwn.js';
 import { NO_PREVIEWS } from './no-previews.js';
 import { createProgressIndicator, StatusWays } from './progress-indicator.js';
-import { slackErrorCode } from './slack-errors.js';
+import { slackErrorCode, withRetryAfter } from './slack-errors.js';
 import { readThreadMessages } from './thread-reader.js';
 
 export interface SlackSurface extends ThreadSurface, ChannelPoster {
@@ -78,7 +78,10 @@ export function createSlackSurface(
         ...(title ? { title } : {}),
       });
     },
-    updateApprovalCard: (approval, update) => publisher.refresh(approval, update),
+    updateApprovalCard: (approval, update) =>
+      publisher.refresh(approval, update).catch((error: unknown) => {
+        throw withRetryAfter(error);
+      }),
     postEscalation: (approval) => publisher.postEscalation(approval),
     async post(channel, text, options = {}) {
       const previews = options.linkPreviews ? {} : NO_PREVIEWS;

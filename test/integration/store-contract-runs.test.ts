@@ -380,6 +380,15 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
     ).toEqual([runId]);
   });
 
+  it('recovery never takes a run its caller still drives, though its lease ran out', async () => {
+    const { runId } = await startedRun(s);
+    const other = await startedRun(s);
+    clock.at += 30_001;
+    const claimed = await s.stores.recovery.claimAbandonedRuns({ surface: 'slack' }, [runId]);
+    expect(claimed.map((r) => r.runId)).toEqual([other.runId]);
+    expect(await s.stores.runs.renewLease(runId)).toBe(true);
+  });
+
   it('calls left executing are reported once; stalled queues are found', async () => {
     const { runId, approvals, conversationId, thread } = await pausedRun(s);
     const [approval] = approvals;
@@ -453,6 +462,37 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
     ]);
     await s.stores.deliveries.replyPosted(runId);
     expect(await other.stores.deliveries.takeDue({ surface: 'slack' }, clock.now() + 1e9)).toEqual([]);
+  });
+
+  it('deliveries: a refused card update is owed once per card, taken by one process, with the latest change', async () => {
+    const { approvals } = await pausedRun(s);
+    const [approval] = approvals;
+    if (!approval) throw new Error('no approval');
+    await s.stores.deliveries.oweCardUpdate(approval, { dueAt: clock.now() + 1000, attempts: 1, update: {} });
+    await vote(s, approval, 'U2');
+    await s.stores.deliveries.oweCardUpdate(approval, {
+      dueAt: clock.now() + 2000,
+      attempts: 1,
+      update: { standing: true, fallback: { channelId: 'C1', messageTs: '7.7' } },
+    });
+    expect(await s.stores.deliveries.takeDue({ surface: 'slack' }, clock.now() + 1000)).toEqual([]);
+    const other = await s.another({ clock, leaseMs: 30_000 });
+    const [owed] = await other.stores.deliveries.takeDue({ surface: 'slack' }, clock.now() + 2000);
+    // Decided since it was first owed: rendered from the state stored now, with the latest change's options.
+    expect(owed).toMatchObject({
+      kind: 'card_update',
+      attempts: 1,
+      approval: { id: approval.id, status: 'approved' },
+      update: { standing: true, fallback: { channelId: 'C1', messageTs: '7.7' } },
+    });
+    if (!owed) throw new Error('the update is owed');
+    // Leased to the process that took it.
+    expect(await s.stores.deliveries.takeDue({ surface: 'slack' }, clock.now() + 2000)).toEqual([]);
+    await other.stores.deliveries.failed(owed, { retryAt: clock.now() + 3000 });
+    const [again] = await s.stores.deliveries.takeDue({ surface: 'slack' }, clock.now() + 3000);
+    expect(again).toMatchObject({ kind: 'card_update', attempts: 2 });
+    await s.stores.deliveries.cardUpdated(approval.id);
+    expect(await rows(where(), "select id from deliveries where kind = 'card_update'")).toEqual([]);
   });
 
   it('deliveries: a card whose request was decided before it was posted is owed no more', async () => {

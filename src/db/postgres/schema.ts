@@ -93,13 +93,13 @@ export const runs = pgTable(
 export const deliveries = pgTable(
   'deliveries',
   {
-    /** `card:<approval id>` or `reply:<run id>`. */
+    /** `card:<approval id>`, `reply:<run id>` or `update:<approval id>` (a card update Slack refused). */
     id: text('id').primaryKey(),
     kind: text('kind', { enum: DELIVERY_KINDS }).notNull(),
     conversationId: text('conversation_id').notNull(),
     approvalId: text('approval_id'),
     runId: text('run_id'),
-    /** The reply still owed (for a streamed answer, the part Slack has not shown). */
+    /** The reply still owed (for a streamed answer, the part Slack has not shown); a card update: its `CardUpdate` (JSON). */
     text: text('text'),
     attempts: integer('attempts').notNull().default(0),
     dueAt: millis('due_at'),

@@ -1,0 +1,56 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type DatabaseOutage, failingStores } from '../support/failing-stores.js';
+import { reply } from '../support/fake-openai.js';
+import { waitUntil } from '../support/wait.js';
+import { rows } from './db-rows.js';
+import { type Harness, startHarness } from './harness.js';
+
+/** The database goes away while a run waits on the model, and comes back after the run's lease ran out. */
+describe('a database outage at the end of a run', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it.each([{ stream: 'true' }, { stream: 'false' }])(
+    'posts the answer once and never asks the model for it again (OPENAI_STREAM=$stream)',
+    async ({ stream }) => {
+      const outage: DatabaseOutage = { down: false, calls: [], refused: [] };
+      const started = await startHarness({
+        env: { OPENAI_STREAM: stream, RUN_LEASE_MS: '1000' },
+        overrides: { deliveryRetryMs: 100, stores: (stores) => failingStores(stores, outage) },
+      });
+      h = started;
+      let answerNow = () => {};
+      const answered = new Promise<void>((resolve) => {
+        answerNow = resolve;
+      });
+      started.model.setHandler(async () => {
+        await answered;
+        return reply.text('The answer is 42.');
+      });
+      await started.mention('what is the answer?');
+      await started.model.waitForRequests(1);
+      outage.down = true;
+      answerNow();
+      // The outage outlasts the run's lease (1 s): recovery, every 100 ms, is refused 15 times meanwhile.
+      await waitUntil(() => outage.refused.filter((call) => call === 'deliveries.takeDue').length >= 15, {
+        timeoutMs: 15_000,
+      });
+      outage.down = false;
+
+      await started.waitForText((text) => text === 'The answer is 42.');
+      // Recovery looks for abandoned runs several times after the database is back: it finds none to re-drive.
+      const back = outage.calls.length;
+      await waitUntil(
+        () => outage.calls.slice(back).filter((call) => call === 'recovery.claimAbandonedRuns').length >= 5,
+        { timeoutMs: 10_000 },
+      );
+      expect(started.model.requests).toHaveLength(1);
+      expect(started.texts()).toEqual(['The answer is 42.']);
+      expect(await rows(started.database, 'select status from runs')).toEqual([{ status: 'completed' }]);
+      expect(await rows(started.database, 'select id from deliveries')).toEqual([]);
+    },
+  );
+});
