@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ApprovalClick } from '../../src/approvals/click-inbox.js';
 import { silentLogger } from '../../src/logger.js';
 import { approvalClickIn } from '../../src/slack/approval-click.js';
 import { ACTION_IDS } from '../../src/slack/ids.js';
-import type { ApprovalClick } from '../../src/slack/listeners/decision-replies.js';
 import { guardSlackRequests } from '../../src/slack/request-guard.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
 import { FORM_CONTENT_TYPE, postInteraction, signedPost } from '../support/slack-requests.js';
@@ -43,10 +43,8 @@ async function guarded() {
       signingSecret: SECRET,
       bodyLimit: 1024 * 1024,
       logger: silentLogger,
-      takeEarly: (body) => {
-        const found = approvalClickIn(body);
-        return found && (() => taken.push(found));
-      },
+      takeEarly: approvalClickIn,
+      handOver: (found) => taken.push(found),
     },
   );
   const server = createServer(listener);
