@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ApprovalClick } from '../../src/approvals/click-inbox.js';
+import type { AcceptedRequest, ApprovalClick } from '../../src/approvals/click-inbox.js';
 import { silentLogger } from '../../src/logger.js';
 import { approvalClickIn } from '../../src/slack/approval-click.js';
 import { ACTION_IDS } from '../../src/slack/ids.js';
@@ -28,7 +28,7 @@ function click(overrides: Partial<Parameters<typeof blockActionsPayload>[0]> = {
  * The request guard in front of a stand-in for Bolt that answers 299: which requests the guard answers itself
  * as Approve clicks (200, handed over), and which it leaves to Bolt.
  */
-async function guarded() {
+async function guarded(accept?: (request: AcceptedRequest) => Promise<boolean>) {
   const taken: ApprovalClick[] = [];
   let toBolt = 0;
   const listener = guardSlackRequests(
@@ -43,6 +43,7 @@ async function guarded() {
       signingSecret: SECRET,
       bodyLimit: 1024 * 1024,
       logger: silentLogger,
+      ...(accept ? { accept } : {}),
       takeEarly: approvalClickIn,
       handOver: (found) => taken.push(found),
     },
@@ -132,5 +133,29 @@ describe('Approve clicks answered ahead of Bolt', () => {
     for (const payload of requests) statuses.push((await postInteraction(rig.url, SECRET, payload)).status);
     expect(statuses).toEqual(requests.map(() => 299));
     expect(rig.taken).toEqual([]);
+  });
+
+  it('records a click before its ack: a replay is answered 200 and not handed over, a failed record is answered 503', async () => {
+    const recorded: AcceptedRequest[] = [];
+    let failing = false;
+    const rig = await guarded(async (request) => {
+      if (failing) throw new Error('database down');
+      if (recorded.some((r) => r.key === request.key)) return false;
+      recorded.push(request);
+      return true;
+    });
+    server = rig.server;
+    const body = new URLSearchParams({ payload: JSON.stringify(click()) }).toString();
+    const timestamp = Math.floor(Date.now() / 1000);
+    const send = () => signedPost(rig.url, SECRET, { body, contentType: FORM_CONTENT_TYPE, timestamp });
+    expect((await send()).status).toBe(200);
+    expect((await send()).status).toBe(200);
+    expect(rig.taken).toHaveLength(1);
+    expect(recorded).toEqual([{ key: expect.stringMatching(/^sig:[0-9a-f]{64}$/), click: rig.taken[0] }]);
+    failing = true;
+    expect((await postInteraction(rig.url, SECRET, click())).status).toBe(503);
+    expect((await postInteraction(rig.url, SECRET, click({ actionId: ACTION_IDS.reject }))).status).toBe(503);
+    expect(rig.taken).toHaveLength(1);
+    expect(rig.toBolt()).toBe(0);
   });
 });
