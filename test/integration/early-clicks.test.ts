@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AcceptedRequest, ApprovalClick } from '../../src/approvals/click-inbox.js';
 import { silentLogger } from '../../src/logger.js';
+import { groupCommit } from '../../src/slack/accepted-requests.js';
 import { approvalClickIn } from '../../src/slack/approval-click.js';
 import { ACTION_IDS } from '../../src/slack/ids.js';
 import { guardSlackRequests } from '../../src/slack/request-guard.js';
@@ -157,5 +158,22 @@ describe('Approve clicks answered ahead of Bolt', () => {
     expect((await postInteraction(rig.url, SECRET, click({ actionId: ACTION_IDS.reject }))).status).toBe(503);
     expect(rig.taken).toHaveLength(1);
     expect(rig.toBolt()).toBe(0);
+  });
+});
+
+describe('the group commit of accepted requests', () => {
+  it('records clicks that arrive together in one transaction, and each learns whether it was new', async () => {
+    const groups: string[][] = [];
+    const seen = new Set<string>();
+    const accept = groupCommit({
+      async accept(requests) {
+        groups.push(requests.map((r) => r.key));
+        return requests.map((r) => !seen.has(r.key) && Boolean(seen.add(r.key)));
+      },
+    });
+    const first = await Promise.all(['a', 'b', 'c', 'a'].map((key) => accept({ key })));
+    expect(first).toEqual([true, true, true, false]);
+    expect(await accept({ key: 'b' })).toBe(false);
+    expect(groups).toEqual([['a', 'b', 'c', 'a'], ['b']]);
   });
 });
