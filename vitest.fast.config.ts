@@ -8,6 +8,7 @@ import { COMMON_TEST_OPTIONS } from './vitest.config.js';
  */
 export const SLOW_SUITES = [
   'test/bench/**',
+  'test/e2e/acked-clicks.test.ts',
   'test/e2e/audit-delivery.test.ts',
   'test/e2e/crash-stages-*.test.ts',
   'test/e2e/load.test.ts',

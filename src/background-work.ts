@@ -9,6 +9,7 @@ import type { Core } from './core.js';
 import { describeError } from './errors.js';
 import type { Logger } from './logger.js';
 import { createApprovalNotifier } from './slack/approval-notifier.js';
+import { startClickPickup } from './slack/click-pickup.js';
 import type { SlackAdapters } from './slack/slack-adapters.js';
 
 /** Slack retries a delivery within minutes; keys of handled deliveries are kept a day. */
@@ -100,6 +101,8 @@ export async function startBackgroundWork(
       })
     : undefined;
   pusher?.start();
+  // Clicks acknowledged by a process that died before deciding them, as often as runs are looked for.
+  const clicks = startClickPickup(core, client, logger, recoveryMs);
   const retention = config.audit.retentionDays
     ? startRetention(core, config.audit.retentionDays, logger, timings.retentionIntervalMs ?? DAY_MS)
     : undefined;
@@ -111,6 +114,7 @@ export async function startBackgroundWork(
     async stop() {
       await scheduler.stop();
       for (const timer of timers) clearInterval(timer);
+      await clicks.stop();
       await pusher?.stop();
       await checkpointer?.stop();
       await retention?.stop();

@@ -48,7 +48,7 @@ export function* lockLeasedRun(ctx: StoreContext, lease: RunLease): Program<Row>
  */
 export function* takableLease(
   ctx: StoreContext,
-  table: 'runs' | 'deliveries' | 'audit_cursors',
+  table: 'runs' | 'deliveries' | 'audit_cursors' | 'accepted_requests',
   at: number,
   { as = table, mine = false }: { as?: string; mine?: boolean } = {},
 ): Program<SQL> {

@@ -1,5 +1,6 @@
 import type { RunStore } from '../agent/ports.js';
 import type { AuditQueries } from '../approvals/audit-queries.js';
+import type { RequestLedger } from '../approvals/click-inbox.js';
 import type { DelegationStore } from '../approvals/delegation.js';
 import type { HomeViewerStore } from '../approvals/home-viewers.js';
 import type {
@@ -27,6 +28,7 @@ import { createDeliveryOutbox } from './delivery-outbox.js';
 import { createGreetingStore } from './greeting-store.js';
 import { createHomeViewerStore } from './home-viewer-store.js';
 import { createNotesStore } from './notes-store.js';
+import { createRequestLedger } from './request-ledger.js';
 import { createRetentionStore } from './retention-store.js';
 import { createRunRecovery } from './run-recovery.js';
 import { createRunStore } from './run-store.js';
@@ -48,6 +50,7 @@ export interface Stores {
   checkpoints: CheckpointStore;
   retention: RetentionStore;
   dedupe: DedupeStore;
+  requests: RequestLedger;
   greetings: GreetingStore;
   notes: NotesStore;
   homeViewers: HomeViewerStore;
@@ -69,6 +72,7 @@ export function createStores(ctx: StoreContext): Stores {
     checkpoints: createCheckpointStore(ctx.db),
     retention: createRetentionStore(ctx),
     dedupe: createDedupeStore(ctx),
+    requests: createRequestLedger(ctx),
     greetings: createGreetingStore(ctx),
     notes: createNotesStore(ctx),
     homeViewers: createHomeViewerStore(ctx),

@@ -1,9 +1,11 @@
 import { createServer, type IncomingMessage, Server, type ServerResponse } from 'node:http';
 import { App, LogLevel, SocketModeReceiver, type webApi } from '@slack/bolt';
+import type { AcceptedRequest } from '../approvals/click-inbox.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { Clock } from '../clock.js';
 import type { SlackMode } from '../config.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
+import { eventKey } from './accepted-requests.js';
 import { approvalClickIn } from './approval-click.js';
 import { createGuardedReceiver } from './guarded-receiver.js';
 import type { ClickWork } from './listeners/decision-replies.js';
@@ -53,11 +55,16 @@ export interface SlackRuntime {
   /** Resolves when every listener already running (a click being decided, say) has finished. */
   idle(): Promise<void>;
   /**
-   * HTTP mode: Approve clicks are acknowledged as soon as their signature is checked, ahead of Bolt's
-   * pipeline, and handed to `clicks` (Socket Mode: Bolt's action listener takes them, as every other request).
+   * Where requests are accepted once (`accept`, which rejects when it cannot record one) and Approve clicks go.
+   * HTTP mode: every signed request is accepted before it is answered, and Approve clicks are acknowledged once
+   * recorded, ahead of Bolt's pipeline, and handed to `clicks`. Socket Mode (no signature: the socket is
+   * authenticated): events are accepted once by their id; Bolt's action listener takes the clicks.
    */
-  answerClicksEarly(clicks: ClickWork): void;
+  acceptRequests(accept: RequestAcceptor, clicks: ClickWork): void;
 }
+
+/** Records a request before it is answered: false when its key was already accepted (a replay). */
+export type RequestAcceptor = (request: AcceptedRequest) => Promise<boolean>;
 
 const BOLT_LEVELS: Record<OurLevel, LogLevel> = {
   debug: LogLevel.DEBUG,
@@ -111,8 +118,8 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
     // request a failed look-up (an Error thrown and caught).
     convoStore: false as const,
   };
-  /** Where Approve clicks taken ahead of Bolt go, once the listeners are registered. */
-  let earlyClicks: ClickWork | undefined;
+  /** Where requests are accepted and Approve clicks taken ahead of Bolt go, once the listeners are registered. */
+  let acceptance: { accept: RequestAcceptor; clicks: ClickWork } | undefined;
   let app: App;
   if (options.mode.kind === 'socket') {
     const receiver = new SocketModeReceiver({
@@ -150,11 +157,12 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
         logLevel: common.logLevel,
         logger: options.logger,
         boltLogger,
-        takeEarly: (body) => {
-          const clicks = earlyClicks;
-          const click = clicks && approvalClickIn(body);
-          return click && (() => clicks.click(click));
-        },
+        accept: (request) =>
+          acceptance
+            ? acceptance.accept(request)
+            : Promise.reject(new Error('requests are not taken in yet')),
+        takeEarly: (body) => (acceptance ? approvalClickIn(body) : undefined),
+        handOver: (click, key) => acceptance?.clicks.click(click, key),
       }),
     });
   }
@@ -169,6 +177,18 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
     }
   });
   const { logger } = options;
+  if (options.mode.kind === 'socket') {
+    // Over the socket an event redelivered (same id) is acknowledged by Bolt and goes no further; HTTP requests
+    // were accepted once by the request guard already.
+    app.use(async ({ body, next }) => {
+      const key = body.type === 'event_callback' ? eventKey(body) : undefined;
+      if (key !== undefined && acceptance && !(await acceptance.accept({ key }))) {
+        logger.warn('repeated event ignored', { key });
+        return;
+      }
+      await next();
+    });
+  }
   /** The HTTP server (HTTP mode), once listening. */
   let server: Server | undefined;
   let stopping = false;
@@ -220,8 +240,8 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
     async idle() {
       await Promise.allSettled([...running]);
     },
-    answerClicksEarly(clicks) {
-      earlyClicks = clicks;
+    acceptRequests(accept, clicks) {
+      acceptance = { accept, clicks };
     },
   };
 }

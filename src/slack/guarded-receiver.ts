@@ -19,12 +19,15 @@ export interface GuardedReceiverOptions {
   logger: Logger;
   /** The receiver's own logging (Bolt's), through the bot's logger without bodies. */
   boltLogger: BoltLogger;
+  accept: RequestGuardOptions['accept'];
   takeEarly: RequestGuardOptions['takeEarly'];
+  handOver: RequestGuardOptions['handOver'];
 }
 
 /**
  * Bolt's HTTP receiver (signature and 5-minute window checked on every request) with a body limit and the
- * request guard in front, so no request body can crash the process or go unanswered.
+ * request guard in front, so no request body can crash the process or go unanswered, and no signed request
+ * takes effect twice.
  */
 export function createGuardedReceiver(options: GuardedReceiverOptions): HTTPReceiver {
   const receiver = new HTTPReceiver({
@@ -41,7 +44,9 @@ export function createGuardedReceiver(options: GuardedReceiverOptions): HTTPRece
     signingSecret: options.signingSecret,
     bodyLimit: BODY_LIMIT,
     logger: options.logger,
+    accept: options.accept,
     takeEarly: options.takeEarly,
+    handOver: options.handOver,
   });
   return receiver;
 }

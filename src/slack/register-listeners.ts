@@ -1,6 +1,7 @@
 import type { ApprovalService } from '../approvals/approval-service.js';
 import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
 import type { AuditQueries } from '../approvals/audit-queries.js';
+import type { RequestLedger } from '../approvals/click-inbox.js';
 import type { Deciders } from '../approvals/deciders.js';
 import type { DelegationStore } from '../approvals/delegation.js';
 import type { HomeViewerStore } from '../approvals/home-viewers.js';
@@ -13,6 +14,7 @@ import type { RunWork } from '../conversations/run-work.js';
 import { type GreetingStore, WelcomeService } from '../conversations/welcome-service.js';
 import { randomId } from '../ids.js';
 import type { Logger } from '../logger.js';
+import { groupCommit } from './accepted-requests.js';
 import type { SlackRuntime } from './app.js';
 import { createAuditAccess } from './audit-access.js';
 import { createHomePublisher, type HomePublisher } from './home-publisher.js';
@@ -44,6 +46,7 @@ export interface ListenerCore {
     homeViewers: HomeViewerStore;
     standing: StandingApprovalStore;
     greetings: GreetingStore;
+    requests: RequestLedger;
   };
 }
 
@@ -89,12 +92,15 @@ export function registerListeners(
     surface: adapters.interactive,
     logger,
     directMessage: directMessenger(app.client),
+    ledger: stores.requests,
   };
   const mode = config.slack.mode;
   const modalKey = modalMetadataKey(mode.kind === 'http' ? mode.signingSecret : mode.appToken);
-  const actions = { ...decisions, modalKey, clicks: clicks ?? localClicks(decisions) };
+  // Requests arriving together are recorded in one transaction, each before its answer.
+  const accept = groupCommit(stores.requests);
+  const actions = { ...decisions, modalKey, clicks: clicks ?? localClicks(decisions), accept };
   registerActionListeners(app, actions);
-  runtime.answerClicksEarly(actions.clicks);
+  runtime.acceptRequests(accept, actions.clicks);
   registerDecisionModalListeners(app, actions);
   registerCommandListeners(app, {
     queries: stores.auditQueries,

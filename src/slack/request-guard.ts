@@ -1,11 +1,17 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { HTTPModuleFunctions } from '@slack/bolt';
+import {
+  type AcceptedRequest,
+  type ApprovalClick,
+  SIGNED_REQUEST_WINDOW_MS,
+} from '../approvals/click-inbox.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { requestKey } from './accepted-requests.js';
 
 /** How far a request's timestamp may be from now, either way (Slack's own window). */
-const MAX_SKEW_MS = 5 * 60_000;
+const MAX_SKEW_MS = SIGNED_REQUEST_WINDOW_MS;
 
 export interface RequestGuardOptions {
   /** The path Bolt serves events, interactivity and commands on. */
@@ -15,11 +21,19 @@ export interface RequestGuardOptions {
   bodyLimit: number;
   logger: Logger;
   /**
-   * Requests answered ahead of Bolt: given a parsed body, what to do once the request is acknowledged (an empty
-   * 200), or undefined to leave the request to Bolt. Its answer is used only when the request is correctly
-   * signed and inside the 5-minute window; otherwise Bolt refuses the request as it refuses any other.
+   * Records a correctly signed request (with the click it carries, if any) before it is answered: false for a
+   * key already accepted, a replay, which is answered 200 and goes no further. When it rejects (the database is
+   * down) the request is answered 503: Slack then shows the person an error, or retries the event.
    */
-  takeEarly?: (body: object) => (() => void) | undefined;
+  accept?: (request: AcceptedRequest) => Promise<boolean>;
+  /**
+   * Requests answered ahead of Bolt: the Approve click a parsed body carries, or undefined to leave the request
+   * to Bolt. Used only when the request is correctly signed and inside the 5-minute window; otherwise Bolt
+   * refuses the request as it refuses any other.
+   */
+  takeEarly?: (body: object) => ApprovalClick | undefined;
+  /** Where a click taken early goes once accepted and acknowledged (an empty 200), with its key. */
+  handOver?: (click: ApprovalClick, key: string) => void;
 }
 
 /**
@@ -27,10 +41,12 @@ export interface RequestGuardOptions {
  * `body.ssl_check` on whatever the body parses to, so a correctly signed JSON `null` (or `payload=null`) throws
  * inside a detached promise: an unhandled rejection and a request that never gets an answer. The guard buffers
  * the body once (Bolt reuses the buffer), answers 413 above the limit, and answers a body that does not parse
- * to an object itself: 401 unless correctly signed, else 400. A request that `takeEarly` takes (an Approve
- * click, whose answer is an empty 200 whatever follows) is answered here once its signature is checked, without
- * Bolt's parsing and middleware: under a burst of clicks that is most of each ack's cost. Everything else goes to
- * Bolt unchanged, which checks the signature and the 5-minute window on every request.
+ * to an object itself: 401 unless correctly signed, else 400. Every correctly signed request is accepted once
+ * (`accept`): a replay of one already accepted is answered 200 and changes nothing. A request that `takeEarly`
+ * takes (an Approve click, whose answer is an empty 200 whatever follows) is answered here once its signature is
+ * checked and the click is recorded, without Bolt's parsing and middleware: under a burst of clicks that is most
+ * of each ack's cost. Everything else goes to Bolt unchanged, which checks the signature and the 5-minute window
+ * on every request.
  */
 export function guardSlackRequests(listener: RequestListener, options: RequestGuardOptions): RequestListener {
   return (req, res) => {
@@ -86,32 +102,73 @@ async function screen(
     return true;
   }
   if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
-    const early = options.takeEarly?.(parsed);
-    if (!early || !isSigned(req, buffered.rawBody, options.signingSecret)) return true;
-    answer(res, 200);
-    early();
-    return false;
+    const signed = signedParts(req, buffered.rawBody, options.signingSecret);
+    // Unsigned: Bolt refuses it (401) as it refuses any other.
+    if (!signed) return true;
+    return acceptSigned(res, parsed, signed, options);
   }
-  const signed = isSigned(req, buffered.rawBody, options.signingSecret);
+  const signed = signedParts(req, buffered.rawBody, options.signingSecret) !== undefined;
   options.logger.warn('request body is not an object', { signed });
   answer(res, signed ? 400 : 401);
   return false;
 }
 
 /**
+ * A correctly signed request: accepted once, then answered here (an Approve click) or left to Bolt. True when
+ * Bolt may handle it; otherwise the response has been sent.
+ */
+async function acceptSigned(
+  res: ServerResponse,
+  body: object,
+  signed: SignedParts,
+  options: RequestGuardOptions,
+): Promise<boolean> {
+  const click = options.takeEarly?.(body);
+  const key = requestKey(body, signed);
+  if (key !== undefined && options.accept) {
+    let fresh: boolean;
+    try {
+      fresh = await options.accept(click ? { key, click } : { key });
+    } catch (error) {
+      options.logger.error('request could not be recorded; answered 503', { error: describeError(error) });
+      answer(res, 503);
+      return false;
+    }
+    if (!fresh) {
+      // Answered as any request is, so a replayer learns nothing; only the first delivery takes effect.
+      options.logger.warn('replayed request ignored', { key: key.slice(0, 24) });
+      answer(res, 200);
+      return false;
+    }
+  }
+  if (!click || key === undefined) return true;
+  answer(res, 200);
+  options.handOver?.(click, key);
+  return false;
+}
+
+/** The signed headers of a correctly signed request. */
+interface SignedParts {
+  timestamp: string;
+  signature: string;
+}
+
+/**
  * Slack's request signature: `v0=` and the hex HMAC-SHA256, keyed with the signing secret, of
  * `v0:{X-Slack-Request-Timestamp}:{raw body}`, with a timestamp within 5 minutes of now either way. Compared in
- * constant time on the digests' bytes (one HMAC per request).
+ * constant time on the digests' bytes (one HMAC per request). Undefined unless correctly signed.
  */
-function isSigned(req: IncomingMessage, rawBody: Buffer, signingSecret: string): boolean {
+function signedParts(req: IncomingMessage, rawBody: Buffer, signingSecret: string): SignedParts | undefined {
   const signature = req.headers['x-slack-signature'];
   const timestamp = req.headers['x-slack-request-timestamp'];
-  if (typeof signature !== 'string' || !signature.startsWith('v0=')) return false;
-  if (typeof timestamp !== 'string' || !/^\d{1,12}$/.test(timestamp)) return false;
-  if (Math.abs(Number(timestamp) * 1000 - Date.now()) > MAX_SKEW_MS) return false;
+  if (typeof signature !== 'string' || !signature.startsWith('v0=')) return undefined;
+  if (typeof timestamp !== 'string' || !/^\d{1,12}$/.test(timestamp)) return undefined;
+  if (Math.abs(Number(timestamp) * 1000 - Date.now()) > MAX_SKEW_MS) return undefined;
   const given = Buffer.from(signature.slice(3), 'hex');
   const expected = createHmac('sha256', signingSecret).update(`v0:${timestamp}:`).update(rawBody).digest();
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  // The digest's bytes, lower-cased: the same signature however its hex is written.
+  const matches = given.length === expected.length && timingSafeEqual(given, expected);
+  return matches ? { timestamp, signature: expected.toString('hex') } : undefined;
 }
 
 function answer(res: ServerResponse, status: number): void {

@@ -1,7 +1,7 @@
+import type { ApprovalClick } from '../approvals/click-inbox.js';
 import type { Config } from '../config.js';
 import type { Settlement } from '../conversations/decision-follow-up.js';
 import type { CardLocation, IncomingMessage, StopRequest } from '../conversations/ports.js';
-import type { ApprovalClick } from '../slack/listeners/decision-replies.js';
 
 /** What a worker thread is started with (cloned into it: plain data only). */
 export interface WorkerData {
@@ -18,8 +18,11 @@ export interface WorkerData {
 export type ToWorker =
   /** `id`: the worker answers `taken` with it once the message is stored (or the thread was told it was not). */
   | { kind: 'message'; id: number; message: IncomingMessage; keys: readonly string[] }
-  /** `id`: the worker answers `taken` with it once the decision is recorded (or the click refused). */
-  | { kind: 'click'; id: number; click: ApprovalClick }
+  /**
+   * `id`: the worker answers `taken` with it once the decision is recorded (or the click refused); `key`: the
+   * click's row in the request ledger, marked decided then.
+   */
+  | { kind: 'click'; id: number; click: ApprovalClick; key: string }
   | { kind: 'settled'; settlement: Settlement; where: { fallback?: CardLocation } }
   | { kind: 'stop-run'; stop: StopRequest }
   | { kind: 'check-deadlines' }

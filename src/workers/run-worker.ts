@@ -117,6 +117,7 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
     surface: core.adapters.interactive,
     logger,
     directMessage: directMessenger(client),
+    ledger: core.stores.requests,
   };
   await core.mcp.connectAll();
   const background: BackgroundWork | undefined = data.background
@@ -132,7 +133,7 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
           .catch(failed('message'));
         return;
       case 'click':
-        decideClick(decisions, message.click, () => taken(message.id)).catch(failed('click'));
+        decideClick(decisions, message.click, message.key, () => taken(message.id)).catch(failed('click'));
         return;
       case 'settled':
         core.followUp.after(message.settlement, message.where).catch(failed('decision follow-up'));

@@ -129,7 +129,7 @@ export function startWorkerPool(
   return {
     message: (message, keys) => handOver(route(message), (id) => ({ kind: 'message', id, message, keys })),
     // A click's approval is found where it is decided: spread by its button value.
-    click: (click) => handOver(spread(click.value ?? ''), (id) => ({ kind: 'click', id, click })),
+    click: (click, key) => handOver(spread(click.value ?? ''), (id) => ({ kind: 'click', id, click, key })),
     settled: (settlement, where = {}) =>
       post(route(settlement.approval), { kind: 'settled', settlement, where }),
     // To the worker that drives the thread's runs, so the model request in flight is abandoned at once.

@@ -8,7 +8,7 @@ import { createOpenAIModel } from '../../src/agent/openai-client.js';
 import { loadApprovalPolicy } from '../../src/approvals/policy-file.js';
 import { type Bot, createBot } from '../../src/bot.js';
 import { loadConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/logger.js';
+import { createLogger, silentLogger } from '../../src/logger.js';
 import { SYSTEM_PROMPT } from '../../src/slack/system-prompt.js';
 import { toolNames } from '../../src/tools/built-in-tools.js';
 import { freePort } from '../support/bot-process.js';
@@ -18,6 +18,7 @@ import { type FakeSocketMode, startFakeSocketMode } from '../support/fake-socket
 import { blockActionsPayload } from '../support/slack-payloads.js';
 import { appMentionEvent, eventEnvelope, nextTs } from '../support/slack-requests.js';
 import { sleep, waitUntil } from '../support/wait.js';
+import { rows } from './db-rows.js';
 import { approvalIdOf, cardTs, isApprovalCard } from './harness.js';
 
 describe('Socket Mode', () => {
@@ -105,6 +106,75 @@ describe('Socket Mode', () => {
       10_000,
     );
     expect(answer.params.thread_ts).toBe(ts);
+  });
+
+  it('a click is recorded before its ack, and an event sent again with the same event_id is handled once', async () => {
+    const loaded = socketConfig(await freePort());
+    const logs: string[] = [];
+    bot = await createBot(
+      loaded.config,
+      createLogger('warn', (line) => logs.push(line)),
+      loaded.policy,
+      {
+        model: createOpenAIModel({ ...loaded.config.openai, systemPrompt: SYSTEM_PROMPT, maxRetries: 0 }),
+        retryConfig: { retries: 0 },
+      },
+    );
+    await bot.start();
+    await socket.connected();
+    const ts = nextTs();
+    const pause = async (count: number, threadTs?: string) => {
+      model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: `note ${count}` } }]));
+      const event = appMentionEvent({
+        user: 'U1',
+        channel: 'C1',
+        text: '<@UBOT> note',
+        ts: count === 1 ? ts : nextTs(),
+        ...(threadTs ? { threadTs } : {}),
+      });
+      await socket.waitForAck(socket.send('events_api', eventEnvelope(event)));
+      return waitUntil(() => slack.callsTo('chat.postMessage').filter(isApprovalCard)[count - 1], {
+        timeoutMs: 10_000,
+      });
+    };
+    const stop = eventEnvelope(
+      { type: 'agent_session_stopped', channel: 'C1', thread_ts: ts, user: 'U0STOP', event_ts: nextTs() },
+      { eventId: 'Ev0SOCKETSTOP' },
+    );
+    await pause(1);
+    await socket.waitForAck(socket.send('events_api', stop));
+    await waitUntil(
+      async () =>
+        (await rows(loaded.config.database, "select id from runs where status = 'cancelled'")).length === 1 ||
+        undefined,
+      { timeoutMs: 10_000 },
+    );
+
+    const card = await pause(2, ts);
+    await socket.waitForAck(socket.send('events_api', stop));
+    await waitUntil(() => logs.some((line) => line.includes('repeated event ignored')) || undefined, {
+      timeoutMs: 10_000,
+    });
+    model.enqueue(reply.text('Saved once.'));
+    const click = blockActionsPayload({
+      userId: 'U2',
+      channelId: 'C1',
+      messageTs: cardTs(card),
+      threadTs: ts,
+      actionId: 'approval:approve',
+      value: approvalIdOf(card),
+    });
+    await socket.waitForAck(socket.send('interactive', click));
+    const recorded = await rows(
+      loaded.config.database,
+      'select click from accepted_requests where click is not null',
+    );
+    expect(recorded.map((row) => JSON.parse(String(row.click)))).toEqual([
+      expect.objectContaining({ userId: 'U2', value: approvalIdOf(card) }),
+    ]);
+    await slack.waitForCall('chat.postMessage', (call) => call.params.text === 'Saved once.', 10_000);
+    const runs = await rows(loaded.config.database, 'select status from runs order by created_at');
+    expect(runs.map((row) => row.status)).toEqual(['cancelled', 'completed']);
   });
 
   it('a PORT already in use stops start-up, as it does in HTTP mode', async () => {

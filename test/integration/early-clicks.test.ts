@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { AcceptedRequest, ApprovalClick } from '../../src/approvals/click-inbox.js';
 import { silentLogger } from '../../src/logger.js';
+import { groupCommit } from '../../src/slack/accepted-requests.js';
 import { approvalClickIn } from '../../src/slack/approval-click.js';
 import { ACTION_IDS } from '../../src/slack/ids.js';
-import type { ApprovalClick } from '../../src/slack/listeners/decision-replies.js';
 import { guardSlackRequests } from '../../src/slack/request-guard.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
 import { FORM_CONTENT_TYPE, postInteraction, signedPost } from '../support/slack-requests.js';
@@ -28,7 +29,7 @@ function click(overrides: Partial<Parameters<typeof blockActionsPayload>[0]> = {
  * The request guard in front of a stand-in for Bolt that answers 299: which requests the guard answers itself
  * as Approve clicks (200, handed over), and which it leaves to Bolt.
  */
-async function guarded() {
+async function guarded(accept?: (request: AcceptedRequest) => Promise<boolean>) {
   const taken: ApprovalClick[] = [];
   let toBolt = 0;
   const listener = guardSlackRequests(
@@ -43,10 +44,9 @@ async function guarded() {
       signingSecret: SECRET,
       bodyLimit: 1024 * 1024,
       logger: silentLogger,
-      takeEarly: (body) => {
-        const found = approvalClickIn(body);
-        return found && (() => taken.push(found));
-      },
+      ...(accept ? { accept } : {}),
+      takeEarly: approvalClickIn,
+      handOver: (found) => taken.push(found),
     },
   );
   const server = createServer(listener);
@@ -134,5 +134,46 @@ describe('Approve clicks answered ahead of Bolt', () => {
     for (const payload of requests) statuses.push((await postInteraction(rig.url, SECRET, payload)).status);
     expect(statuses).toEqual(requests.map(() => 299));
     expect(rig.taken).toEqual([]);
+  });
+
+  it('records a click before its ack: a replay is answered 200 and not handed over, a failed record is answered 503', async () => {
+    const recorded: AcceptedRequest[] = [];
+    let failing = false;
+    const rig = await guarded(async (request) => {
+      if (failing) throw new Error('database down');
+      if (recorded.some((r) => r.key === request.key)) return false;
+      recorded.push(request);
+      return true;
+    });
+    server = rig.server;
+    const body = new URLSearchParams({ payload: JSON.stringify(click()) }).toString();
+    const timestamp = Math.floor(Date.now() / 1000);
+    const send = () => signedPost(rig.url, SECRET, { body, contentType: FORM_CONTENT_TYPE, timestamp });
+    expect((await send()).status).toBe(200);
+    expect((await send()).status).toBe(200);
+    expect(rig.taken).toHaveLength(1);
+    expect(recorded).toEqual([{ key: expect.stringMatching(/^sig:[0-9a-f]{64}$/), click: rig.taken[0] }]);
+    failing = true;
+    expect((await postInteraction(rig.url, SECRET, click())).status).toBe(503);
+    expect((await postInteraction(rig.url, SECRET, click({ actionId: ACTION_IDS.reject }))).status).toBe(503);
+    expect(rig.taken).toHaveLength(1);
+    expect(rig.toBolt()).toBe(0);
+  });
+});
+
+describe('the group commit of accepted requests', () => {
+  it('records clicks that arrive together in one transaction, and each learns whether it was new', async () => {
+    const groups: string[][] = [];
+    const seen = new Set<string>();
+    const accept = groupCommit({
+      async accept(requests) {
+        groups.push(requests.map((r) => r.key));
+        return requests.map((r) => !seen.has(r.key) && Boolean(seen.add(r.key)));
+      },
+    });
+    const first = await Promise.all(['a', 'b', 'c', 'a'].map((key) => accept({ key })));
+    expect(first).toEqual([true, true, true, false]);
+    expect(await accept({ key: 'b' })).toBe(false);
+    expect(groups).toEqual([['a', 'b', 'c', 'a'], ['b']]);
   });
 });

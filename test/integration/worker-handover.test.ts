@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ApprovalClick } from '../../src/approvals/click-inbox.js';
 import type { IncomingMessage } from '../../src/conversations/ports.js';
 import { silentLogger } from '../../src/logger.js';
-import type { ApprovalClick } from '../../src/slack/listeners/decision-replies.js';
 import { startWorkerPool, type WorkerPool } from '../../src/workers/worker-pool.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -74,12 +74,12 @@ describe('a message handed to a worker thread', () => {
       messageTs: '1.1',
       threadTs: '1.0',
     });
-    pool.click(click('apr_first'));
+    pool.click(click('apr_first'), 'sig:first');
     await waitUntil(() => stored(log).includes('click apr_first'), {
       timeoutMs: 10_000,
       message: 'the click was lost with the worker',
     });
-    pool.click(click('apr_second'));
+    pool.click(click('apr_second'), 'sig:second');
     await waitUntil(() => stored(log).includes('click apr_second'), { timeoutMs: 10_000 });
     expect(stored(log)).toEqual(['click apr_first', 'click apr_second']);
   });

@@ -292,6 +292,28 @@ export const processedEvents = pgTable('processed_events', {
   createdAt: createdAt(),
 });
 
+/**
+ * Requests from Slack that change something, each accepted once (see src/approvals/click-inbox.ts): an event's
+ * id, or a digest of a signed request's timestamp and signature, kept past Slack's 5-minute window. An Approve
+ * click's row also holds the click, committed before its ack and leased until it is decided.
+ */
+export const acceptedRequests = pgTable(
+  'accepted_requests',
+  {
+    key: text('key').primaryKey(),
+    acceptedAt: millis('accepted_at'),
+    /** The click, as JSON; null for any other request. */
+    click: text('click'),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: time('lease_until'),
+    decidedAt: time('decided_at'),
+  },
+  (t) => [
+    index('accepted_requests_accepted').on(t.acceptedAt),
+    index('accepted_requests_leased').on(t.leaseUntil).where(sql`${t.leaseOwner} is not null`),
+  ],
+);
+
 /** Messages that arrived while the conversation's run waited for a decision; answered in order after it. */
 export const queuedMessages = pgTable(
   'queued_messages',

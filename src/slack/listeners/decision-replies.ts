@@ -2,6 +2,7 @@ import type { BlockAction, ButtonAction } from '@slack/bolt';
 import type { ApprovalRecord } from '../../approvals/approval.js';
 import type { ApprovalService, DecisionResult } from '../../approvals/approval-service.js';
 import type { ArgumentEditService } from '../../approvals/argument-edit-service.js';
+import type { ApprovalClick, RequestLedger } from '../../approvals/click-inbox.js';
 import type { CardLocation } from '../../conversations/ports.js';
 import type { RunWork } from '../../conversations/run-work.js';
 import { describeError } from '../../errors.js';
@@ -9,6 +10,8 @@ import type { Logger } from '../../logger.js';
 import { decodeApprovalButtonValue } from '../button-value.js';
 import { slackDate } from '../mrkdwn.js';
 import type { SlackSurface } from '../slack-surface.js';
+
+export type { ApprovalClick };
 
 /** What deciding from Slack needs, in whichever thread it runs. */
 export interface DecisionDeps {
@@ -20,6 +23,8 @@ export interface DecisionDeps {
   logger: Logger;
   /** A message in the app's DM with this person: the reply to a click from App Home, which has no channel. */
   directMessage?: (userId: string, text: string) => Promise<void>;
+  /** Where accepted clicks are kept until decided: told when one is. */
+  ledger: Pick<RequestLedger, 'clickDecided'>;
 }
 
 export interface ActionListenerDeps extends DecisionDeps {
@@ -30,23 +35,10 @@ export interface ActionListenerDeps extends DecisionDeps {
   clicks: ClickWork;
 }
 
-/** An Approve (or Approve for this thread) click, as plain data: the button and the verified clicker. */
-export interface ApprovalClick {
-  /** The button's value, as Slack sent it (decoded where the click is decided). */
-  value: string | undefined;
-  /** "Approve for this thread". */
-  standing: boolean;
-  userId: string;
-  teamId: string | undefined;
-  /** The channel, message and thread of the clicked card (none for a click in App Home). */
-  channelId: string | undefined;
-  messageTs: string | undefined;
-  threadTs: string | undefined;
-}
-
 /** Where clicks are decided once acknowledged. */
 export interface ClickWork {
-  click(click: ApprovalClick): void;
+  /** `key`: the click's row in the request ledger, already committed; marked decided once it is. */
+  click(click: ApprovalClick, key: string): void;
 }
 
 export const UNKNOWN_BUTTON =
@@ -90,17 +82,21 @@ export function ephemeralTo(
 /**
  * Decides an acknowledged Approve click from the button's approval id and the verified clicker alone, then
  * tells the person why nothing changed, or hands the change to the work that follows. `taken` is called once
- * the click is decided or refused (before any reply), so whoever handed it over can forget it.
+ * the click is decided or refused (before any reply), so whoever handed it over can forget it; the ledger row
+ * under `key` is then marked decided. A click whose decision could not be recorded keeps its row undecided, so
+ * it is picked up again (see `RequestLedger.takeOverdueClicks`).
  */
 export async function decideClick(
   deps: DecisionDeps,
   click: ApprovalClick,
+  key: string,
   taken: () => void = () => {},
 ): Promise<void> {
   const tell = ephemeralTo(deps, click);
   const decoded = decodeApprovalButtonValue(click.value);
   if (!decoded.ok || !click.teamId) {
     taken();
+    await markDecided(deps, key);
     await tell(UNKNOWN_BUTTON);
     return;
   }
@@ -128,7 +124,17 @@ export async function decideClick(
     return;
   }
   taken();
+  await markDecided(deps, key);
   await applyResult(deps, result, click, tell, click.standing);
+}
+
+/** Marks a click's ledger row decided; a failure only means it is decided again later (a no-op: already decided). */
+async function markDecided(deps: DecisionDeps, key: string): Promise<void> {
+  try {
+    await deps.ledger.clickDecided(key);
+  } catch (error) {
+    deps.logger.warn('a decided click could not be marked decided', { error: describeError(error) });
+  }
 }
 
 /**
@@ -137,9 +143,9 @@ export async function decideClick(
  */
 export function localClicks(deps: DecisionDeps): ClickWork {
   return {
-    click: (click) =>
+    click: (click, key) =>
       setImmediate(() => {
-        decideClick(deps, click).catch((error: unknown) =>
+        decideClick(deps, click, key).catch((error: unknown) =>
           deps.logger.error('click could not be decided', { error: describeError(error) }),
         );
       }),
