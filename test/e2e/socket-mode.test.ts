@@ -138,7 +138,7 @@ describe('Socket Mode', () => {
       });
     };
     const stop = eventEnvelope(
-      { type: 'agent_session_stopped', channel: 'C1', thread_ts: ts, user: 'U0STOP', event_ts: nextTs() },
+      { type: 'agent_session_stopped', channel: 'C1', thread_ts: ts, user: 'U1', event_ts: nextTs() },
       { eventId: 'Ev0SOCKETSTOP' },
     );
     await pause(1);
