@@ -3,7 +3,7 @@ import { readPolicySource } from './approvals/policy-source.js';
 import { type Bot, createBot } from './bot.js';
 import { loadConfig, withDotEnv } from './config.js';
 import { describeDatabase } from './db/open-database.js';
-import { describeError } from './errors.js';
+import { AppError, describeError } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { mcpServersFileProblem } from './mcp/load-mcp-servers.js';
 import { checkSlackTokens } from './slack/token-check.js';
@@ -117,6 +117,9 @@ async function reloadPolicy(file: string | undefined, bot: Bot, logger: Logger):
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`The bot could not start: ${describeError(error)}\n`);
+  // A database that cannot be opened is a setting to fix, worded as the configuration and Slack errors are.
+  if (error instanceof AppError && error.code === 'database.unavailable')
+    process.stderr.write(`Database error: the bot cannot start.\n  - ${error.message}\n`);
+  else process.stderr.write(`The bot could not start: ${describeError(error)}\n`);
   process.exit(1);
 });
