@@ -9,6 +9,7 @@ import { COMMON_TEST_OPTIONS } from './vitest.config.js';
 export const SLOW_SUITES = [
   'test/bench/**',
   'test/e2e/audit-delivery.test.ts',
+  'test/e2e/closed-output.test.ts',
   'test/e2e/crash-stages-*.test.ts',
   'test/e2e/load.test.ts',
   'test/e2e/malformed-input.test.ts',
