@@ -11,6 +11,7 @@ export const SLOW_SUITES = [
   'test/e2e/audit-delivery.test.ts',
   'test/e2e/closed-output.test.ts',
   'test/e2e/crash-stages-*.test.ts',
+  'test/e2e/database-health.test.ts',
   'test/e2e/load.test.ts',
   'test/e2e/malformed-input.test.ts',
   'test/e2e/mcp-servers.test.ts',

@@ -5,6 +5,7 @@ import {
   type LogLevel,
 } from '@slack/bolt';
 import type { Logger } from '../logger.js';
+import { refuseWhileUnavailable } from './availability-gate.js';
 import { guardSlackRequests, type RequestGuardOptions } from './request-guard.js';
 
 /** Requests larger than this get 413 (Slack's own payloads stay far below it). */
@@ -20,6 +21,8 @@ export interface GuardedReceiverOptions {
   /** The receiver's own logging (Bolt's), through the bot's logger without bodies. */
   boltLogger: BoltLogger;
   takeEarly: RequestGuardOptions['takeEarly'];
+  /** Whether requests can be taken now (the database works); they are answered 503 while not. */
+  available?: () => Promise<boolean>;
 }
 
 /**
@@ -36,12 +39,16 @@ export function createGuardedReceiver(options: GuardedReceiverOptions): HTTPRece
     logger: options.boltLogger,
     bodyLimit: BODY_LIMIT,
   });
-  receiver.requestListener = guardSlackRequests(receiver.requestListener, {
+  const guarded = guardSlackRequests(receiver.requestListener, {
     endpoint: options.endpoint,
     signingSecret: options.signingSecret,
     bodyLimit: BODY_LIMIT,
     logger: options.logger,
     takeEarly: options.takeEarly,
   });
+  const { available } = options;
+  receiver.requestListener = available
+    ? refuseWhileUnavailable(guarded, { endpoint: options.endpoint, available, logger: options.logger })
+    : guarded;
   return receiver;
 }
