@@ -153,6 +153,7 @@ export async function createBot(
         await started.conversations.idle();
       })();
       await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+      await background?.finish();
       await pool?.stop(graceMs);
       await started.mcp.close();
       await started.database.close();
