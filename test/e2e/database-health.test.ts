@@ -12,6 +12,7 @@ import { type ProcessFixture, startProcessFixture } from './process-fixture.js';
 interface Health {
   status: string;
   database?: string;
+  workers?: number;
 }
 
 const health = async (bot: BotProcess): Promise<{ code: number; body: Health }> => {
@@ -30,6 +31,13 @@ const healthBecomes = (bot: BotProcess, code: number) =>
   );
 
 /**
+ * Waits until the worker thread has opened its connection: opening sets the file's mode (0600), which would
+ * undo a permission change made before it.
+ */
+const workerReady = (bot: BotProcess) =>
+  waitUntil(async () => (await health(bot)).body.workers === 1, { timeoutMs: 10_000 });
+
+/**
  * `/healthz` reports the database, probed for writes (a read-only or removed SQLite file, a read-only
  * PostgreSQL database), and while it fails Slack's events are refused with 503 so that Slack delivers them
  * again, instead of being accepted and lost.
@@ -46,6 +54,7 @@ describe('the database in /healthz and in front of Slack events (SQLite)', () =>
 
   it('a read-only file: 503 and events refused; writable again: 200 and the redelivered event answered', async () => {
     const bot = await f.start({ HEALTHZ_DETAILS: 'true' });
+    await workerReady(bot);
     expect(await health(bot)).toEqual({ code: 200, body: expect.objectContaining({ database: 'ok' }) });
     chmodSync(f.dbPath, 0o400);
     const failing = await healthBecomes(bot, 503);
@@ -71,7 +80,7 @@ describe('the database in /healthz and in front of Slack events (SQLite)', () =>
 
   it('a folder made read-only, then removed with the file: 503 with the cause in the details', async () => {
     const bot = await f.start({ HEALTHZ_DETAILS: 'true' });
-    await healthBecomes(bot, 200);
+    await workerReady(bot);
     chmodSync(dirname(f.dbPath), 0o500);
     expect(await healthBecomes(bot, 503)).toMatchObject({ database: expect.stringContaining('folder') });
     chmodSync(dirname(f.dbPath), 0o700);
@@ -84,7 +93,8 @@ describe('the database in /healthz and in front of Slack events (SQLite)', () =>
   }, 60_000);
 
   it('without HEALTHZ_DETAILS only the status is shown, still 503', async () => {
-    const bot = await f.start();
+    // One thread: no worker opening the file after the change.
+    const bot = await f.start({ WORKERS: '0' });
     chmodSync(f.dbPath, 0o400);
     expect(await healthBecomes(bot, 503)).toEqual({ status: 'unavailable' });
   }, 60_000);
