@@ -22,8 +22,10 @@ export interface BackgroundTimings {
   recoveryIntervalMs?: number;
   /** The delivery retry interval; recovery runs at least this often. */
   deliveryRetryMs?: number;
-  /** How often checkpoints due are signed (AUDIT_SIGNING_KEY); default a minute. */
+  /** How often checkpoints due are signed and unposted ones posted (AUDIT_SIGNING_KEY); default a minute. */
   checkpointIntervalMs?: number;
+  /** How often the chain is looked at for a hundredth event not yet signed; default a second. */
+  checkpointWatchMs?: number;
   /** How often content past RETENTION_DAYS is removed; default a day. */
   retentionIntervalMs?: number;
 }
@@ -36,7 +38,13 @@ const RETENTION_SINK = 'retention';
 export interface BackgroundWork {
   /** Checks approval deadlines now (the scheduler also does on its own interval). */
   checkDeadlines(): Promise<void>;
+  /** Stops the timers and waits for what they started. */
   stop(): Promise<void>;
+  /**
+   * The last of it, once the work in flight has ended and before the database closes: signs the checkpoints
+   * due and one at the head (AUDIT_SIGNING_KEY), so the events written before a graceful stop are covered.
+   */
+  finish(): Promise<void>;
 }
 
 /**
@@ -107,7 +115,10 @@ export async function startBackgroundWork(
     ? startRetention(core, config.audit.retentionDays, logger, timings.retentionIntervalMs ?? DAY_MS)
     : undefined;
   const checkpointer = config.audit.signingKeyFile
-    ? startCheckpoints(core, client, config.audit, logger, timings.checkpointIntervalMs ?? 60_000)
+    ? startCheckpoints(core, client, config.audit, logger, {
+        intervalMs: timings.checkpointIntervalMs ?? 60_000,
+        watchMs: timings.checkpointWatchMs ?? 1_000,
+      })
     : undefined;
   return {
     checkDeadlines: () => scheduler.tick(),
@@ -119,17 +130,24 @@ export async function startBackgroundWork(
       await checkpointer?.stop();
       await retention?.stop();
     },
+    async finish() {
+      await checkpointer?.finish();
+    },
   };
 }
 
-/** Signs checkpoints of the audit chain now and then every `intervalMs`, one tick at a time. */
+/**
+ * Signs checkpoints of the audit chain now, then every `intervalMs` (the hour rule, posts to retry), and as
+ * soon as a hundredth event is written by any thread or process: the chain is looked at every `watchMs` (one
+ * cheap read). One signing at a time. `finish` signs what is due and the head, then gives up the lease.
+ */
 function startCheckpoints(
   core: Core,
   client: WebClient,
   audit: Config['audit'],
   logger: Logger,
-  intervalMs: number,
-): { stop(): Promise<void> } {
+  { intervalMs, watchMs }: { intervalMs: number; watchMs: number },
+): { stop(): Promise<void>; finish(): Promise<void> } {
   const channel = audit.checkpointChannel;
   const checkpointer = new Checkpointer({
     store: core.stores.checkpoints,
@@ -146,14 +164,33 @@ function startCheckpoints(
         }
       : {}),
   });
-  const repeated = repeat(
-    () => checkpointer.tick(),
-    intervalMs,
-    (error) => logger.warn('signing audit checkpoints failed', { error: describeError(error) }),
-  );
+  let running: Promise<unknown> | undefined;
+  const once = (work: () => Promise<unknown>) => {
+    running ??= work()
+      .catch((error: unknown) =>
+        logger.warn('signing audit checkpoints failed', { error: describeError(error) }),
+      )
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+  const tick = () => once(() => checkpointer.tick());
+  const watch = () =>
+    once(async () => {
+      if (await checkpointer.due()) await checkpointer.tick();
+    });
+  void tick();
+  const timers = [setInterval(tick, intervalMs), setInterval(watch, watchMs)];
+  for (const timer of timers) timer.unref();
   return {
     async stop() {
-      await repeated.stop();
+      for (const timer of timers) clearInterval(timer);
+      await running;
+    },
+    async finish() {
+      await running;
+      await once(() => checkpointer.tick({ head: true }));
       await checkpointer.stop();
     },
   };

@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import type { ConversationService } from './conversations/conversation-service.js';
 import { localWork, type RunWork } from './conversations/run-work.js';
 import { type Core, type CoreOverrides, createCore } from './core.js';
+import { createDatabaseHealth, type DatabaseHealth } from './db/database-health.js';
 import { describeError } from './errors.js';
 import type { Logger } from './logger.js';
 import { createSlackRuntime } from './slack/app.js';
@@ -58,6 +59,8 @@ export async function createBot(
   let core: Core<SlackAdapters> | undefined;
   const inForce = new ReloadablePolicy(policy);
   let pool: WorkerPool | undefined;
+  let databaseHealth: DatabaseHealth | undefined;
+  const database = async () => (await databaseHealth?.check()) ?? { ok: false as const, problem: 'opening' };
   const runtime = createSlackRuntime({
     botToken: config.slack.botToken,
     mode: config.slack.mode,
@@ -67,27 +70,29 @@ export async function createBot(
     logger,
     adminUserIds: config.adminUserIds,
     clock: overrides.clock ?? { now: () => Date.now() },
-    health: async (withDetail) => ({
-      ok: core?.database.isOpen() ?? false,
-      detail: !withDetail
-        ? undefined
-        : {
-            database: core?.database.isOpen() ? 'ok' : 'closed',
-            ...(pool ? { workers: pool.running() } : {}),
-            ...(config.mcpServersFile && core ? { mcp: core.mcp.status() } : {}),
-            ...(config.audit.webhook && core?.database.isOpen()
-              ? { auditWebhook: await webhookLag(core) }
-              : {}),
-            memory: {
-              rss: Math.round(process.memoryUsage.rss() / 104_857.6) / 10,
-              threads: [threadMemory(), ...((await pool?.memory()) ?? [])],
-            },
-          },
-    }),
+    health: async (withDetail) => {
+      const db = await database();
+      return {
+        ok: db.ok,
+        detail: withDetail ? await healthDetail(db.ok ? 'ok' : db.problem) : undefined,
+      };
+    },
+    available: async () => (await database()).ok,
     healthDetails: config.healthzDetails,
     ...(overrides.retryConfig ? { retryConfig: overrides.retryConfig } : {}),
     ...(overrides.socketPingTimeoutMs ? { socketPingTimeoutMs: overrides.socketPingTimeoutMs } : {}),
     ...(overrides.slackIdentity ? { identity: overrides.slackIdentity } : {}),
+  });
+  /** What `/healthz` adds with HEALTHZ_DETAILS: the database's state, workers, MCP servers, SIEM lag, memory. */
+  const healthDetail = async (database: string): Promise<Record<string, unknown>> => ({
+    database,
+    ...(pool ? { workers: pool.running() } : {}),
+    ...(config.mcpServersFile && core ? { mcp: core.mcp.status() } : {}),
+    ...(config.audit.webhook && core?.database.isOpen() ? { auditWebhook: await webhookLag(core) } : {}),
+    memory: {
+      rss: Math.round(process.memoryUsage.rss() / 104_857.6) / 10,
+      threads: [threadMemory(), ...((await pool?.memory()) ?? [])],
+    },
   });
   core = await createCore(
     config,
@@ -97,6 +102,7 @@ export async function createBot(
     overrides,
   );
   const started = core;
+  databaseHealth = createDatabaseHealth(core.database);
   pool =
     config.workers > 0
       ? startWorkerPool(
@@ -147,6 +153,7 @@ export async function createBot(
         await started.conversations.idle();
       })();
       await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+      await background?.finish();
       await pool?.stop(graceMs);
       await started.mcp.close();
       await started.database.close();

@@ -1,4 +1,5 @@
 import { redactText } from './audit/redact.js';
+import { processOutput } from './output-streams.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -11,12 +12,12 @@ export interface Logger {
 }
 
 /**
- * One JSON line per entry on stderr. Fields are flattened to strings with secrets redacted; a value that
+ * One JSON line per entry on stderr (dropped once stderr cannot be written: see output-streams.ts). Fields are flattened to strings with secrets redacted; a value that
  * cannot be serialised (cycles, deep nesting) is replaced instead of throwing, so logging never crashes.
  */
 export function createLogger(
   level: LogLevel,
-  write: (line: string) => void = (l) => process.stderr.write(l),
+  write: (line: string) => void = processOutput().stderr,
 ): Logger {
   const emit = (entryLevel: LogLevel, message: string, fields?: Record<string, unknown>): void => {
     if (ORDER[entryLevel] < ORDER[level]) return;

@@ -4,14 +4,17 @@ import { undecidableTools, undecidableWarning } from './approvals/who-to-tell.js
 import { type Bot, createBot } from './bot.js';
 import { loadConfig, withDotEnv } from './config.js';
 import { describeDatabase } from './db/open-database.js';
-import { describeError } from './errors.js';
+import { AppError, describeError } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { mcpServersFileProblem } from './mcp/load-mcp-servers.js';
+import { processOutput } from './output-streams.js';
 import { checkSlackTokens } from './slack/token-check.js';
 import { toolNames } from './tools/built-in-tools.js';
 
 /** `npm start`: configuration, database, Slack; one clear message and exit code 1 when anything is missing. */
 async function main(): Promise<void> {
+  // First: a reader that closes the pipe must not turn every later write into an error loop.
+  const output = processOutput();
   const loaded = loadConfig(withDotEnv(process.env), 'bot');
   if (!loaded.ok) {
     process.stderr.write(
@@ -44,7 +47,7 @@ async function main(): Promise<void> {
     process.stderr.write(`Slack error: the bot cannot start.\n  - ${tokens.problem}\n`);
     process.exit(1);
   }
-  process.stdout.write(`${policy.policy.summary}\n`);
+  output.stdout(`${policy.policy.summary}\n`);
   const logger = createLogger(config.logLevel);
   // Nothing a request carries may end the process: log what escaped a handler and keep serving.
   process.on('unhandledRejection', (reason) =>
@@ -115,11 +118,14 @@ async function reloadPolicy(file: string | undefined, bot: Bot, logger: Logger):
     return;
   }
   await bot.reloadPolicy(source.policy, source.text);
-  process.stdout.write(`${source.policy.summary}\n`);
+  processOutput().stdout(`${source.policy.summary}\n`);
   logger.info('approval policy reloaded: new requests follow it; waiting requests keep their rule', { file });
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`The bot could not start: ${describeError(error)}\n`);
+  // A database that cannot be opened is a setting to fix, worded as the configuration and Slack errors are.
+  if (error instanceof AppError && error.code === 'database.unavailable')
+    process.stderr.write(`Database error: the bot cannot start.\n  - ${error.message}\n`);
+  else process.stderr.write(`The bot could not start: ${describeError(error)}\n`);
   process.exit(1);
 });

@@ -21,6 +21,8 @@ export interface ChainPoint {
 /** The chain and its checkpoints, as the checkpointer and `verify --public-key` read them. */
 export interface CheckpointStore {
   head(): Promise<ChainPoint | undefined>;
+  /** The newest event's and the newest checkpoint's sequence numbers (0 when none): one cheap read. */
+  progress(): Promise<{ head: number; checkpointed: number }>;
   event(seq: number): Promise<ChainPoint | undefined>;
   /** When the first event after `seq` was written, if there is one. */
   firstAfter(seq: number): Promise<number | undefined>;
@@ -44,9 +46,9 @@ export interface CheckpointerDeps {
 }
 
 /**
- * Signs the chain's head with AUDIT_SIGNING_KEY: at every hundredth event, and at the head once an event has
- * waited an hour without a checkpoint. Each checkpoint is stored, and posted when a channel is set (a copy out
- * of reach of whoever can write the database).
+ * Signs the chain's head with AUDIT_SIGNING_KEY: at every hundredth event, at the head once an event has
+ * waited an hour without a checkpoint, and at the head when the bot stops (`tick({ head: true })`). Each
+ * checkpoint is stored, and posted when a channel is set (a copy out of reach of whoever can write the database).
  */
 export class Checkpointer {
   readonly #deps: CheckpointerDeps;
@@ -56,8 +58,21 @@ export class Checkpointer {
     this.#deps = deps;
   }
 
-  /** Signs what is due and posts what was not posted; returns the checkpoints signed. */
-  async tick(): Promise<Checkpoint[]> {
+  /**
+   * Whether a hundredth event has been written that no checkpoint covers yet, whichever process wrote it: a
+   * read cheap enough to ask every second, so that checkpoint is signed within seconds of its event.
+   */
+  async due(): Promise<boolean> {
+    const { head, checkpointed } = await this.#deps.store.progress();
+    return Math.floor(head / CHECKPOINT_EVERY) > Math.floor(checkpointed / CHECKPOINT_EVERY);
+  }
+
+  /**
+   * Signs what is due and posts what was not posted; returns the checkpoints signed. With `head`, also the
+   * head when events are past the last checkpoint (at a graceful stop, so what was written before it is
+   * covered), however few.
+   */
+  async tick(options: { head?: boolean } = {}): Promise<Checkpoint[]> {
     const { store, leases, clock, privateKey } = this.#deps;
     this.#held = (await leases.claim(CHECKPOINT_SINK)) !== undefined;
     if (!this.#held) return [];
@@ -77,8 +92,9 @@ export class Checkpointer {
       }
       if (head.seq > covered) {
         const waitingSince = await store.firstAfter(covered);
-        if (waitingSince !== undefined && clock.now() - waitingSince >= CHECKPOINT_MAX_WAIT_MS)
-          await add(head);
+        const waitedTooLong =
+          waitingSince !== undefined && clock.now() - waitingSince >= CHECKPOINT_MAX_WAIT_MS;
+        if (options.head || waitedTooLong) await add(head);
       }
     }
     await this.#postUnposted();

@@ -42,6 +42,7 @@ export function tapAuditEvents(
       return result;
     },
     isOpen: () => db.isOpen(),
+    probe: () => db.probe(),
     async close() {
       await db.close();
       await onClose();

@@ -27,6 +27,15 @@ export function createCheckpointStore(db: SqlDatabase): CheckpointStore {
       db.read(function* () {
         return toPoint(yield* row(sql`select seq, hash, at from audit_events order by seq desc limit 1`));
       }),
+    progress: () =>
+      db.read(function* () {
+        const found = yield* row(sql`select coalesce((select max(seq) from audit_events), 0) as head,
+          coalesce((select max(seq) from audit_checkpoints), 0) as checkpointed`);
+        return {
+          head: found ? readNumber(found, 'head') : 0,
+          checkpointed: found ? readNumber(found, 'checkpointed') : 0,
+        };
+      }),
     event: (seq) =>
       db.read(function* () {
         return toPoint(yield* row(sql`select seq, hash, at from audit_events where seq = ${seq}`));

@@ -1,5 +1,7 @@
 import type { DatabaseConfig } from '../config.js';
+import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { databaseOpenProblem } from './database-problems.js';
 import type { SqlDatabase } from './sql/sql-database.js';
 
 // Each engine is loaded only when configured: a bot on SQLite never loads pg, and the other way round.
@@ -8,15 +10,20 @@ const postgres = () => import('./postgres/postgres-database.js');
 
 /**
  * Opens the configured database and applies its migrations: PostgreSQL when `DATABASE_URL` is set, else the
- * SQLite file at `DATABASE_PATH`.
+ * SQLite file at `DATABASE_PATH`. A database that cannot be opened throws `database.unavailable`, its message
+ * naming the setting and what to check (never the password).
  */
 export async function openDatabase(config: DatabaseConfig, logger: Logger): Promise<SqlDatabase> {
-  if (config.kind === 'sqlite') return (await sqlite()).openSqliteDatabase(config.path);
-  return (await postgres()).openPostgresDatabase(config.url, {
-    poolSize: config.poolSize,
-    onError: (error) =>
-      logger.warn('database connection lost; it will be replaced', { error: error.message }),
-  });
+  try {
+    if (config.kind === 'sqlite') return (await sqlite()).openSqliteDatabase(config.path);
+    return await (await postgres()).openPostgresDatabase(config.url, {
+      poolSize: config.poolSize,
+      onError: (error) =>
+        logger.warn('database connection lost; it will be replaced', { error: error.message }),
+    });
+  } catch (error) {
+    throw new AppError('database.unavailable', databaseOpenProblem(config, error), { cause: error });
+  }
 }
 
 /** Opens the database for reading only (the audit command line): nothing is created, migrated or written. */

@@ -34,6 +34,11 @@ export interface SlackRuntimeOptions {
    * since they name MCP servers, tools and error texts with hosts and ports.
    */
   healthDetails?: boolean;
+  /**
+   * HTTP mode: whether Slack's requests can be taken now (the database works); while not, they are answered
+   * 503 so Slack delivers them again. Asked for every request: cache the answer.
+   */
+  available?: () => Promise<boolean>;
   /** Web API retry policy; tests use none. */
   retryConfig?: webApi.RetryOptions;
   /** Socket Mode: how long to wait for a pong, also the step of the reconnect back-off; the client's default. */
@@ -157,6 +162,7 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
         logLevel: common.logLevel,
         logger: options.logger,
         boltLogger,
+        ...(options.available ? { available: options.available } : {}),
         accept: (request) =>
           acceptance
             ? acceptance.accept(request)

@@ -5,6 +5,7 @@ import {
   type LogLevel,
 } from '@slack/bolt';
 import type { Logger } from '../logger.js';
+import { refuseWhileUnavailable } from './availability-gate.js';
 import { guardSlackRequests, type RequestGuardOptions } from './request-guard.js';
 
 /** Requests larger than this get 413 (Slack's own payloads stay far below it). */
@@ -22,6 +23,8 @@ export interface GuardedReceiverOptions {
   accept: RequestGuardOptions['accept'];
   takeEarly: RequestGuardOptions['takeEarly'];
   handOver: RequestGuardOptions['handOver'];
+  /** Whether requests can be taken now (the database works); they are answered 503 while not. */
+  available?: () => Promise<boolean>;
 }
 
 /**
@@ -39,7 +42,7 @@ export function createGuardedReceiver(options: GuardedReceiverOptions): HTTPRece
     logger: options.boltLogger,
     bodyLimit: BODY_LIMIT,
   });
-  receiver.requestListener = guardSlackRequests(receiver.requestListener, {
+  const guarded = guardSlackRequests(receiver.requestListener, {
     endpoint: options.endpoint,
     signingSecret: options.signingSecret,
     bodyLimit: BODY_LIMIT,
@@ -48,5 +51,9 @@ export function createGuardedReceiver(options: GuardedReceiverOptions): HTTPRece
     takeEarly: options.takeEarly,
     handOver: options.handOver,
   });
+  const { available } = options;
+  receiver.requestListener = available
+    ? refuseWhileUnavailable(guarded, { endpoint: options.endpoint, available, logger: options.logger })
+    : guarded;
   return receiver;
 }

@@ -163,6 +163,7 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
   const stop = async (graceMs: number) => {
     await background?.stop();
     await Promise.race([core.conversations.idle(), new Promise((resolve) => setTimeout(resolve, graceMs))]);
+    await background?.finish();
     await core.mcp.close();
     await core.database.close();
     send({ kind: 'stopped' });

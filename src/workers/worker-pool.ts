@@ -4,6 +4,7 @@ import type { ThreadRef } from '../conversations/ports.js';
 import type { RunWork } from '../conversations/run-work.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { processOutput } from '../output-streams.js';
 import type { ClickWork } from '../slack/listeners/decision-replies.js';
 import {
   type FromWorker,
@@ -56,6 +57,7 @@ export function startWorkerPool(
   entry: URL = ENTRY,
 ): WorkerPool {
   let stopping = false;
+  const output = processOutput();
   // A worker started again after a reload builds the policy in force, not whatever the file holds by then.
   let policyText = data.policyText;
   const workers: Worker[] = [];
@@ -75,7 +77,13 @@ export function startWorkerPool(
         ...(policyText === undefined ? {} : { policyText }),
       } satisfies WorkerData,
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+      // Drained here into the guarded process output: were the process's stderr closed, a worker's writes
+      // would otherwise wait for it in the worker's memory.
+      stdout: true,
+      stderr: true,
     });
+    worker.stdout.on('data', output.stdout);
+    worker.stderr.on('data', output.stderr);
     workers[index] = worker;
     ready[index] = false;
     for (const message of untaken[index]?.values() ?? []) worker.postMessage(message);

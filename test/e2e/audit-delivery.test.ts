@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditEvent } from '../../src/audit/audit-event.js';
 import { runAuditCli } from '../../src/cli/audit-cli.js';
@@ -158,10 +159,99 @@ describe('signed checkpoints by the real entry point', () => {
         now: () => Date.now(),
       },
     );
-    expect(out[1]).toMatch(/^1 checkpoint verified .* the latest certifies event 100/);
+    // Event 100 while running, and the head at the graceful stop.
+    const head = Number((await f.query('SELECT max(seq) AS seq FROM audit_events'))[0]?.seq);
+    expect(out[1]).toMatch(new RegExp(`^2 checkpoints verified .* the latest certifies event ${head} `));
     expect(code).toBe(0);
     rmSync(dir, { recursive: true, force: true });
   });
+});
+
+/** An Ed25519 key pair in files, as an operator makes it with openssl. */
+function signingKeyFiles(): { dir: string; key: string; publicKey: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'audit-key-'));
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  writeFileSync(join(dir, 'key.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+  writeFileSync(join(dir, 'key.pub.pem'), publicKey.export({ type: 'spki', format: 'pem' }));
+  return { dir, key: join(dir, 'key.pem'), publicKey: join(dir, 'key.pub.pem') };
+}
+
+/** Writes `count` events to the chain from outside the bot, as another process of it would. */
+async function writeEvents(dbPath: string, count: number): Promise<void> {
+  const db = openSqliteDatabase(dbPath);
+  await db.write(function* () {
+    yield* audit(
+      Array.from({ length: count }, (_, i) =>
+        auditEvent('approval.reminded', { at: Date.now(), payload: { i } }),
+      ),
+    );
+  });
+  await db.close();
+}
+
+async function verifyWithKey(dbPath: string, publicKey: string): Promise<{ code: number; out: string[] }> {
+  const out: string[] = [];
+  const code = await runAuditCli(
+    ['verify', '--public-key', publicKey],
+    { DATABASE_PATH: dbPath },
+    { out: (l) => out.push(l), err: (l) => out.push(l), now: () => Date.now() },
+  );
+  return { code, out };
+}
+
+describe('checkpoints signed as events are written and at a graceful stop', () => {
+  let f: ProcessFixture;
+  let keys: ReturnType<typeof signingKeyFiles>;
+  beforeEach(async () => {
+    f = await startProcessFixture();
+    keys = signingKeyFiles();
+  });
+  afterEach(async () => {
+    await f.close();
+    rmSync(keys.dir, { recursive: true, force: true });
+  });
+
+  const checkpoints = async () =>
+    (await f.query('SELECT seq FROM audit_checkpoints ORDER BY seq')).map((r) => Number(r.seq));
+
+  it('the hundredth event is signed within seconds, not at the next one-minute tick', async () => {
+    const bot = await f.start({ AUDIT_SIGNING_KEY: keys.key });
+    // The signer's first look at the chain, at start-up, has happened (it took the signing lease).
+    await waitUntil(
+      async () => (await f.query("SELECT name FROM audit_cursors WHERE name = 'checkpoint'")).length > 0,
+      { timeoutMs: 10_000 },
+    );
+    expect(await checkpoints()).toEqual([]);
+    const before = Date.now();
+    await writeEvents(f.dbPath, 120);
+    await waitUntil(async () => (await checkpoints()).includes(100), { timeoutMs: 5_000 });
+    expect(Date.now() - before).toBeLessThan(5_000);
+    expect(await checkpoints()).toEqual([100]);
+    expect(await bot.kill('SIGTERM')).toBe(0);
+  }, 60_000);
+
+  it.each(['1', '0'])(
+    'WORKERS=%s: 146 events then SIGTERM leave checkpoints of event 100 and of the head; a log cut to 73 fails verify',
+    async (workers) => {
+      const bot = await f.start({ AUDIT_SIGNING_KEY: keys.key, WORKERS: workers });
+      await writeEvents(f.dbPath, 145);
+      expect(await bot.kill('SIGTERM')).toBe(0);
+      const head = Number((await f.query('SELECT max(seq) AS seq FROM audit_events'))[0]?.seq);
+      expect(head).toBeGreaterThanOrEqual(146);
+      expect(await checkpoints()).toEqual([100, head]);
+      expect((await verifyWithKey(f.dbPath, keys.publicKey)).code).toBe(0);
+      // Whoever can write the file cuts the log back to event 73 (the append-only trigger dropped first).
+      const raw = new Database(f.dbPath);
+      raw.exec('DROP TRIGGER audit_events_no_delete; DELETE FROM audit_events WHERE seq > 73;');
+      raw.close();
+      const cut = await verifyWithKey(f.dbPath, keys.publicKey);
+      expect(cut.code).toBe(1);
+      expect(cut.out.join('\n')).toContain(
+        'The log was cut off: it ends at event 73, but the checkpoint of event 100',
+      );
+    },
+    60_000,
+  );
 });
 
 describe('retention by the real entry point', () => {

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -77,6 +77,30 @@ describe('start-up checks that name their cause', () => {
       `SLACK_BOT_TOKEN could not be checked: Slack did not answer at ${closed}`,
     );
     expect(result.stderr).toContain('SLACK_API_URL');
+  });
+
+  it('a PostgreSQL server that does not answer: DATABASE_URL is named with what to check, never its password', async () => {
+    const result = await runBotProcessToExit({
+      env: settings({ DATABASE_URL: 'postgres://u:secret-pw-42@127.0.0.1:1/x' }),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Database error: the bot cannot start.\n');
+    expect(result.stderr).toContain('  - DATABASE_URL (PostgreSQL u@127.0.0.1:1/x) cannot be used (');
+    expect(result.stderr).toContain('ECONNREFUSED');
+    expect(result.stderr).toContain('check that PostgreSQL runs there');
+    expect(result.stdout + result.stderr).not.toContain('secret-pw-42');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('a DATABASE_PATH whose folder cannot be made: the variable is named with what to check', async () => {
+    writeFileSync(join(dir, 'not-a-folder'), 'a file');
+    const path = join(dir, 'not-a-folder', 'x.db');
+    const result = await runBotProcessToExit({ env: settings({ DATABASE_PATH: path }) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Database error: the bot cannot start.\n');
+    expect(result.stderr).toContain(`  - DATABASE_PATH=${path} cannot be opened (`);
+    expect(result.stderr).toContain('check that its folder exists or can be created, is a folder');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('.env copied from .env.example and not filled in: each example value is refused by name', async () => {

@@ -66,8 +66,12 @@ describe.each(DATABASE_KINDS)('signed checkpoints, on %s', (kind) => {
     const clock = { now: () => now };
     const posts: string[] = [];
     const signer = checkpointer(t.stores, privateKey, clock, posts);
+    expect(await signer.due()).toBe(false);
     await writeEvents(t.db, 250, now);
+    expect(await signer.due()).toBe(true);
     expect((await signer.tick()).map((c) => c.seq)).toEqual([100, 200]);
+    // 50 events past the last checkpoint: none due until the three hundredth.
+    expect(await signer.due()).toBe(false);
     expect(await signer.tick()).toEqual([]);
     now += HOUR - 1;
     expect(await signer.tick()).toEqual([]);
@@ -91,6 +95,15 @@ describe.each(DATABASE_KINDS)('signed checkpoints, on %s', (kind) => {
     await signer.stop();
     expect((await checkpointer(other.stores, privateKey, clock).tick()).map((c) => c.seq)).toEqual([300]);
     expect((await other.stores.auditPush.claim(CHECKPOINT_SINK))?.ackedSeq).toBe(0);
+  });
+
+  it('at a stop, the head is signed however few events wait; with none waiting, nothing', async () => {
+    const clock = { now: () => Date.parse('2026-06-01T12:00:00Z') };
+    const signer = checkpointer(t.stores, privateKey, clock);
+    await writeEvents(t.db, 146, clock.now());
+    expect((await signer.tick({ head: true })).map((c) => c.seq)).toEqual([100, 146]);
+    expect(await signer.tick({ head: true })).toEqual([]);
+    await signer.stop();
   });
 });
 

@@ -36,6 +36,11 @@ export interface BotProcessOptions {
   readyTimeoutMs?: number;
   /** How often to ask `GET /healthz` while waiting; default 100 ms. */
   readyPollMs?: number;
+  /**
+   * The reader of the child's output closes both pipes after this many lines, as `npm start 2>&1 | head -N`
+   * does; later writes of the child fail (EPIPE). Default: read everything.
+   */
+  closeOutputAfterLines?: number;
 }
 
 export interface ProcessExit {
@@ -102,7 +107,12 @@ interface Spawned {
 }
 
 /** Spawns `node --import tsx <entry>` and collects its output. */
-function spawnBot(env: ProcessEnv, cwd: string | undefined, entry: string | undefined): Spawned {
+function spawnBot(
+  env: ProcessEnv,
+  cwd: string | undefined,
+  entry: string | undefined,
+  closeOutputAfterLines?: number,
+): Spawned {
   // A test's own entry (TypeScript) runs under tsx; by default, what `npm start` runs.
   const args = entry ? ['--import', TSX_LOADER, entry] : npmStart();
   const folder = cwd === undefined ? emptyWorkingDirectory() : undefined;
@@ -124,6 +134,15 @@ function spawnBot(env: ProcessEnv, cwd: string | undefined, entry: string | unde
     stderr += text;
     output += text;
   });
+  if (closeOutputAfterLines !== undefined) {
+    const closeWhenEnough = () => {
+      if (output.split('\n').length - 1 < closeOutputAfterLines) return;
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    };
+    child.stdout?.on('data', closeWhenEnough);
+    child.stderr?.on('data', closeWhenEnough);
+  }
   const exited = new Promise<ProcessExit>((done) => {
     child.once('error', (error) => {
       output += `\n[spawn error] ${error.message}\n`;
@@ -159,7 +178,12 @@ async function healthy(url: string): Promise<boolean> {
  */
 export async function startBotProcess(options: BotProcessOptions): Promise<BotProcess> {
   const port = options.env.PORT === undefined ? await freePort() : Number(options.env.PORT);
-  const spawned = spawnBot({ ...options.env, PORT: String(port) }, options.cwd, options.entry);
+  const spawned = spawnBot(
+    { ...options.env, PORT: String(port) },
+    options.cwd,
+    options.entry,
+    options.closeOutputAfterLines,
+  );
   const url = `http://127.0.0.1:${port}`;
   let exit: ProcessExit | undefined;
   void spawned.exited.then((e) => {

@@ -4,9 +4,10 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
+import { describeError } from '../../errors.js';
 import { withAuditLast } from '../audit-writer.js';
 import { driveAsync, type Program, type Step } from '../sql/program.js';
-import { POSTGRES_DIALECT, type SqlDatabase } from '../sql/sql-database.js';
+import { type DatabaseProbe, POSTGRES_DIALECT, type SqlDatabase } from '../sql/sql-database.js';
 
 /** The generated migrations, found from this file so the working directory does not matter. */
 const MIGRATIONS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../drizzle/postgres');
@@ -19,6 +20,9 @@ const RETRYABLE = new Set(['40P01', '40001']);
 const MAX_ATTEMPTS = 5;
 
 const INT8_OID = 20;
+
+/** How long a health probe waits for the server. */
+const PROBE_TIMEOUT_MS = 2_000;
 
 export interface PostgresOptions {
   /** Connections in the pool. */
@@ -115,12 +119,40 @@ function createEngine(pool: pg.Pool): SqlDatabase {
       }
     },
     isOpen: () => open,
+    async probe(): Promise<DatabaseProbe> {
+      if (!open) return { ok: false, problem: 'closed' };
+      try {
+        const state = await withTimeout(
+          withClient((client) =>
+            client.query<{ recovery: boolean; read_only: string }>(
+              "select pg_is_in_recovery() as recovery, current_setting('transaction_read_only') as read_only",
+            ),
+          ),
+          PROBE_TIMEOUT_MS,
+        );
+        const row = state.rows[0];
+        if (row?.recovery) return { ok: false, problem: 'the server is a standby (in recovery): read-only' };
+        if (row?.read_only === 'on') return { ok: false, problem: 'the database is read-only' };
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, problem: describeError(error) };
+      }
+    },
     async close() {
       if (!open) return;
       open = false;
       await pool.end();
     },
   };
+}
+
+/** Rejects when `work` has not settled within `ms` (a server that accepts connections and never answers). */
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 function isRetryable(error: unknown): boolean {

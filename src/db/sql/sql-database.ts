@@ -40,6 +40,9 @@ export const POSTGRES_DIALECT: Dialect = {
   jsonText: (column, key) => sql`(case when ${column} ~ '^\\s*\\{' then (${column})::jsonb ->> ${key} end)`,
 };
 
+/** Whether the database can take writes now; `problem` says why not, for `/healthz` and the log. */
+export type DatabaseProbe = { ok: true } | { ok: false; problem: string };
+
 /**
  * One database, whichever engine: the stores hand it programs (see program.ts) and it runs them. SQLite runs
  * them synchronously (better-sqlite3), PostgreSQL on a pooled connection.
@@ -56,5 +59,10 @@ export interface SqlDatabase {
   write<T>(program: () => Program<T>): Promise<T>;
   /** True from the moment the database is open and migrated until `close`. */
   isOpen(): boolean;
+  /**
+   * A cheap check that a write would succeed now (no row is written): the server answers and is not read-only
+   * (PostgreSQL), or the file is still there, writable, with room left and its write lock obtainable (SQLite).
+   */
+  probe(): Promise<DatabaseProbe>;
   close(): Promise<void>;
 }

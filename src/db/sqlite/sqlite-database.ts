@@ -7,7 +7,8 @@ import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { withAuditLast } from '../audit-writer.js';
 import { driveSync, type Program, type Step } from '../sql/program.js';
-import { SQLITE_DIALECT, type SqlDatabase } from '../sql/sql-database.js';
+import { type DatabaseProbe, SQLITE_DIALECT, type SqlDatabase } from '../sql/sql-database.js';
+import { createSqliteProbe } from './sqlite-probe.js';
 
 /** The generated migrations, found from this file so the working directory does not matter. */
 const MIGRATIONS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../drizzle/sqlite');
@@ -39,7 +40,7 @@ export function openSqliteDatabase(path: string): SqlDatabase {
   sqlite.pragma(`cache_size = ${-CACHE_KIB}`);
   migrate(sqlite);
   guardAuditEvents(sqlite);
-  return createEngine(sqlite, { writable: true });
+  return createEngine(sqlite, { writable: true, probe: createSqliteProbe(sqlite, path) });
 }
 
 /**
@@ -49,7 +50,10 @@ export function openSqliteDatabase(path: string): SqlDatabase {
 export function openSqliteReadOnly(path: string): SqlDatabase {
   const sqlite = new Database(path, { readonly: true, fileMustExist: true });
   sqlite.pragma('busy_timeout = 5000');
-  return createEngine(sqlite, { writable: false });
+  return createEngine(sqlite, {
+    writable: false,
+    probe: () => ({ ok: false, problem: 'opened read-only' }),
+  });
 }
 
 /**
@@ -106,7 +110,10 @@ function guardAuditEvents(sqlite: Database.Database): void {
   guard.immediate();
 }
 
-function createEngine(sqlite: Database.Database, { writable }: { writable: boolean }): SqlDatabase {
+function createEngine(
+  sqlite: Database.Database,
+  { writable, probe }: { writable: boolean; probe: () => DatabaseProbe },
+): SqlDatabase {
   const dialect = new SQLiteSyncDialect();
   const statements = new Map<string, Database.Statement>();
   const prepared = (query: SQL) => {
@@ -141,6 +148,7 @@ function createEngine(sqlite: Database.Database, { writable }: { writable: boole
       return settle(() => transaction.immediate());
     },
     isOpen: () => sqlite.open,
+    probe: () => settle(probe),
     async close() {
       if (sqlite.open) sqlite.close();
     },
