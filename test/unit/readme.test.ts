@@ -352,4 +352,34 @@ describe('README and docs', () => {
     for (const pattern of ['.env', '*.db', '*.csv', '*.jsonl', 'mcp-servers.json', 'mcp*.json'])
       expect(patterns).toContain(pattern);
   });
+
+  it('.gitignore covers every key file the docs and .env.example create, should one be made in the project folder', () => {
+    const ignored = read('.gitignore')
+      .split('\n')
+      .filter((line) => line !== '' && !line.startsWith('#') && !line.includes('/'))
+      .map((glob) => new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`));
+    const keyFiles = new Set<string>();
+    for (const page of [...PAGES, '.env.example']) {
+      const text = read(page);
+      // openssl genpkey/pkey -out FILE, ssh-keygen -f FILE, and settings naming a key file.
+      for (const [, path = ''] of text.matchAll(/(?:-out|-f) +"?([^\s"`)]+)/g)) keyFiles.add(path);
+      for (const [, path = ''] of text.matchAll(/_KEY=([^\s`]+\.(?:pem|key))\b/g)) keyFiles.add(path);
+    }
+    const names = [...keyFiles]
+      .map((path) => path.split('/').pop() ?? '')
+      .filter((n) => /\.(pem|key)$/.test(n));
+    expect(names).toEqual(expect.arrayContaining(['audit-signing.pem', 'audit-signing.pub.pem']));
+    expect(names.filter((name) => !ignored.some((glob) => glob.test(name)))).toEqual([]);
+  });
+
+  it('the docs keep the audit signing key outside the project folder, with mode 0600', () => {
+    const signing = read('docs/audit.md').split('## Signed checkpoints')[1]?.split('\n## ')[0] ?? '';
+    expect(signing).toMatch(/openssl genpkey [^\n]*-out audit-signing\.pem/);
+    expect(signing).toMatch(
+      /mkdir -p -m 700 ~\/\.config\/slack-approval-agent && cd ~\/\.config\/slack-approval-agent/,
+    );
+    expect(signing).toContain('chmod 600 audit-signing.pem');
+    const example = /^# AUDIT_SIGNING_KEY=(.*)$/m.exec(read('.env.example'))?.[1] ?? '';
+    expect(example).toMatch(/^\/etc\//);
+  });
 });
