@@ -213,17 +213,32 @@ describe('npm run audit: verify, list, export', () => {
     expect(events[0].payload).toEqual({ tool: 'delete_note', arguments: { id: 4 } });
   });
 
-  it('usage problems exit 2 with the reason and the usage', async () => {
-    for (const argv of [
-      [],
-      ['frobnicate'],
-      ['list', '--since', 'yesterday'],
-      ['list', '--status', 'maybe'],
-      ['export'],
-    ]) {
+  it('usage problems exit 2 with the reason and one line pointing at --help; --help, -h and help print the usage', async () => {
+    for (const [argv, reason] of [
+      [[], 'No command given.'],
+      [['frobnicate'], 'Unknown command: frobnicate'],
+      [
+        ['list', '--since', 'yesterday'],
+        '--since must be a span such as 7d, 12h, 30m or a date such as 2026-05-01',
+      ],
+      [['list', '--status', 'maybe'], undefined],
+      [['export'], 'export needs --out FILE'],
+      [['prune'], 'prune needs --before with a span such as 90d or a past date such as 2026-03-01'],
+    ] as const) {
       const run = await cli(...argv);
       expect(run.code).toBe(2);
-      expect(run.err.join('\n')).toContain('Usage: npm run audit');
+      const lines = run.err.join('\n').split('\n');
+      expect(lines).toHaveLength(2);
+      if (reason) expect(lines[0]).toBe(reason);
+      expect(lines[1]).toBe('See npm run audit -- --help.');
+    }
+    for (const argv of [['--help'], ['-h'], ['help'], ['list', '--help']]) {
+      const help = await cli(...argv);
+      expect([help.code, help.err, help.out[0]]).toEqual([
+        0,
+        [],
+        expect.stringMatching(/^Usage: npm run audit/),
+      ]);
     }
     const missing = await runAuditCli(
       ['verify'],
