@@ -157,8 +157,9 @@ describe('README and docs', () => {
         const ok = expected === '' ? row.fallback === 'empty' : row.fallback.includes(`\`${expected}\``);
         if (!ok) wrong.push(`${name}: default ${expected || '(empty)'}, README says ${row.fallback}`);
       }
-      const min = /\.min\(([\d_]+)/.exec(chain)?.[1];
-      const max = /\.max\(([\d_]+)/.exec(chain)?.[1];
+      // `.min(1)` of zod, or `{ min: 1, max: 100 }` of wholeNumber.
+      const min = /(?:\.min\(|\bmin: )([\d_]+)/.exec(chain)?.[1];
+      const max = /(?:\.max\(|\bmax: )([\d_]+)/.exec(chain)?.[1];
       if (min !== undefined && max !== undefined && !row.meaning.includes(`${literal(min)}–${literal(max)}`))
         wrong.push(`${name}: range ${literal(min)}–${literal(max)} missing from "${row.meaning}"`);
     }
