@@ -136,20 +136,20 @@ describe('npm run audit: verify, list, export', () => {
   it('list: filters by tool, status, user, team and time', async () => {
     const seqs = async (...filters: string[]) =>
       (await cli('list', '--format', 'jsonl', ...filters)).out.map((line) => JSON.parse(line).seq);
-    expect(await seqs()).toEqual(['1', '2', '3', '4', '5']);
-    expect(await seqs('--tool', 'delete_note')).toEqual(['3', '4']);
-    expect(await seqs('--status', 'pending')).toEqual(['5']);
-    expect(await seqs('--status', 'executed')).toEqual(['1', '2']);
-    expect(await seqs('--user', 'U99')).toEqual(['4']);
-    expect(await seqs('--user', 'U33')).toEqual(['5']);
-    expect(await seqs('--team', 'T22')).toEqual(['5']);
-    expect(await seqs('--since', '7d')).toEqual(['3', '4', '5']);
-    expect(await seqs('--since', '2d', '--until', '2h')).toEqual(['3', '4']);
-    expect(await seqs('--until', '2026-05-25')).toEqual(['1', '2']);
+    expect(await seqs()).toEqual([1, 2, 3, 4, 5]);
+    expect(await seqs('--tool', 'delete_note')).toEqual([3, 4]);
+    expect(await seqs('--status', 'pending')).toEqual([5]);
+    expect(await seqs('--status', 'executed')).toEqual([1, 2]);
+    expect(await seqs('--user', 'U99')).toEqual([4]);
+    expect(await seqs('--user', 'U33')).toEqual([5]);
+    expect(await seqs('--team', 'T22')).toEqual([5]);
+    expect(await seqs('--since', '7d')).toEqual([3, 4, 5]);
+    expect(await seqs('--since', '2d', '--until', '2h')).toEqual([3, 4]);
+    expect(await seqs('--until', '2026-05-25')).toEqual([1, 2]);
     // A bare date as --until is the whole day: events of May 31 (12:00 and 12:01) are in.
-    expect(await seqs('--until', '2026-05-31')).toEqual(['1', '2', '3', '4']);
-    expect(await seqs('--since', '2026-05-31', '--until', '2026-05-31')).toEqual(['3', '4']);
-    expect(await seqs('--until', '2026-05-31T12:00:30Z')).toEqual(['1', '2', '3']);
+    expect(await seqs('--until', '2026-05-31')).toEqual([1, 2, 3, 4]);
+    expect(await seqs('--since', '2026-05-31', '--until', '2026-05-31')).toEqual([3, 4]);
+    expect(await seqs('--until', '2026-05-31T12:00:30Z')).toEqual([1, 2, 3]);
   });
 
   it('list: terminal users and the local workspace are accepted as filters', async () => {
@@ -160,7 +160,7 @@ describe('npm run audit: verify, list, export', () => {
     const alice = await cli('list', '--format', 'jsonl', '--user', 'alice', '--team', 'local');
     expect(alice.err).toEqual([]);
     expect(alice.code).toBe(0);
-    expect(alice.out.map((line) => JSON.parse(line).seq)).toEqual(['6']);
+    expect(alice.out.map((line) => JSON.parse(line).seq)).toEqual([6]);
     const local = await cli('list', '--format', 'jsonl', '--team', 'local');
     expect(local.out.map((line) => JSON.parse(line).team)).toEqual(['local']);
     const bad = await cli('list', '--team', 'somewhere');
@@ -210,6 +210,10 @@ describe('npm run audit: verify, list, export', () => {
       .split('\n')
       .map((line) => JSON.parse(line));
     expect(events.map((e) => e.kind)).toEqual(['approval.requested', 'approval.rejected']);
+    // JSON types: the sequence number is a number (CSV keeps its text cell), and the log still verifies.
+    expect(events.map((e) => e.seq)).toEqual([3, 4]);
+    expect(lines[1]).toMatch(/^6,/);
+    expect((await cli('verify')).code).toBe(0);
     expect(events[0].payload).toEqual({ tool: 'delete_note', arguments: { id: 4 } });
   });
 

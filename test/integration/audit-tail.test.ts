@@ -44,21 +44,10 @@ describe('npm run audit -- tail', () => {
   it('prints the newest events as JSON lines, or every event after a sequence number', async () => {
     const last = run(['tail']);
     expect(await last.code).toBe(0);
-    expect(last.out.map((l) => JSON.parse(l).seq)).toEqual([
-      '16',
-      '17',
-      '18',
-      '19',
-      '20',
-      '21',
-      '22',
-      '23',
-      '24',
-      '25',
-    ]);
+    expect(last.out.map((l) => JSON.parse(l).seq)).toEqual([16, 17, 18, 19, 20, 21, 22, 23, 24, 25]);
     const after = run(['tail', '--after', '22']);
     expect(await after.code).toBe(0);
-    expect(after.out.map((l) => JSON.parse(l).seq)).toEqual(['23', '24', '25']);
+    expect(after.out.map((l) => JSON.parse(l).seq)).toEqual([23, 24, 25]);
     // The same line as `list --format jsonl`.
     const listed = run(['list', '--format', 'jsonl']);
     await listed.code;
@@ -73,7 +62,7 @@ describe('npm run audit -- tail', () => {
     await waitUntil(() => follow.out.length === 4);
     stop.abort();
     expect(await follow.code).toBe(0);
-    expect(follow.out.map((l) => JSON.parse(l).seq)).toEqual(['25', '26', '27', '28']);
+    expect(follow.out.map((l) => JSON.parse(l).seq)).toEqual([25, 26, 27, 28]);
   });
 
   it('rejects a bad option with the problem and one line pointing at --help, not the whole usage', async () => {
