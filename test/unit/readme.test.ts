@@ -277,7 +277,7 @@ describe('README and docs', () => {
     let checked = 0;
     for (const page of PAGES) {
       for (const [command, script = '', rest = ''] of read(page).matchAll(
-        /npm run (?:--silent )?([\w:]+)(?: -- ([^\n`|&#]*))?/g,
+        /npm run (?:--silent |-s )?([\w:]+)(?: -- ([^\n`|&#]*))?/g,
       )) {
         if (!(script in scripts)) wrong.push(`${page}: ${command} (no script "${script}")`);
         const text = usage[script];
@@ -305,6 +305,17 @@ describe('README and docs', () => {
     }
     expect(wrong).toEqual([]);
     expect(checked).toBeGreaterThan(30);
+  });
+
+  it("a doc example whose output is piped or captured runs npm silently (-s), so npm's header is not in it", () => {
+    const loud: string[] = [];
+    for (const page of PAGES)
+      for (const [example] of read(page).matchAll(
+        /(?:\$\(|`)?npm run (?!-s |--silent )[\w:]+(?: -- [^\n`|)]*)? *(?:\||\))[^\n]*/g,
+      ))
+        if (!example.startsWith('`') && (example.includes('|') || example.startsWith('$(')))
+          loud.push(`${page}: ${example}`);
+    expect(loud).toEqual([]);
   });
 
   it('the README stays a front page: details belong in docs/', () => {
