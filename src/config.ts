@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import type { AuditWebhookConfig } from './audit/audit-push.js';
+import { wholeNumber } from './config-numbers.js';
 import { DEFAULT_SUGGESTED_PROMPTS, parseSuggestedPrompts } from './conversations/suggested-prompts.js';
 import type { SuggestedPrompt } from './conversations/welcome-service.js';
 
@@ -33,15 +34,11 @@ const envSchema = z.object({
   SLACK_API_URL: z
     .url({ message: 'must be a URL such as https://slack.com/api/' })
     .default('https://slack.com/api/'),
-  PORT: z.coerce.number().int().min(0).max(65535, 'must be a port number from 0 to 65535').default(3000),
+  PORT: wholeNumber({ min: 0, max: 65535 }).default(3000),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.url({ message: 'must be a URL such as http://localhost:11434/v1' }).optional(),
   OPENAI_MODEL: z.string().min(1).default('gpt-5-mini'),
-  OPENAI_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .min(1, 'must be a positive number of milliseconds')
-    .default(60_000),
+  OPENAI_TIMEOUT_MS: wholeNumber({ min: 1, unit: 'milliseconds' }).default(60_000),
   DATABASE_PATH: z.string().min(1).default('./data/bot.db'),
   DATABASE_URL: z
     .string()
@@ -50,30 +47,10 @@ const envSchema = z.object({
       'must be a PostgreSQL URL such as postgres://bot:secret@db.example.com/bot',
     )
     .optional(),
-  DATABASE_POOL_SIZE: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100, 'must be a number of connections from 1 to 100')
-    .default(10),
-  WORKERS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(16, 'must be a number of worker threads from 0 to 16')
-    .default(1),
-  MAX_ACTIVE_RUNS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1000, 'must be a number of runs from 1 to 1000')
-    .default(32),
-  RUN_LEASE_MS: z.coerce
-    .number()
-    .int()
-    .min(1000)
-    .max(30_000, 'must be a number of milliseconds from 1000 to 30000')
-    .default(30_000),
+  DATABASE_POOL_SIZE: wholeNumber({ min: 1, max: 100, unit: 'connections' }).default(10),
+  WORKERS: wholeNumber({ min: 0, max: 16, unit: 'worker threads' }).default(1),
+  MAX_ACTIVE_RUNS: wholeNumber({ min: 1, max: 1000, unit: 'runs' }).default(32),
+  RUN_LEASE_MS: wholeNumber({ min: 1000, max: 30_000, unit: 'milliseconds' }).default(30_000),
   ADMIN_USER_IDS: z
     .string()
     .default('')
@@ -98,18 +75,8 @@ const envSchema = z.object({
     .string()
     .min(16, 'must be at least 16 characters (the receiver checks signatures with it)')
     .optional(),
-  AUDIT_WEBHOOK_BATCH: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1000, 'must be a number of events from 1 to 1000')
-    .default(100),
-  AUDIT_WEBHOOK_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(120_000, 'must be a number of milliseconds from 100 to 120000')
-    .default(10_000),
+  AUDIT_WEBHOOK_BATCH: wholeNumber({ min: 1, max: 1000, unit: 'events' }).default(100),
+  AUDIT_WEBHOOK_TIMEOUT_MS: wholeNumber({ min: 100, max: 120_000, unit: 'milliseconds' }).default(10_000),
   AUDIT_SIGNING_KEY: z.string().min(1).optional(),
   OTEL_SDK_DISABLED: z.stringbool({ error: 'must be true or false' }).default(false),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ message: 'must be a URL such as http://collector:4318' }).optional(),
@@ -125,34 +92,16 @@ const envSchema = z.object({
   OTEL_EXPORTER_OTLP_HEADERS: keyValues(),
   OTEL_SERVICE_NAME: z.string().min(1).default('slack-approval-agent'),
   OTEL_RESOURCE_ATTRIBUTES: keyValues(),
-  OTEL_METRIC_EXPORT_INTERVAL: z.coerce
-    .number()
-    .int()
-    .min(100, 'must be a number of milliseconds, at least 100')
-    .default(60_000),
-  OTEL_BSP_SCHEDULE_DELAY: z.coerce
-    .number()
-    .int()
-    .min(10, 'must be a number of milliseconds, at least 10')
-    .default(5000),
-  RETENTION_DAYS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(36_500, 'must be a number of days from 1 to 36500')
-    .optional(),
+  OTEL_METRIC_EXPORT_INTERVAL: wholeNumber({ min: 100, unit: 'milliseconds' }).default(60_000),
+  OTEL_BSP_SCHEDULE_DELAY: wholeNumber({ min: 10, unit: 'milliseconds' }).default(5000),
+  RETENTION_DAYS: wholeNumber({ min: 1, max: 36_500, unit: 'days' }).optional(),
   AUDIT_CHECKPOINT_CHANNEL: z
     .string()
     .regex(/^[CGD][A-Z0-9]{2,}$/, 'must be a Slack channel ID such as C012ABCDEF')
     .optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   OPENAI_STREAM: z.stringbool({ error: 'must be true or false' }).default(true),
-  THREAD_CONTEXT_MESSAGES: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(200, 'must be a number of messages from 0 to 200')
-    .default(20),
+  THREAD_CONTEXT_MESSAGES: wholeNumber({ min: 0, max: 200, unit: 'messages' }).default(20),
   SUGGESTED_PROMPTS: z
     .string()
     .optional()
@@ -163,7 +112,7 @@ const envSchema = z.object({
       ctx.addIssue({ code: 'custom', message: parsed.error });
       return z.NEVER;
     }),
-  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0, 'must be a number of milliseconds').default(10_000),
+  SHUTDOWN_GRACE_MS: wholeNumber({ min: 0, unit: 'milliseconds' }).default(10_000),
 });
 
 export type SlackMode = { kind: 'socket'; appToken: string } | { kind: 'http'; signingSecret: string };

@@ -42,13 +42,13 @@ async function main(): Promise<void> {
     );
   }
   if (!policy.ok || mcpProblem !== undefined) process.exit(1);
-  const tokens = await checkSlackTokens(config.slack);
+  const logger = createLogger(config.logLevel);
+  const tokens = await checkSlackTokens(config.slack, { logger, level: config.logLevel });
   if (!tokens.ok) {
     process.stderr.write(`Slack error: the bot cannot start.\n  - ${tokens.problem}\n`);
     process.exit(1);
   }
   output.stdout(`${policy.policy.summary}\n`);
-  const logger = createLogger(config.logLevel);
   // Nothing a request carries may end the process: log what escaped a handler and keep serving.
   process.on('unhandledRejection', (reason) =>
     logger.error('unhandled rejection', { error: describeError(reason) }),

@@ -96,15 +96,24 @@ export function loadApprovalPolicy(
   return read.ok ? parsePolicyText(read.text, file, knownTools) : read;
 }
 
-/** The text of a policy file, or the one problem that it cannot be read. */
-export function readPolicyFile(file: string): { ok: true; text: string } | { ok: false; problems: string[] } {
+/** Where the file's name came from, as the problem of an unreadable file says: the bot's setting by default. */
+export const POLICY_FILE_SETTING_FIX = 'check APPROVAL_POLICY_FILE or unset it';
+
+/**
+ * The text of a policy file, or the one problem that it cannot be read. `fix` says where its name came from
+ * (the setting, or a command line argument), so the message points at what to correct.
+ */
+export function readPolicyFile(
+  file: string,
+  fix = POLICY_FILE_SETTING_FIX,
+): { ok: true; text: string } | { ok: false; problems: string[] } {
   try {
     return { ok: true, text: readFileSync(file, 'utf8') };
   } catch (error) {
     const code = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
     return {
       ok: false,
-      problems: [`${file}: cannot read the file (${code}); check APPROVAL_POLICY_FILE or unset it`],
+      problems: [`${file}: cannot read the file (${code}); ${fix}`],
     };
   }
 }

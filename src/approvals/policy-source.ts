@@ -9,10 +9,10 @@ export type PolicySource =
 /**
  * Reads and validates a policy file once: the text is kept, so every thread of the process builds the very
  * policy that was validated, even if the file changes again meanwhile. `knownTools`: as for
- * `loadApprovalPolicy` (`toolNames()` of src/tools/built-in-tools.ts).
+ * `loadApprovalPolicy` (`toolNames()` of src/tools/built-in-tools.ts). `fix`: as for `readPolicyFile`.
  */
-export function readPolicySource(file: string, knownTools: readonly string[]): PolicySource {
-  const read = readPolicyFile(file);
+export function readPolicySource(file: string, knownTools: readonly string[], fix?: string): PolicySource {
+  const read = readPolicyFile(file, fix);
   return read.ok ? policyFromText(file, read.text, knownTools) : read;
 }
 

@@ -56,7 +56,8 @@ export function csvCell(value: string): string {
 export function formatEvents(rows: readonly ExportRow[], format: ExportFormat): string[] {
   switch (format) {
     case 'jsonl':
-      return rows.map((row) => JSON.stringify({ ...cells(row), payload: row.payload }));
+      // Typed as JSON types them: the sequence number a number, the payload an object (CSV keeps text cells).
+      return rows.map((row) => JSON.stringify({ ...cells(row), seq: row.seq, payload: row.payload }));
     case 'csv':
       return [
         COLUMNS.join(','),

@@ -65,6 +65,9 @@ const optionsSchema = z.object({
   out: z.string().min(1).optional(),
 });
 
+/** The line after a usage problem, instead of the whole usage: it is one flag away. */
+const SEE_HELP = 'See npm run audit -- --help.';
+
 type Parsed =
   | {
       ok: true;
@@ -138,10 +141,10 @@ export async function runAuditCli(
     io.out(AUDIT_USAGE);
     return 0;
   }
-  if (isExtraCommand(argv)) return runExtraCommand(argv, env, io, AUDIT_USAGE);
+  if (isExtraCommand(argv)) return runExtraCommand(argv, env, io, SEE_HELP);
   const args = parseAuditArgs(argv, io.now());
   if (!args.ok) {
-    io.err(`${args.message}\n\n${AUDIT_USAGE}`);
+    io.err(`${args.message}\n${SEE_HELP}`);
     return 2;
   }
   return withDatabase(env, io, (database) => runCommand(args, database, io));

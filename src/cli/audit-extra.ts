@@ -140,21 +140,21 @@ export async function runExtraCommand(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
   io: FollowIo,
-  usage: string,
+  seeHelp: string,
 ): Promise<number> {
   if (argv[0] === 'verify') {
     const key = readPublicKey(argv);
     if (!key.ok) {
-      io.err(`${key.message}\n\n${usage}`);
+      io.err(`${key.message}\n${seeHelp}`);
       return 2;
     }
     return withDatabase(env, io, (db) => verifyWithCheckpoints(db, key.key, io));
   }
-  if (argv[0] === 'prune') return prune(argv, env, io, usage);
+  if (argv[0] === 'prune') return prune(argv, env, io, seeHelp);
   if (argv[0] === 'usage') {
     const args = parseUsage(argv, io.now());
     if (!args.ok) {
-      io.err(`${args.message}\n\n${usage}`);
+      io.err(`${args.message}\n${seeHelp}`);
       return 2;
     }
     return withDatabase(env, io, async (db) => {
@@ -170,7 +170,7 @@ export async function runExtraCommand(
   }
   const args = parseTail(argv);
   if (!args.ok) {
-    io.err(`${args.message}\n\n${usage}`);
+    io.err(`${args.message}\n${seeHelp}`);
     return 2;
   }
   return withDatabase(env, io, (db) => tail(db, args, io));
@@ -318,19 +318,19 @@ async function prune(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
   io: CliIo,
-  usage: string,
+  seeHelp: string,
 ): Promise<number> {
   let text: string | undefined;
   try {
     text = parseArgs({ args: argv.slice(1), options: { before: { type: 'string' } } }).values.before;
   } catch (error) {
-    io.err(`${describeError(error).replace(/^TypeError( \[\w+\])?: /, '')}\n\n${usage}`);
+    io.err(`${describeError(error).replace(/^TypeError( \[\w+\])?: /, '')}\n${seeHelp}`);
     return 2;
   }
   const now = io.now();
   const before = text === undefined ? undefined : parseTimePoint(text, now);
   if (text === undefined || before === undefined || before > now) {
-    io.err(`prune needs --before with a span such as 90d or a past date such as 2026-03-01\n\n${usage}`);
+    io.err(`prune needs --before with a span such as 90d or a past date such as 2026-03-01\n${seeHelp}`);
     return 2;
   }
   const where = databaseOf(env, io);

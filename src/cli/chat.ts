@@ -14,9 +14,22 @@ import { TERMINAL_NAME, terminalThread } from './terminal-thread.js';
 
 const USAGE = 'Usage: npm run chat -- [--thread NAME] [--user NAME]';
 
-type ChatOptions = { ok: true; threadName: string; userId: string } | { ok: false; message: string };
+/** What `--help` prints: the usage and what each option does. */
+const HELP = `${USAGE}
+
+A conversation with the agent in the terminal, with the Slack bot's model, database, policy and audit log;
+approvals are answered at the prompt (y/n). Needs a model (OPENAI_API_KEY, or OPENAI_BASE_URL), no Slack.
+
+  --thread NAME  the conversation to continue (default: a new one named after the time)
+  --user NAME    who is asking, as the audit log names them (default: your login name)`;
+
+type ChatOptions =
+  | { ok: true; threadName: string; userId: string }
+  | { ok: false; message: string }
+  | { ok: 'help' };
 
 function parseOptions(argv: string[]): ChatOptions {
+  if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) return { ok: 'help' };
   let values: { thread?: string | undefined; user?: string | undefined };
   try {
     values = parseArgs({
@@ -40,6 +53,10 @@ function parseOptions(argv: string[]): ChatOptions {
  */
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
+  if (options.ok === 'help') {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
   if (!options.ok) {
     process.stderr.write(`${options.message}\n${USAGE}\n`);
     return 1;

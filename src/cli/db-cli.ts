@@ -9,6 +9,7 @@ import { openPostgresDatabase } from '../db/postgres/postgres-database.js';
 import { type BackupResult, backupSqlite } from '../db/sqlite/backup.js';
 import { openSqliteReadOnly } from '../db/sqlite/sqlite-database.js';
 import { describeError } from '../errors.js';
+import { restoreCommand } from './db-restore.js';
 
 export interface DbCliIo {
   out(line: string): void;
@@ -16,18 +17,29 @@ export interface DbCliIo {
 }
 
 export const DB_USAGE = `Usage: npm run db -- backup --out FILE [--from FILE]
+       npm run db -- restore --from FILE [--to FILE] [--bot-stopped]
        npm run db -- copy --to postgres://USER:PASSWORD@HOST/DATABASE [--from FILE]
 
 Commands:
   backup    writes a consistent copy of the SQLite database (--from, default DATABASE_PATH) to a new file
             (--out), while the bot runs (SQLite's online backup), then checks the copy's audit chain.
             For PostgreSQL use pg_dump (see docs/operations.md).
+  restore   puts a backup (--from) in place of the SQLite database (--to, default DATABASE_PATH): checks the
+            backup's audit chain first, refuses while any process has the database open (the bot: stop it
+            first), moves the database and its -wal and -shm files into a new folder beside it
+            (bot.db.damaged-<time>), then copies the backup in with mode 0600. --bot-stopped: where the system
+            cannot tell whether the file is open (no /proc/locks), you say the bot is stopped.
+            For PostgreSQL use pg_restore.
   copy      copies every row of the SQLite database (--from, default DATABASE_PATH) into an empty PostgreSQL
             database (--to), creating its tables first; the audit chain is copied unchanged, so
             \`npm run audit -- verify\` prints the same head on both. Stop the bot while copying.
 
-Exit codes: 0 done, 1 the backup or copy failed (a copy's target is left as it is: empty it before trying
-again), 2 usage or configuration problem.`;
+Exit codes: 0 done, 1 the backup, restore or copy failed (a copy's target is left as it is: empty it before
+trying again; a backup whose chain does not verify is not restored), 2 usage or configuration problem, or a
+refusal that changed nothing.`;
+
+/** The one line after a usage problem: the full usage is one flag away. */
+const SEE_HELP = 'See npm run db -- --help.';
 
 /** What to do instead of \`backup\` when the bot's database is PostgreSQL. */
 const PG_DUMP_ADVICE = `The database is PostgreSQL (DATABASE_URL): back it up with PostgreSQL's own tools while the bot runs, e.g.
@@ -36,42 +48,49 @@ and restore into an empty database with
   pg_restore --no-owner --dbname="$DATABASE_URL" bot-2026-05-04.dump
 (see docs/operations.md, "Backup and restore"). \`backup\` copies SQLite files only.`;
 
-/** `npm run db -- backup|copy`. Returns the exit code. */
+const OPTIONS = {
+  to: { type: 'string' },
+  from: { type: 'string' },
+  out: { type: 'string' },
+  'bot-stopped': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** `npm run db -- backup|restore|copy|help`. Returns the exit code. */
 export async function runDbCli(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
   io: DbCliIo,
 ): Promise<number> {
-  let parsed: ReturnType<
-    typeof parseArgs<{
-      options: { to: { type: 'string' }; from: { type: 'string' }; out: { type: 'string' } };
-      allowPositionals: true;
-    }>
-  >;
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: { to: { type: 'string' }, from: { type: 'string' }, out: { type: 'string' } },
-    });
+    parsed = parseArgs({ args: [...argv], allowPositionals: true, options: OPTIONS });
   } catch (error) {
-    io.err(`${describeError(error).replace(/^TypeError( \[\w+\])?: /, '')}\n\n${DB_USAGE}`);
+    io.err(`${describeError(error).replace(/^TypeError( \[\w+\])?: /, '')}\n${SEE_HELP}`);
     return 2;
   }
   const [command] = parsed.positionals;
-  if (command === 'help' || command === undefined) {
-    (command ? io.out : io.err)(DB_USAGE);
-    return command ? 0 : 2;
+  if (command === 'help' || parsed.values.help) {
+    io.out(DB_USAGE);
+    return 0;
   }
-  if (command === 'backup' && parsed.positionals.length === 1) return backupCommand(parsed.values, env, io);
-  if (command !== 'copy' || parsed.positionals.length > 1) {
-    io.err(`Unknown command: ${parsed.positionals.join(' ')}\n\n${DB_USAGE}`);
+  if (command === undefined) {
+    io.err(`Name a command: backup, restore or copy.\n${SEE_HELP}`);
     return 2;
+  }
+  if (parsed.positionals.length > 1 || !['backup', 'restore', 'copy'].includes(command)) {
+    io.err(`Unknown command: ${parsed.positionals.join(' ')}\n${SEE_HELP}`);
+    return 2;
+  }
+  if (command === 'backup') return backupCommand(parsed.values, env, io);
+  if (command === 'restore') {
+    const { from, to, 'bot-stopped': botStopped } = parsed.values;
+    return restoreCommand({ from, to, botStopped }, env, io);
   }
   const to = parsed.values.to;
   if (!to || !/^postgres(ql)?:\/\/\S+$/.test(to)) {
     io.err(
-      `copy needs --to with a PostgreSQL URL such as postgres://bot:secret@db.example.com/bot\n\n${DB_USAGE}`,
+      `copy needs --to with a PostgreSQL URL such as postgres://bot:secret@db.example.com/bot\n${SEE_HELP}`,
     );
     return 2;
   }
@@ -96,7 +115,7 @@ async function backupCommand(
   io: DbCliIo,
 ): Promise<number> {
   if (!values.out) {
-    io.err(`backup needs --out FILE (a new file)\n\n${DB_USAGE}`);
+    io.err(`backup needs --out FILE (a new file)\n${SEE_HELP}`);
     return 2;
   }
   const loaded = loadConfig(env, 'audit');

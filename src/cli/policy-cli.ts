@@ -41,24 +41,26 @@ Commands:
 The database is DATABASE_URL (PostgreSQL) when set, else DATABASE_PATH (SQLite, default ./data/bot.db), and
 admins are ADMIN_USER_IDS, from the environment or .env.`;
 
+/** The line after a usage problem, instead of the whole usage: it is one flag away. */
+const SEE_HELP = 'See npm run policy -- --help.';
+
 /** `npm run policy -- check FILE`; exit codes: 0 valid, 1 problems in the file, 2 bad usage. */
 export async function runPolicyCli(argv: readonly string[], io: PolicyCliIo): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    io.out(POLICY_USAGE);
+    return 0;
+  }
   switch (command) {
     case 'check':
       return check(rest, io);
     case 'replay':
       return replay(rest, io);
     case undefined:
-      io.err(POLICY_USAGE);
+      io.err(`Name a command: check or replay.\n${SEE_HELP}`);
       return 2;
-    case 'help':
-    case '--help':
-      io.out(POLICY_USAGE);
-      return 0;
     default:
-      io.err(`Unknown command "${command}".`);
-      io.err(POLICY_USAGE);
+      io.err(`Unknown command "${command}".\n${SEE_HELP}`);
       return 2;
   }
 }
@@ -69,7 +71,7 @@ function check(args: readonly string[], io: PolicyCliIo): number {
     io.err('check takes one argument: the policy file (npm run policy -- check ./policy.json)');
     return 2;
   }
-  const policy = validPolicy(file, io);
+  const policy = validPolicy(file, 'check', io);
   if (!policy) return 1;
   io.out(policy.summary);
   // Admins come from the environment (or .env), as for the bot: a policy only they may decide needs some.
@@ -80,8 +82,8 @@ function check(args: readonly string[], io: PolicyCliIo): number {
 }
 
 /** The policy in `file`, or undefined once every problem in it was printed. */
-function validPolicy(file: string, io: PolicyCliIo): ApprovalPolicy | undefined {
-  const source = readPolicySource(file, toolNames());
+function validPolicy(file: string, command: 'check' | 'replay', io: PolicyCliIo): ApprovalPolicy | undefined {
+  const source = readPolicySource(file, toolNames(), `check the FILE given to npm run policy -- ${command}`);
   if (source.ok) return source.policy;
   io.err(`Approval policy error: ${file} has ${source.problems.length} problem(s).`);
   for (const problem of source.problems) io.err(`  - ${problem}`);
@@ -115,7 +117,7 @@ async function replay(args: readonly string[], io: PolicyCliIo): Promise<number>
     io.err('--since must be a span such as 30d, 12h or 2w, or a date such as 2026-05-01');
     return 2;
   }
-  const policy = validPolicy(file, io);
+  const policy = validPolicy(file, 'replay', io);
   if (!policy) return 1;
   const loaded = loadConfig(io.env ?? process.env, 'audit');
   if (!loaded.ok) {

@@ -1,7 +1,9 @@
 import { WebClient } from '@slack/web-api';
 import type { Config } from '../config.js';
 import { describeError } from '../errors.js';
+import type { Logger, LogLevel } from '../logger.js';
 import { slackErrorCode } from './slack-errors.js';
+import { slackLibraryLogger } from './slack-logger.js';
 
 /** Who the bot token belongs to, as `auth.test` answered: Bolt, given both, does not ask again. */
 export interface SlackIdentity {
@@ -34,10 +36,19 @@ const WHERE = {
  * `auth.test`, and in Socket Mode the app-level token with `apps.connections.open` (the call Socket Mode
  * starts with; the connection URL it returns is not used). A refusal names the variable and how to fix it,
  * so a wrong token stops start-up with one message instead of a bot that looks healthy and never answers.
- * The bot token's identity is handed on, so Bolt does not call `auth.test` a second time.
+ * The bot token's identity is handed on, so Bolt does not call `auth.test` a second time. What the Web API
+ * client logs meanwhile (a failed attempt before its retry) goes through the bot's logger as one JSON line.
  */
-export async function checkSlackTokens(slack: Config['slack']): Promise<TokenCheck> {
-  const options = { slackApiUrl: slack.apiUrl, retryConfig: { retries: 1 }, timeout: 15_000 };
+export async function checkSlackTokens(
+  slack: Config['slack'],
+  log: { logger: Logger; level: LogLevel },
+): Promise<TokenCheck> {
+  const options = {
+    slackApiUrl: slack.apiUrl,
+    retryConfig: { retries: 1 },
+    timeout: 15_000,
+    logger: slackLibraryLogger(log.logger, log.level, 'web-api'),
+  };
   let identity: SlackIdentity | undefined;
   const bot = await check('SLACK_BOT_TOKEN', slack.apiUrl, async () => {
     const { bot_id: botId, user_id: botUserId } = await new WebClient(slack.botToken, options).auth.test();

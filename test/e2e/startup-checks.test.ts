@@ -44,6 +44,26 @@ describe('start-up checks that name their cause', () => {
     expect(existsSync(dbPath)).toBe(false);
   });
 
+  it("what the token check's Slack client logs is one JSON line of the bot's log, not a raw [WARN] line", async () => {
+    // Slack adds warnings to an answer (response_metadata.warnings); the Web API client logs each one.
+    slack.setResponse('auth.test', () =>
+      slackReply.error('invalid_auth', { response_metadata: { warnings: ['superfluous_charset'] } }),
+    );
+    const result = await runBotProcessToExit({ env: settings() });
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toContain('[WARN]');
+    const [logged, ...rest] = result.stderr.split('\n');
+    expect(JSON.parse(logged ?? '')).toMatchObject({
+      level: 'warn',
+      msg: expect.stringMatching(/^superfluous_charset\b/),
+      source: 'web-api',
+    });
+    expect(rest.join('\n')).toBe(
+      'Slack error: the bot cannot start.\n' +
+        '  - SLACK_BOT_TOKEN is not a valid token (Slack answered invalid_auth): copy the Bot User OAuth Token (xoxb-…) from the app settings, OAuth & Permissions (reinstalling the app may change it).\n',
+    );
+  });
+
   it('an app-level token Slack refuses (Socket Mode): SLACK_APP_TOKEN is named, exit 1', async () => {
     slack.setResponse('apps.connections.open', () => slackReply.error('invalid_auth'));
     const result = await runBotProcessToExit({ env: settings({ SLACK_APP_TOKEN: 'xapp-wrong' }) });

@@ -58,6 +58,16 @@ describe('npm run chat: a terminal conversation with y/n approvals', () => {
     expect(started.stderr()).toContain('OPENAI_BASE_URL');
   });
 
+  it('--help, -h and help print the usage and exit 0, even with no model configured', async () => {
+    for (const args of [['--help'], ['-h'], ['help']]) {
+      const started = startChatProcess(args, { DATABASE_PATH: dbPath }, dir);
+      const exit = await started.exited;
+      expect([exit.code, started.stderr()]).toEqual([0, '']);
+      expect(started.stdout()).toMatch(/^Usage: npm run chat -- \[--thread NAME\] \[--user NAME\]\n/);
+      expect(started.stdout()).toContain('--thread NAME  the conversation to continue');
+    }
+  });
+
   it('shows the agent, the tool and its arguments; y runs the tool and prints the answer', async () => {
     model.enqueue(
       reply.toolCalls([{ name: 'create_note', arguments: { text: 'hello' } }]),

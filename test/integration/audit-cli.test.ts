@@ -136,20 +136,20 @@ describe('npm run audit: verify, list, export', () => {
   it('list: filters by tool, status, user, team and time', async () => {
     const seqs = async (...filters: string[]) =>
       (await cli('list', '--format', 'jsonl', ...filters)).out.map((line) => JSON.parse(line).seq);
-    expect(await seqs()).toEqual(['1', '2', '3', '4', '5']);
-    expect(await seqs('--tool', 'delete_note')).toEqual(['3', '4']);
-    expect(await seqs('--status', 'pending')).toEqual(['5']);
-    expect(await seqs('--status', 'executed')).toEqual(['1', '2']);
-    expect(await seqs('--user', 'U99')).toEqual(['4']);
-    expect(await seqs('--user', 'U33')).toEqual(['5']);
-    expect(await seqs('--team', 'T22')).toEqual(['5']);
-    expect(await seqs('--since', '7d')).toEqual(['3', '4', '5']);
-    expect(await seqs('--since', '2d', '--until', '2h')).toEqual(['3', '4']);
-    expect(await seqs('--until', '2026-05-25')).toEqual(['1', '2']);
+    expect(await seqs()).toEqual([1, 2, 3, 4, 5]);
+    expect(await seqs('--tool', 'delete_note')).toEqual([3, 4]);
+    expect(await seqs('--status', 'pending')).toEqual([5]);
+    expect(await seqs('--status', 'executed')).toEqual([1, 2]);
+    expect(await seqs('--user', 'U99')).toEqual([4]);
+    expect(await seqs('--user', 'U33')).toEqual([5]);
+    expect(await seqs('--team', 'T22')).toEqual([5]);
+    expect(await seqs('--since', '7d')).toEqual([3, 4, 5]);
+    expect(await seqs('--since', '2d', '--until', '2h')).toEqual([3, 4]);
+    expect(await seqs('--until', '2026-05-25')).toEqual([1, 2]);
     // A bare date as --until is the whole day: events of May 31 (12:00 and 12:01) are in.
-    expect(await seqs('--until', '2026-05-31')).toEqual(['1', '2', '3', '4']);
-    expect(await seqs('--since', '2026-05-31', '--until', '2026-05-31')).toEqual(['3', '4']);
-    expect(await seqs('--until', '2026-05-31T12:00:30Z')).toEqual(['1', '2', '3']);
+    expect(await seqs('--until', '2026-05-31')).toEqual([1, 2, 3, 4]);
+    expect(await seqs('--since', '2026-05-31', '--until', '2026-05-31')).toEqual([3, 4]);
+    expect(await seqs('--until', '2026-05-31T12:00:30Z')).toEqual([1, 2, 3]);
   });
 
   it('list: terminal users and the local workspace are accepted as filters', async () => {
@@ -160,7 +160,7 @@ describe('npm run audit: verify, list, export', () => {
     const alice = await cli('list', '--format', 'jsonl', '--user', 'alice', '--team', 'local');
     expect(alice.err).toEqual([]);
     expect(alice.code).toBe(0);
-    expect(alice.out.map((line) => JSON.parse(line).seq)).toEqual(['6']);
+    expect(alice.out.map((line) => JSON.parse(line).seq)).toEqual([6]);
     const local = await cli('list', '--format', 'jsonl', '--team', 'local');
     expect(local.out.map((line) => JSON.parse(line).team)).toEqual(['local']);
     const bad = await cli('list', '--team', 'somewhere');
@@ -210,20 +210,39 @@ describe('npm run audit: verify, list, export', () => {
       .split('\n')
       .map((line) => JSON.parse(line));
     expect(events.map((e) => e.kind)).toEqual(['approval.requested', 'approval.rejected']);
+    // JSON types: the sequence number is a number (CSV keeps its text cell), and the log still verifies.
+    expect(events.map((e) => e.seq)).toEqual([3, 4]);
+    expect(lines[1]).toMatch(/^6,/);
+    expect((await cli('verify')).code).toBe(0);
     expect(events[0].payload).toEqual({ tool: 'delete_note', arguments: { id: 4 } });
   });
 
-  it('usage problems exit 2 with the reason and the usage', async () => {
-    for (const argv of [
-      [],
-      ['frobnicate'],
-      ['list', '--since', 'yesterday'],
-      ['list', '--status', 'maybe'],
-      ['export'],
-    ]) {
+  it('usage problems exit 2 with the reason and one line pointing at --help; --help, -h and help print the usage', async () => {
+    for (const [argv, reason] of [
+      [[], 'No command given.'],
+      [['frobnicate'], 'Unknown command: frobnicate'],
+      [
+        ['list', '--since', 'yesterday'],
+        '--since must be a span such as 7d, 12h, 30m or a date such as 2026-05-01',
+      ],
+      [['list', '--status', 'maybe'], undefined],
+      [['export'], 'export needs --out FILE'],
+      [['prune'], 'prune needs --before with a span such as 90d or a past date such as 2026-03-01'],
+    ] as const) {
       const run = await cli(...argv);
       expect(run.code).toBe(2);
-      expect(run.err.join('\n')).toContain('Usage: npm run audit');
+      const lines = run.err.join('\n').split('\n');
+      expect(lines).toHaveLength(2);
+      if (reason) expect(lines[0]).toBe(reason);
+      expect(lines[1]).toBe('See npm run audit -- --help.');
+    }
+    for (const argv of [['--help'], ['-h'], ['help'], ['list', '--help']]) {
+      const help = await cli(...argv);
+      expect([help.code, help.err, help.out[0]]).toEqual([
+        0,
+        [],
+        expect.stringMatching(/^Usage: npm run audit/),
+      ]);
     }
     const missing = await runAuditCli(
       ['verify'],

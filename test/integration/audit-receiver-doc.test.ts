@@ -66,7 +66,7 @@ describe('the receiver in docs/audit.md', () => {
         .split('\n')
         .filter(Boolean)
         .map((l) => JSON.parse(l).seq),
-    ).toEqual(['1', '2', '3']);
+    ).toEqual([1, 2, 3]);
 
     const forged = signedBatch([event(4)], 'another-secret-0123456789', Date.now());
     expect(await post(forged.body, forged.headers)).toBe(401);

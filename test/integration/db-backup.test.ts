@@ -105,6 +105,33 @@ describe('npm run db -- backup: a consistent SQLite copy while the bot writes', 
     expect(folder.err[0]).toContain('does not exist');
   });
 
+  it('--help, -h and help print the usage; a usage problem prints the reason and one line pointing at --help', async () => {
+    for (const argv of [['--help'], ['-h'], ['help'], ['backup', '--help'], ['restore', '-h']]) {
+      const help = await cli(argv);
+      expect([help.code, help.err, help.out[0]]).toEqual([
+        0,
+        [],
+        expect.stringMatching(/^Usage: npm run db -- backup/),
+      ]);
+    }
+    for (const [argv, reason] of [
+      [[], 'Name a command: backup, restore or copy.'],
+      [['frobnicate'], 'Unknown command: frobnicate'],
+      [
+        ['backup', '--nope'],
+        "Unknown option '--nope'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--nope\"",
+      ],
+      [
+        ['copy', '--to', 'mysql://x'],
+        'copy needs --to with a PostgreSQL URL such as postgres://bot:secret@db.example.com/bot',
+      ],
+    ] as const) {
+      const run = await cli([...argv], { DATABASE_PATH: dbPath });
+      expect(run.code).toBe(2);
+      expect(run.err.join('\n').split('\n')).toEqual([reason, 'See npm run db -- --help.']);
+    }
+  });
+
   it('on PostgreSQL it points to pg_dump and pg_restore instead', async () => {
     const run = await cli(['backup', '--out', join(dir, 'b.db')], {
       DATABASE_URL: 'postgres://bot:secret@db.example.com/bot',

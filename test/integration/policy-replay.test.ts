@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runPolicyCli } from '../../src/cli/policy-cli.js';
@@ -145,19 +145,34 @@ describe('npm run policy -- replay FILE', () => {
   });
 
   it('bad arguments and bad files are told, with exit codes', async () => {
-    // No command is a usage problem: the usage goes to stderr with exit 2; asked for, to stdout with exit 0.
+    // No command is a usage problem: the reason and where the usage is, exit 2; asked for, the usage on stdout.
     const none = await cli();
-    expect([none.code, none.out, none.err[0]]).toEqual([
+    expect([none.code, none.out, none.err]).toEqual([
       2,
       [],
-      expect.stringMatching(/^Usage: npm run policy/),
+      ['Name a command: check or replay.\nSee npm run policy -- --help.'],
     ]);
-    const help = await cli('help');
-    expect([help.code, help.err, help.out[0]]).toEqual([
-      0,
-      [],
-      expect.stringMatching(/^Usage: npm run policy/),
+    const unknown = await cli('chek', policyFile);
+    expect([unknown.code, unknown.err]).toEqual([
+      2,
+      ['Unknown command "chek".\nSee npm run policy -- --help.'],
     ]);
+    for (const argv of [['help'], ['--help'], ['-h'], ['check', '--help']]) {
+      const help = await cli(...argv);
+      expect([help.code, help.err, help.out[0]]).toEqual([
+        0,
+        [],
+        expect.stringMatching(/^Usage: npm run policy/),
+      ]);
+    }
+    // A file that is not there is named as the argument it was given as, not as the bot's setting.
+    const absent = join(dirname(policyFile), 'absent.json');
+    const missing = await cli('check', absent);
+    expect(missing.code).toBe(1);
+    expect(missing.err[1]).toBe(
+      `  - ${absent}: cannot read the file (ENOENT); check the FILE given to npm run policy -- check`,
+    );
+    expect(missing.err.join('\n')).not.toContain('APPROVAL_POLICY_FILE');
     expect((await cli('replay')).code).toBe(2);
     expect((await cli('replay', policyFile, '--since', 'soon')).err).toEqual([
       '--since must be a span such as 30d, 12h or 2w, or a date such as 2026-05-01',

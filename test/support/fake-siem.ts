@@ -3,7 +3,7 @@ import { type LocalServer, listenLocal, readBody, sendText } from './local-serve
 
 /** One event as the SIEM received it: a line of `npm run audit -- list --format jsonl`. */
 export interface SiemEvent {
-  seq: string;
+  seq: number;
   hash: string;
   prev_hash: string;
   kind: string;

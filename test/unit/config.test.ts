@@ -122,6 +122,46 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...http, SLACK_BOT_TOKEN: 'xoxb-your-bot-token-2' }).ok).toBe(true);
   });
 
+  it('a numeric setting that is not a whole number in range is quoted back with its range, never as NaN', () => {
+    const problems = (env: Record<string, string>) => {
+      const result = loadConfig({ ...http, ...env });
+      return result.ok ? [] : result.problems;
+    };
+    expect(problems({ PORT: 'abc' })).toEqual(["PORT: must be a whole number from 0 to 65535, got 'abc'"]);
+    expect(problems({ PORT: '70000' })).toEqual([
+      "PORT: must be a whole number from 0 to 65535, got '70000'",
+    ]);
+    expect(problems({ RUN_LEASE_MS: '5s' })).toEqual([
+      "RUN_LEASE_MS: must be a whole number of milliseconds from 1000 to 30000, got '5s'",
+    ]);
+    expect(problems({ SHUTDOWN_GRACE_MS: '-1' })).toEqual([
+      "SHUTDOWN_GRACE_MS: must be a whole number of milliseconds of at least 0, got '-1'",
+    ]);
+    // Every numeric setting: what Number() would take or turn into NaN is refused by name, quoting the value.
+    const numeric = [
+      'PORT',
+      'OPENAI_TIMEOUT_MS',
+      'DATABASE_POOL_SIZE',
+      'WORKERS',
+      'MAX_ACTIVE_RUNS',
+      'RUN_LEASE_MS',
+    ];
+    numeric.push('AUDIT_WEBHOOK_BATCH', 'AUDIT_WEBHOOK_TIMEOUT_MS', 'OTEL_METRIC_EXPORT_INTERVAL');
+    numeric.push('OTEL_BSP_SCHEDULE_DELAY', 'RETENTION_DAYS', 'THREAD_CONTEXT_MESSAGES', 'SHUTDOWN_GRACE_MS');
+    for (const name of numeric)
+      for (const value of ['abc', '1.5', '1e3', '0x10', 'Infinity', '12 ms']) {
+        const found = problems({ [name]: value }).filter((p) => p.startsWith(`${name}:`));
+        expect(found, `${name}=${value}`).toEqual([
+          expect.stringMatching(new RegExp(`^${name}: must be a whole number .*, got '${value}'$`)),
+        ]);
+        expect(found.join()).not.toContain('NaN');
+      }
+    expect(loadConfig({ ...http, PORT: ' 8080 ', RETENTION_DAYS: '90' })).toMatchObject({
+      ok: true,
+      config: { port: 8080 },
+    });
+  });
+
   it('the terminal chat needs no Slack settings', () => {
     expect(loadConfig({ OPENAI_API_KEY: 'sk-1' }, 'chat').ok).toBe(true);
   });

@@ -157,8 +157,9 @@ describe('README and docs', () => {
         const ok = expected === '' ? row.fallback === 'empty' : row.fallback.includes(`\`${expected}\``);
         if (!ok) wrong.push(`${name}: default ${expected || '(empty)'}, README says ${row.fallback}`);
       }
-      const min = /\.min\(([\d_]+)/.exec(chain)?.[1];
-      const max = /\.max\(([\d_]+)/.exec(chain)?.[1];
+      // `.min(1)` of zod, or `{ min: 1, max: 100 }` of wholeNumber.
+      const min = /(?:\.min\(|\bmin: )([\d_]+)/.exec(chain)?.[1];
+      const max = /(?:\.max\(|\bmax: )([\d_]+)/.exec(chain)?.[1];
       if (min !== undefined && max !== undefined && !row.meaning.includes(`${literal(min)}–${literal(max)}`))
         wrong.push(`${name}: range ${literal(min)}–${literal(max)} missing from "${row.meaning}"`);
     }
@@ -276,7 +277,7 @@ describe('README and docs', () => {
     let checked = 0;
     for (const page of PAGES) {
       for (const [command, script = '', rest = ''] of read(page).matchAll(
-        /npm run (?:--silent )?([\w:]+)(?: -- ([^\n`|&#]*))?/g,
+        /npm run (?:--silent |-s )?([\w:]+)(?: -- ([^\n`|&#]*))?/g,
       )) {
         if (!(script in scripts)) wrong.push(`${page}: ${command} (no script "${script}")`);
         const text = usage[script];
@@ -304,6 +305,17 @@ describe('README and docs', () => {
     }
     expect(wrong).toEqual([]);
     expect(checked).toBeGreaterThan(30);
+  });
+
+  it("a doc example whose output is piped or captured runs npm silently (-s), so npm's header is not in it", () => {
+    const loud: string[] = [];
+    for (const page of PAGES)
+      for (const [example] of read(page).matchAll(
+        /(?:\$\(|`)?npm run (?!-s |--silent )[\w:]+(?: -- [^\n`|)]*)? *(?:\||\))[^\n]*/g,
+      ))
+        if (!example.startsWith('`') && (example.includes('|') || example.startsWith('$(')))
+          loud.push(`${page}: ${example}`);
+    expect(loud).toEqual([]);
   });
 
   it('the README stays a front page: details belong in docs/', () => {
@@ -351,5 +363,35 @@ describe('README and docs', () => {
     const patterns = read('.gitignore').split('\n');
     for (const pattern of ['.env', '*.db', '*.csv', '*.jsonl', 'mcp-servers.json', 'mcp*.json'])
       expect(patterns).toContain(pattern);
+  });
+
+  it('.gitignore covers every key file the docs and .env.example create, should one be made in the project folder', () => {
+    const ignored = read('.gitignore')
+      .split('\n')
+      .filter((line) => line !== '' && !line.startsWith('#') && !line.includes('/'))
+      .map((glob) => new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`));
+    const keyFiles = new Set<string>();
+    for (const page of [...PAGES, '.env.example']) {
+      const text = read(page);
+      // openssl genpkey/pkey -out FILE, ssh-keygen -f FILE, and settings naming a key file.
+      for (const [, path = ''] of text.matchAll(/(?:-out|-f) +"?([^\s"`)]+)/g)) keyFiles.add(path);
+      for (const [, path = ''] of text.matchAll(/_KEY=([^\s`]+\.(?:pem|key))\b/g)) keyFiles.add(path);
+    }
+    const names = [...keyFiles]
+      .map((path) => path.split('/').pop() ?? '')
+      .filter((n) => /\.(pem|key)$/.test(n));
+    expect(names).toEqual(expect.arrayContaining(['audit-signing.pem', 'audit-signing.pub.pem']));
+    expect(names.filter((name) => !ignored.some((glob) => glob.test(name)))).toEqual([]);
+  });
+
+  it('the docs keep the audit signing key outside the project folder, with mode 0600', () => {
+    const signing = read('docs/audit.md').split('## Signed checkpoints')[1]?.split('\n## ')[0] ?? '';
+    expect(signing).toMatch(/openssl genpkey [^\n]*-out audit-signing\.pem/);
+    expect(signing).toMatch(
+      /mkdir -p -m 700 ~\/\.config\/slack-approval-agent && cd ~\/\.config\/slack-approval-agent/,
+    );
+    expect(signing).toContain('chmod 600 audit-signing.pem');
+    const example = /^# AUDIT_SIGNING_KEY=(.*)$/m.exec(read('.env.example'))?.[1] ?? '';
+    expect(example).toMatch(/^\/etc\//);
   });
 });
