@@ -1,9 +1,18 @@
 import { fileURLToPath } from 'node:url';
 import { startBenchPostgres } from './postgres.js';
 import { type BenchResult, formatTable, machine, writeResults } from './report.js';
-import { FULL_SIZES, runSuite } from './suite.js';
+import { BENCHMARK_IDS, FULL_SIZES, runSuite } from './suite.js';
 
-/** `npm run bench`: every benchmark at full size, a table on stdout, the figures in bench/results.json. */
+/**
+ * `npm run bench [-- ID…]`: every benchmark (or only those named) at full size, a table on stdout, the figures
+ * in bench/results.json.
+ */
+const only = process.argv.slice(2);
+const unknown = only.filter((id) => !(BENCHMARK_IDS as readonly string[]).includes(id));
+if (unknown.length > 0) {
+  process.stderr.write(`Unknown benchmark ${unknown.join(', ')}: choose from ${BENCHMARK_IDS.join(', ')}.\n`);
+  process.exit(2);
+}
 const started = performance.now();
 const m = machine();
 process.stdout.write(
@@ -19,12 +28,16 @@ try {
   results = await runSuite(FULL_SIZES, {
     postgresUrl: postgres.url,
     onResult: (result) => process.stdout.write(`${formatTable(result)}\n`),
+    only,
   });
 } finally {
   await postgres.stop();
 }
 const seconds = (performance.now() - started) / 1000;
-const path = fileURLToPath(new URL('./results.json', import.meta.url));
+// A run of some benchmarks only leaves the full run's figures as they are.
+const path = fileURLToPath(
+  new URL(only.length > 0 ? './results-partial.json' : './results.json', import.meta.url),
+);
 writeResults(path, results, seconds, m.loadAverage);
 const targets = results.flatMap((r) => r.targets);
 const missed = targets.filter((t) => !t.met).length;

@@ -48,23 +48,37 @@ export interface SuiteOptions {
   postgresUrl: string;
   /** Sees each benchmark as soon as it is done. */
   onResult?: (result: BenchResult) => void;
+  /** Only these benchmarks (by id, e.g. `click-ack`); all when empty or absent. */
+  only?: readonly string[];
 }
+
+/** The benchmarks' ids, in the order they run. */
+export const BENCHMARK_IDS = [
+  'click-ack',
+  'turn-overhead',
+  'pause-resume',
+  'sdk-compare',
+  'decisions',
+  'memory',
+  'startup',
+] as const;
 
 /** Every benchmark in order. */
 export async function runSuite(sizes: SuiteSizes, options: SuiteOptions) {
-  const { postgresUrl, onResult = () => {} } = options;
-  const steps: (() => Promise<BenchResult>)[] = [
-    () => benchClickAck(sizes.clickAck, postgresUrl),
-    () => benchTurnOverhead(sizes.turnOverhead),
-    () => benchPauseResume(sizes.pauseResume),
-    () => benchSdkCompare(sizes.sdkCompare),
-    () => benchDecisions(sizes.decisions, postgresUrl),
-    () => benchMemory(sizes.memory),
-    () => benchStartup(sizes.startup),
-  ];
+  const { postgresUrl, onResult = () => {}, only = [] } = options;
+  const steps: Record<(typeof BENCHMARK_IDS)[number], () => Promise<BenchResult>> = {
+    'click-ack': () => benchClickAck(sizes.clickAck, postgresUrl),
+    'turn-overhead': () => benchTurnOverhead(sizes.turnOverhead),
+    'pause-resume': () => benchPauseResume(sizes.pauseResume),
+    'sdk-compare': () => benchSdkCompare(sizes.sdkCompare),
+    decisions: () => benchDecisions(sizes.decisions, postgresUrl),
+    memory: () => benchMemory(sizes.memory),
+    startup: () => benchStartup(sizes.startup),
+  };
   const results: BenchResult[] = [];
-  for (const step of steps) {
-    const result = await step();
+  for (const id of BENCHMARK_IDS) {
+    if (only.length > 0 && !only.includes(id)) continue;
+    const result = await steps[id]();
     onResult(result);
     results.push(result);
   }
