@@ -11,6 +11,7 @@ import type { Logger } from '../logger.js';
 import { buildApprovalCard, type SlackMessage } from './blocks/approval-card.js';
 import { buildApprovalCopyCard } from './blocks/approval-copy-card.js';
 import { NO_PREVIEWS } from './no-previews.js';
+import { slackErrorCode } from './slack-errors.js';
 
 /** A permalink safe to put inside `<url|label>`. */
 const permalinkSchema = z.object({ permalink: z.url().regex(/^https:\/\/[^|<>\s]+$/) });
@@ -42,7 +43,7 @@ export interface CardPublisher {
 interface Rendered {
   location: CardLocation;
   card: SlackMessage;
-  /** The thread card, whose failure the caller hears of; copies are only logged. */
+  /** The thread card, whose failure the caller hears of; a copy's too while Slack refuses it only for now. */
   primary: boolean;
 }
 
@@ -100,8 +101,10 @@ export function createCardPublisher(
         // Always send the full blocks: an update with text only leaves the old buttons in place.
         await client.chat.update({ channel: location.channelId, ts: location.messageTs, ...card });
       } catch (error) {
-        if (primary) failure = error;
-        else
+        // A copy Slack refuses for now (rate limit, outage) is owed like the thread card, so no copy keeps its
+        // buttons; one refused for good (deleted, archived) is only logged: the next change tries it again.
+        if (primary || passing(error)) failure ??= error;
+        if (!primary)
           logger.warn('approval card copy update failed', {
             approvalId,
             channelId: location.channelId,
@@ -182,6 +185,20 @@ export function createCardPublisher(
       });
     },
   };
+}
+
+/** Slack answers that say "not now" rather than "never": a failed HTTP call, a rate limit, Slack's own trouble. */
+const PASSING_SLACK_ERRORS = new Set([
+  'ratelimited',
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+]);
+
+function passing(error: unknown): boolean {
+  const code = slackErrorCode(error);
+  return code === undefined || PASSING_SLACK_ERRORS.has(code);
 }
 
 /**

@@ -8,6 +8,7 @@ import { isRecord } from '../support/json-value.js';
 import { waitUntil } from '../support/wait.js';
 import { rows } from './db-rows.js';
 import { cardTs, type Harness, type HarnessOptions, startHarness } from './harness.js';
+import { startPolicyHarness } from './policy-support.js';
 
 /** Card updates Slack refuses are owed like answers: retried, Retry-After honoured, until the card shows the decision. */
 describe('a card update Slack refuses', () => {
@@ -71,6 +72,39 @@ describe('a card update Slack refuses', () => {
     await waitUntil(async () => (await owedUpdates(h)).length === 0);
     expect(h.slack.callsTo('chat.update')).toHaveLength(3);
     expect(h.slack.callsTo('chat.update').at(-1)).toBe(landed);
+  });
+
+  it('a copy in the approval channel Slack refuses for now is retried too: no copy keeps its buttons', async () => {
+    const h = await startPolicyHarness(
+      { tools: { create_note: { approvalChannel: 'C0APPROVE' } } },
+      { env: { OPENAI_STREAM: 'false' }, overrides: { deliveryRetryMs: 100 } },
+    );
+    harnesses.push(h);
+    let refused = 0;
+    h.slack.setResponse('chat.update', (params) => {
+      if (params.channel === 'C0APPROVE' && refused < 2) {
+        refused += 1;
+        return refused === 1 ? slackReply.rateLimited(1) : slackReply.http(500);
+      }
+      return h.slack.defaultReply('chat.update', params);
+    });
+    h.model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'x' } }]),
+      reply.text('Done it.'),
+    );
+    await h.mention('note x');
+    const [card, copy] = await h.waitForCards(2);
+    if (!card || !copy) throw new Error('no card and copy');
+    expect(copy.params.channel).toBe('C0APPROVE');
+    await h.click(card, 'approve', 'U2');
+    await h.waitForText((text) => text === 'Done it.');
+    const copyLanded = await waitUntil(
+      () => h.slack.callsTo('chat.update').find((c) => c.params.channel === 'C0APPROVE' && accepted(c)),
+      { timeoutMs: 10_000 },
+    );
+    expect(refused).toBe(2);
+    expect(JSON.stringify(copyLanded.params.blocks)).not.toContain('approval:approve');
+    await waitUntil(async () => (await owedUpdates(h)).length === 0);
   });
 
   it('an update still owed when the bot stops lands after a restart', async () => {
