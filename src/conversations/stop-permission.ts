@@ -86,3 +86,23 @@ export class StopGate {
     return false;
   }
 }
+
+/** A stop as recorded on a run: who asked, and when. */
+export interface RecordedStop {
+  by: string;
+  at: number;
+}
+
+/**
+ * What a stop request does to the thread's active run, inside the store's transaction that holds the run: the
+ * first request is the one kept (a second stopper changes nothing); a paused run is taken over by whoever
+ * received the stop, which ends it at once; a running one stays its driver's, which finds the request before
+ * its next model or tool call. Pure.
+ */
+export function stopEffect(
+  status: 'running' | 'paused',
+  recorded: RecordedStop | undefined,
+  request: RecordedStop,
+): { kept: RecordedStop; takeOver: boolean } {
+  return { kept: recorded ?? request, takeOver: status === 'paused' };
+}

@@ -3,8 +3,9 @@ import type { HistoryItem } from '../agent/history.js';
 import type { RunState } from '../agent/run-state.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import type { ConversationStore, IncomingMessage, StopRecorded, ThreadRef } from '../conversations/ports.js';
+import { stopEffect } from '../conversations/stop-permission.js';
 import { activeRunStatus, claimColumns, insertItems, insertRun } from './run-rows.js';
-import { readNumber, readString } from './sql/columns.js';
+import { readNumber, readOptionalNumber, readOptionalString, readString } from './sql/columns.js';
 import { audit, count, type Program, row } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
 
@@ -113,10 +114,7 @@ export function createConversationStore(ctx: StoreContext): ConversationStore {
   };
 }
 
-/**
- * Records a stop request on the thread's active run (the first one is kept); a paused run is claimed by this
- * process (paused -> running, with a new lease) so that it ends the run; a running one is its driver's to end.
- */
+/** Records a stop request on the thread's active run, as `stopEffect` says (the rule lives in the core). */
 function* recordStop(
   ctx: StoreContext,
   thread: ThreadRef,
@@ -125,13 +123,18 @@ function* recordStop(
 ): Program<StopRecorded> {
   const conversationId = yield* conversationIdOf(thread);
   if (!conversationId) return { kind: 'no_run' };
-  const active = yield* row(sql`select id, status from runs where conversation_id = ${conversationId}
-    and status in ('running', 'paused') ${ctx.db.dialect.forUpdate}`);
+  const active = yield* row(sql`select id, status, stop_requested_by, stop_requested_at from runs
+    where conversation_id = ${conversationId} and status in ('running', 'paused') ${ctx.db.dialect.forUpdate}`);
   if (!active) return { kind: 'no_run' };
   const runId = readString(active, 'id');
-  yield* count(sql`update runs set stop_requested_by = coalesce(stop_requested_by, ${userId}),
-    stop_requested_at = coalesce(stop_requested_at, ${at}) where id = ${runId}`);
-  if (readString(active, 'status') === 'running') return { kind: 'running', runId, conversationId };
+  const by = readOptionalString(active, 'stop_requested_by');
+  const recordedAt = readOptionalNumber(active, 'stop_requested_at');
+  const recorded = by === null || recordedAt === null ? undefined : { by, at: recordedAt };
+  const status = readString(active, 'status') === 'paused' ? 'paused' : 'running';
+  const { kept, takeOver } = stopEffect(status, recorded, { by: userId, at });
+  yield* count(sql`update runs set stop_requested_by = ${kept.by}, stop_requested_at = ${kept.at}
+    where id = ${runId}`);
+  if (!takeOver) return { kind: 'running', runId, conversationId };
   yield* count(sql`update runs set status = 'running', ${claimColumns(ctx, at)}, updated_at = ${at}
     where id = ${runId} and status = 'paused'`);
   return { kind: 'claimed', runId, conversationId };
