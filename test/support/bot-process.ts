@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -169,14 +169,60 @@ async function healthy(url: string): Promise<boolean> {
 }
 
 /**
- * Starts the real entry point as a child process and waits until `GET /healthz` answers 200.
- * Fails with the child's stdout and stderr in the message if it exits or is not ready in time.
+ * True when process `pid` holds a listening TCP socket on `port` (read from /proc; true where /proc is absent).
+ * A port from `freePort()` is free only until someone binds it: between that and the child's own bind, another
+ * test's server may take it, and its `/healthz` would then answer for a child that never listened.
+ */
+export function listensOn(pid: number, port: number): boolean {
+  const inodes = new Set<string>();
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  try {
+    for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+      for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+        const fields = line.trim().split(/\s+/);
+        // local_address is HEX_IP:HEX_PORT; state 0A is LISTEN; the inode is the tenth field.
+        if (fields[1]?.endsWith(`:${hexPort}`) && fields[3] === '0A' && fields[9]) inodes.add(fields[9]);
+      }
+    }
+  } catch {
+    return true;
+  }
+  if (inodes.size === 0) return false;
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+        return target.startsWith('socket:[') && inodes.has(target.slice(8, -1));
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts the real entry point as a child process and waits until it listens and `GET /healthz` answers 200.
+ * Fails with the child's stdout and stderr in the message if it exits or is not ready in time. When the test
+ * named no `PORT` and the free port it was given was taken before the child bound it, starts again on another.
  *
  * @example
  * const bot = await startBotProcess({ env: { SLACK_API_URL: slack.url, DB_FILE: file } });
  * await bot.kill(); // SIGKILL, like a crash
  */
 export async function startBotProcess(options: BotProcessOptions): Promise<BotProcess> {
+  for (let attempt = 1; ; attempt++) {
+    const started = await startOnce(options);
+    if (started.ok) return started.bot;
+    const portTaken = options.env.PORT === undefined && started.output.includes('EADDRINUSE');
+    if (!portTaken || attempt === 3) throw new Error(started.message);
+  }
+}
+
+type StartAttempt = { ok: true; bot: BotProcess } | { ok: false; message: string; output: string };
+
+async function startOnce(options: BotProcessOptions): Promise<StartAttempt> {
   const port = options.env.PORT === undefined ? await freePort() : Number(options.env.PORT);
   const spawned = spawnBot(
     { ...options.env, PORT: String(port) },
@@ -189,26 +235,31 @@ export async function startBotProcess(options: BotProcessOptions): Promise<BotPr
   void spawned.exited.then((e) => {
     exit = e;
   });
+  const pid = spawned.child.pid ?? -1;
   const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
-  while (!(await healthy(url))) {
+  while (!(listensOn(pid, port) && (await healthy(url)))) {
     if (exit !== undefined || Date.now() >= deadline) {
       const reason = exit ? `exited (code ${exit.code}, signal ${exit.signal})` : 'was not healthy in time';
       spawned.child.kill('SIGKILL');
       await spawned.exited;
-      throw new Error(`bot process ${reason} on port ${port}; output:\n${spawned.output()}`);
+      const output = spawned.output();
+      return { ok: false, message: `bot process ${reason} on port ${port}; output:\n${output}`, output };
     }
     await sleep(options.readyPollMs ?? 100);
   }
   return {
-    port,
-    url,
-    pid: spawned.child.pid ?? -1,
-    output: spawned.output,
-    kill: async (signal: NodeJS.Signals = 'SIGKILL') => {
-      if (exit === undefined) spawned.child.kill(signal);
-      return (await spawned.exited).code;
+    ok: true,
+    bot: {
+      port,
+      url,
+      pid,
+      output: spawned.output,
+      kill: async (signal: NodeJS.Signals = 'SIGKILL') => {
+        if (exit === undefined) spawned.child.kill(signal);
+        return (await spawned.exited).code;
+      },
+      exited: spawned.exited,
     },
-    exited: spawned.exited,
   };
 }
 

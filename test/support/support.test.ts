@@ -4,7 +4,7 @@ import { App, LogLevel, verifySlackRequest } from '@slack/bolt';
 import { WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebClient } from '@slack/web-api';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, runBotProcessToExit, startBotProcess } from './bot-process.js';
+import { listensOn, REPO_ROOT, runBotProcessToExit, startBotProcess } from './bot-process.js';
 import { type FakeOpenAI, reply, startFakeOpenAI } from './fake-openai.js';
 import { type FakeSlack, slackReply, startFakeSlack } from './fake-slack.js';
 import { listenLocal, readBody } from './local-server.js';
@@ -401,6 +401,22 @@ describe('bot process helpers', () => {
     await expect(startBotProcess({ env: { FIXTURE_EXIT_CODE: '4' }, entry })).rejects.toThrow(
       /exited \(code 4[\s\S]*refusing to start/,
     );
+  });
+
+  it('is not fooled by another server answering /healthz on the port the child was given', async () => {
+    const other = await listenLocal(async (_req, res) => {
+      res.writeHead(200);
+      res.end('ok');
+    });
+    try {
+      expect(listensOn(process.pid, other.port)).toBe(true);
+      const port = String(other.port);
+      await expect(startBotProcess({ env: { PORT: port }, entry })).rejects.toThrow(
+        /exited[\s\S]*EADDRINUSE/,
+      );
+    } finally {
+      await other.close();
+    }
   });
 });
 
