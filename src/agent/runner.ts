@@ -3,7 +3,7 @@ import type { ApprovalPolicy } from '../approvals/policy.js';
 import type { GrantorCheck, StandingApprovalStore } from '../approvals/ports.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
-import { describeError } from '../errors.js';
+import { AppError, describeError } from '../errors.js';
 import type { IdGenerator } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { CallPlanner } from './call-planner.js';
@@ -124,7 +124,7 @@ export class Runner {
    */
   async advance(runId: string, observer: RunObserver = {}, signal?: AbortSignal): Promise<RunOutcome> {
     const run = await this.#deps.store.getRun(runId);
-    if (!run) throw new Error(`Run ${runId} not found`);
+    if (!run) throw new AppError('run.not_found', `Run ${runId} not found`);
     this.#observers.set(runId, observer);
     try {
       return await this.#advance(run, { notify: observer.notify ?? NO_HOOKS.notify }, signal);

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { describeError } from '../errors.js';
+import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { PostOutcome } from '../tools/ports.js';
 
@@ -64,7 +64,8 @@ export class WelcomeService {
     if (!(await store.claim(visit.teamId, visit.userId, clock.now()))) return;
     try {
       const outcome = await surface.post(visit.channelId, greetingText(visit.userId));
-      if (outcome.kind !== 'posted') throw new Error(`the greeting was not posted (${outcome.kind})`);
+      if (outcome.kind !== 'posted')
+        throw new AppError('surface.not_posted', `the greeting was not posted (${outcome.kind})`);
     } catch (error) {
       logger.warn('greeting could not be posted', { userId: visit.userId, error: describeError(error) });
       await store.release(visit.teamId, visit.userId);

@@ -7,7 +7,7 @@ import { policyFromText } from '../approvals/policy-source.js';
 import { type BackgroundWork, startBackgroundWork } from '../background-work.js';
 import { localWork } from '../conversations/run-work.js';
 import { createCore } from '../core.js';
-import { describeError } from '../errors.js';
+import { AppError, describeError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { createAuditAccess } from '../slack/audit-access.js';
 import { createHomePublisher } from '../slack/home-publisher.js';
@@ -72,7 +72,7 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
     file !== undefined && data.policyText !== undefined
       ? policyFromText(file, data.policyText, toolNames())
       : loadApprovalPolicy(file, toolNames());
-  if (!policy.ok) throw new Error(policy.problems.join('; '));
+  if (!policy.ok) throw new AppError('config.policy_file', policy.problems.join('; '));
   const inForce = new ReloadablePolicy(policy.policy);
   const slack = { botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logLevel: config.logLevel };
   const core = await createCore(
