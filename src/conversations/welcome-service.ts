@@ -1,12 +1,8 @@
 import type { Clock } from '../clock.js';
+import type { SuggestedPrompt } from '../config-suggested-prompts.js';
 import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { PostOutcome } from '../tools/ports.js';
-
-export interface SuggestedPrompt {
-  title: string;
-  message: string;
-}
 
 /** Remembers who was greeted, so each person is greeted once (across restarts and racing deliveries). */
 export interface GreetingStore {
