@@ -18,6 +18,7 @@ import { createAuditQueryStore } from '../db/audit-query-store.js';
 import { describeDatabase, openDatabaseReadOnly } from '../db/open-database.js';
 import { describeError } from '../errors.js';
 import { toolNames } from '../tools/built-in-tools.js';
+import { argumentProblem } from './argument-problem.js';
 
 export interface PolicyCliIo {
   out(line: string): void;
@@ -99,7 +100,7 @@ async function replay(args: readonly string[], io: PolicyCliIo): Promise<number>
       options: { since: { type: 'string' }, format: { type: 'string' } },
     });
   } catch (error) {
-    io.err(describeError(error).replace(/^TypeError( \[\w+\])?: /, ''));
+    io.err(argumentProblem(error));
     return 2;
   }
   const [file, ...extra] = parsed.positionals;
