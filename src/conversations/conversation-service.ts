@@ -1,4 +1,4 @@
-import type { RunStore } from '../agent/ports.js';
+import type { LeaseRenewal, StopRequests } from '../agent/ports.js';
 import { initialRunState } from '../agent/run-state.js';
 import type { Runner, RunOutcome } from '../agent/runner.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
@@ -33,7 +33,7 @@ export interface ConversationServiceDeps {
   outbox: DeliveryOutbox;
   recovery: RunRecovery;
   /** Renews this process's lease on the runs it drives, and reads stop requests. */
-  runs: Pick<RunStore, 'renewLease' | 'stopRequest'>;
+  runs: LeaseRenewal & StopRequests;
   runner: Runner;
   surface: ThreadSurface;
   /** Who this process serves: it creates, recovers and posts in these conversations only. */
