@@ -151,7 +151,7 @@ export interface CallRecorder {
 
 /** Whether someone asked to stop a run: the runner checks before every step, its driver polls. */
 export interface StopRequests {
-  /** Who asked to stop the run (see `ConversationStore.requestStop`), when someone did. */
+  /** Who asked to stop the run (see `StopStore.requestStop` of the conversations), when someone did. */
   stopRequest(runId: string): Promise<string | undefined>;
 }
 

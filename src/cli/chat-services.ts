@@ -1,7 +1,7 @@
 import type { StoredItem } from '../agent/history.js';
 import type { ApprovalPolicy } from '../approvals/policy.js';
 import type { Config } from '../config.js';
-import type { ThreadRef } from '../conversations/ports.js';
+import type { ThreadRef } from '../conversations/surface-ports.js';
 import { type Core, createCore } from '../core.js';
 import type { Logger } from '../logger.js';
 import type { ChatSessionDeps } from './chat-session.js';

@@ -10,21 +10,19 @@ import type { Logger } from '../logger.js';
 import type { SurfaceKind } from '../surfaces.js';
 import { updateCard } from './card-updates.js';
 import { KeyedQueue } from './keyed-queue.js';
-import type {
-  AnswerTarget,
-  ChannelMembership,
-  ConversationStore,
-  DeliveryOutbox,
-  IncomingMessage,
-  ProgressTarget,
-  RunRecovery,
-  StopRequest,
-  ThreadRef,
-  ThreadSurface,
-} from './ports.js';
 import { RunPresenter, sessionTitle } from './run-presenter.js';
 import { RunSlots } from './run-slots.js';
 import { StopGate } from './stop-permission.js';
+import type { ConversationStore, DeliveryOutbox, RunRecovery } from './store-ports.js';
+import type {
+  AnswerTarget,
+  ChannelMembership,
+  IncomingMessage,
+  ProgressTarget,
+  StopRequest,
+  ThreadRef,
+  ThreadSurface,
+} from './surface-ports.js';
 import { readThreadContext } from './thread-context.js';
 import { ThreadDelivery } from './thread-delivery.js';
 
@@ -135,7 +133,7 @@ export class ConversationService {
   }
 
   /**
-   * Takes a message in, in one transaction (see `ConversationStore.receiveMessage`), and says in the thread
+   * Takes a message in, in one transaction (see `MessageIntake.receiveMessage`), and says in the thread
    * when it waits behind another run. When the database cannot take the message (down, busy), the thread is
    * told, so it is not lost without a word.
    */
