@@ -5,11 +5,14 @@ import { ApprovalScheduler, DEFAULT_SCHEDULER_INTERVAL_MS } from './approvals/ap
 import { AuditPusher } from './audit/audit-push.js';
 import { Checkpointer } from './audit/checkpointer.js';
 import type { Config } from './config.js';
+import { localWork } from './conversations/run-work.js';
 import type { Core } from './core.js';
 import { describeError } from './errors.js';
 import type { Logger } from './logger.js';
 import { createApprovalNotifier } from './slack/approval-notifier.js';
-import { startClickPickup } from './slack/click-pickup.js';
+import { startClickPickup } from './slack/clicks/click-pickup.js';
+import { slackClickReply } from './slack/clicks/click-reply.js';
+import { directMessenger } from './slack/no-previews.js';
 import type { SlackAdapters } from './slack/slack-adapters.js';
 
 /** Slack retries a delivery within minutes; keys of handled deliveries are kept a day. */
@@ -110,7 +113,21 @@ export async function startBackgroundWork(
     : undefined;
   pusher?.start();
   // Clicks acknowledged by a process that died before deciding them, as often as runs are looked for.
-  const clicks = startClickPickup(core, client, logger, recoveryMs);
+  const clicks = startClickPickup(
+    {
+      approvals: core.approvals,
+      work: localWork(conversations, core.followUp, logger),
+      reply: slackClickReply({
+        surface: core.adapters.interactive,
+        directMessage: directMessenger(client),
+        logger,
+      }),
+      logger,
+      ledger: stores.requests,
+      clock,
+    },
+    recoveryMs,
+  );
   const retention = config.audit.retentionDays
     ? startRetention(core, config.audit.retentionDays, logger, timings.retentionIntervalMs ?? DAY_MS)
     : undefined;

@@ -17,11 +17,13 @@ import type { Logger } from '../logger.js';
 import { groupCommit } from './accepted-requests.js';
 import type { SlackRuntime } from './app.js';
 import { createAuditAccess } from './audit-access.js';
+import type { ClickWork } from './clicks/click.js';
+import { slackClickReply } from './clicks/click-reply.js';
+import { localClicks } from './clicks/decide-click.js';
 import { createHomePublisher, type HomePublisher } from './home-publisher.js';
 import { registerActionListeners } from './listeners/actions.js';
 import { registerCommandListeners } from './listeners/commands.js';
 import { registerDecisionModalListeners } from './listeners/decision-modals.js';
-import { type ClickWork, localClicks } from './listeners/decision-replies.js';
 import { registerHomeListeners } from './listeners/home.js';
 import { registerMessageListeners } from './listeners/messages.js';
 import { registerMessagesTabListener } from './listeners/messages-tab.js';
@@ -85,23 +87,27 @@ export function registerListeners(
   app.use(rejectMalformedIds(logger));
   registerMessageListeners(app, { conversations: core.conversations, work, logger });
   registerSessionStopListener(app, { work, logger });
-  const decisions = {
-    approvals: core.approvals,
-    edits: core.edits,
-    work,
+  const reply = slackClickReply({
     surface: adapters.interactive,
-    logger,
     directMessage: directMessenger(app.client),
-    ledger: stores.requests,
-  };
+    logger,
+  });
   const mode = config.slack.mode;
   const modalKey = modalMetadataKey(mode.kind === 'http' ? mode.signingSecret : mode.appToken);
   // Requests arriving together are recorded in one transaction, each before its answer.
   const accept = groupCommit(stores.requests);
-  const actions = { ...decisions, modalKey, clicks: clicks ?? localClicks(decisions), accept };
-  registerActionListeners(app, actions);
-  runtime.acceptRequests(accept, actions.clicks);
-  registerDecisionModalListeners(app, actions);
+  const decided =
+    clicks ?? localClicks({ approvals: core.approvals, work, reply, logger, ledger: stores.requests });
+  registerActionListeners(app, { accept, clicks: decided, logger });
+  runtime.acceptRequests(accept, decided);
+  registerDecisionModalListeners(app, {
+    approvals: core.approvals,
+    edits: core.edits,
+    work,
+    reply,
+    modalKey,
+    logger,
+  });
   registerCommandListeners(app, {
     queries: stores.auditQueries,
     access,

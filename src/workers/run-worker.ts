@@ -10,8 +10,9 @@ import { createCore } from '../core.js';
 import { describeError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { createAuditAccess } from '../slack/audit-access.js';
+import { slackClickReply } from '../slack/clicks/click-reply.js';
+import { decideClick } from '../slack/clicks/decide-click.js';
 import { createHomePublisher } from '../slack/home-publisher.js';
-import { decideClick } from '../slack/listeners/decision-replies.js';
 import { directMessenger } from '../slack/no-previews.js';
 import { createSlackAdapters, WEB_API_LEVELS } from '../slack/slack-adapters.js';
 import { slackLibraryLogger } from '../slack/slack-logger.js';
@@ -114,9 +115,12 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
   const decisions = {
     approvals: core.approvals,
     work: localWork(core.conversations, core.followUp, logger),
-    surface: core.adapters.interactive,
+    reply: slackClickReply({
+      surface: core.adapters.interactive,
+      directMessage: directMessenger(client),
+      logger,
+    }),
     logger,
-    directMessage: directMessenger(client),
     ledger: core.stores.requests,
   };
   await core.mcp.connectAll();
