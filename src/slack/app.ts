@@ -80,7 +80,7 @@ const BOLT_LEVELS: Record<OurLevel, LogLevel> = {
 /**
  * The Bolt app in Socket Mode (when an app-level token is configured) or HTTP mode (`POST /slack/events` for
  * events, interactivity and commands), and its Web API clients. `/healthz` is served on `port` in both modes.
- * Listeners are registered separately (register-listeners.ts), once the core exists.
+ * Listeners are registered separately (compose/slack.ts), once the core exists.
  */
 export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
   const connection = createSlackConnectionMonitor(() => options.clock.now());
