@@ -5,7 +5,7 @@ import type { ThreadRef } from '../conversations/surface-ports.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { processOutput } from '../output-streams.js';
-import type { ClickWork } from '../slack/listeners/decision-replies.js';
+import type { ClickWork } from '../slack/clicks/click.js';
 import {
   type FromWorker,
   isFromWorker,

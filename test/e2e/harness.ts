@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOpenAIModel } from '../../src/agent/openai-client.js';
 import { loadApprovalPolicy } from '../../src/approvals/policy-file.js';
-import { type Bot, type BotOverrides, createBot } from '../../src/bot.js';
+import { type Bot, type BotOverrides, createBot } from '../../src/compose/bot.js';
 import { type DatabaseConfig, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { SYSTEM_PROMPT } from '../../src/slack/system-prompt.js';

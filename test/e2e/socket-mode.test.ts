@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createOpenAIModel } from '../../src/agent/openai-client.js';
 import { loadApprovalPolicy } from '../../src/approvals/policy-file.js';
-import { type Bot, createBot } from '../../src/bot.js';
+import { type Bot, createBot } from '../../src/compose/bot.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger, silentLogger } from '../../src/logger.js';
 import { SYSTEM_PROMPT } from '../../src/slack/system-prompt.js';

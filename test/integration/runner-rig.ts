@@ -45,7 +45,7 @@ export interface ProcessStores {
 }
 
 /**
- * The real runner of the process `on` (its run store, standing approvals and clock), as `src/core.ts` wires
+ * The real runner of the process `on` (its run store, standing approvals and clock), as `src/compose/core.ts` wires
  * it, with the given model, tools and policy.
  */
 export function createTestRunner(

@@ -140,7 +140,7 @@ describe('audit hashing and redaction', () => {
 });
 
 describe('architecture', () => {
-  it('the core never imports Slack, drizzle or SQLite, and slack/ never imports the database', async () => {
+  it('the core never imports Slack, drizzle, SQLite or the wiring, and slack/ never imports the database or the wiring', async () => {
     const { readdirSync } = await import('node:fs');
     const { join } = await import('node:path');
     const root = new URL('../../src/', import.meta.url).pathname;
@@ -159,8 +159,8 @@ describe('architecture', () => {
         const imports = [...source.matchAll(/from '([^']+)'/g)].map((m) => m[1] ?? '');
         const banned =
           dir === 'slack'
-            ? (i: string) => /\/db\/|drizzle|better-sqlite3/.test(i)
-            : (i: string) => /@slack\/|drizzle|better-sqlite3|\/db\/|\/slack\//.test(i);
+            ? (i: string) => /\/db\/|drizzle|better-sqlite3|\/compose\//.test(i)
+            : (i: string) => /@slack\/|drizzle|better-sqlite3|\/db\/|\/slack\/|\/compose\//.test(i);
         for (const target of imports.filter(banned)) violations.push(`${file} imports ${target}`);
       }
     }
