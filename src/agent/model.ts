@@ -17,7 +17,7 @@ export interface ModelResponse {
 }
 
 /** The runner's view of the model: one Chat Completions call. The only implementation that talks to a
- * server lives in openai-client.ts. */
+ * server lives in src/model/openai/openai-client.ts. */
 export interface ChatModel {
   /**
    * One model call. When `onTextDelta` is given and the model streams, it receives the answer's text as it
