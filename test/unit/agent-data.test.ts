@@ -6,7 +6,7 @@ import { historyToMessages, type StoredItem } from '../../src/agent/history.js';
 import { initialRunState, parseRunState, serializeRunState } from '../../src/agent/run-state.js';
 import { defineTool, parseToolArguments } from '../../src/agent/tool.js';
 import { canonicalJson, GENESIS_HASH, hashEvent } from '../../src/audit/hash-chain.js';
-import { redactText, redactValue } from '../../src/audit/redact.js';
+import { redactText, redactValue } from '../../src/redact.js';
 
 describe('run state', () => {
   it('round-trips the current version and refuses unknown or future versions by name', () => {
