@@ -67,7 +67,11 @@ export class ModelError extends AppError {
   /** Why the server refused, in its own words (short), when it said why. */
   readonly reason: string | undefined;
 
-  constructor(failure: ModelFailure, message: string, options?: ErrorOptions & { reason?: string }) {
+  constructor(
+    failure: ModelFailure,
+    message: string,
+    options?: ErrorOptions & { reason?: string | undefined },
+  ) {
     super(`model.${failure}`, message, options);
     this.failure = failure;
     this.reason = options?.reason;
