@@ -9,14 +9,8 @@ import { verifyChain } from '../audit/verify-chain.js';
 import { createAuditQueryStore } from '../db/audit-query-store.js';
 import type { SqlDatabase } from '../db/sql/sql-database.js';
 import { describeError } from '../errors.js';
-import {
-  type CliIo,
-  EXTRA_USAGE,
-  isExtraCommand,
-  runExtraCommand,
-  tellVerdict,
-  withDatabase,
-} from './audit-extra.js';
+import { withDatabase } from './audit-database.js';
+import { type CliIo, EXTRA_USAGE, isExtraCommand, runExtraCommand, tellVerdict } from './audit-extra.js';
 import { TERMINAL_NAME, TERMINAL_TEAM_ID } from './terminal-thread.js';
 
 export const AUDIT_USAGE = `Usage: npm run audit -- <command> [options]

@@ -1,5 +1,5 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { formatEvents } from '../audit/audit-export.js';
 import { checkCheckpoints, describeCheckpointProblem, keyId } from '../audit/checkpoint.js';
@@ -7,11 +7,10 @@ import { describePruneReport } from '../audit/retention.js';
 import { parseTimePoint } from '../audit/time-filter.js';
 import { formatUsageTable, USAGE_GROUPS, type UsageGroup, usageBy, usageTotals } from '../audit/usage.js';
 import { type ChainVerdict, verifyChain } from '../audit/verify-chain.js';
-import { type DatabaseConfig, loadConfig } from '../config.js';
 import { auditEventsAfter, auditHeadSeq } from '../db/audit-push-store.js';
 import { createAuditQueryStore } from '../db/audit-query-store.js';
 import { createCheckpointStore } from '../db/checkpoint-store.js';
-import { describeDatabase, openDatabase, openDatabaseReadOnly } from '../db/open-database.js';
+import { openDatabase } from '../db/open-database.js';
 import { createRetentionStore } from '../db/retention-store.js';
 import type { SqlDatabase } from '../db/sql/sql-database.js';
 import { readRunUsage, type UsageFilter } from '../db/usage-queries.js';
@@ -19,6 +18,7 @@ import { describeError } from '../errors.js';
 import { randomId } from '../ids.js';
 import { silentLogger } from '../logger.js';
 import { ownerIsGone, processOwnerId } from '../process-identity.js';
+import { databaseConfigOf, withDatabase } from './audit-database.js';
 
 /** Where the audit commands write. */
 export interface CliIo {
@@ -176,52 +176,6 @@ export async function runExtraCommand(
   return withDatabase(env, io, (db) => tail(db, args, io));
 }
 
-/**
- * The database named by the environment; undefined (the problem told) when the configuration is wrong or the
- * SQLite file is missing.
- */
-function databaseOf(env: NodeJS.ProcessEnv, io: CliIo): DatabaseConfig | undefined {
-  const loaded = loadConfig(env, 'audit');
-  if (!loaded.ok) {
-    io.err(`Configuration error:\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}`);
-    return undefined;
-  }
-  const where = loaded.config.database;
-  if (where.kind === 'sqlite' && !existsSync(where.path)) {
-    io.err(`No database at ${where.path}. Set DATABASE_PATH to the bot's SQLite file, or DATABASE_URL.`);
-    return undefined;
-  }
-  return where;
-}
-
-/** Reads the database named by the environment, read-only; 2 when it is missing or not the bot's. */
-export async function withDatabase(
-  env: NodeJS.ProcessEnv,
-  io: CliIo,
-  work: (db: SqlDatabase) => Promise<number>,
-): Promise<number> {
-  const where = databaseOf(env, io);
-  if (!where) return 2;
-  let database: SqlDatabase;
-  try {
-    database = await openDatabaseReadOnly(where);
-  } catch (error) {
-    io.err(`Cannot open ${describeDatabase(where)}: ${describeError(error)}`);
-    return 2;
-  }
-  try {
-    return await work(database);
-  } catch (error) {
-    if (!/no such table|does not exist/.test(describeError(error))) throw error;
-    io.err(
-      `${describeDatabase(where)} has no audit log: it is not the bot's database, or the bot never started on it.`,
-    );
-    return 2;
-  } finally {
-    await database.close();
-  }
-}
-
 const PAGE = 500;
 
 async function tail(db: SqlDatabase, args: Extract<Parsed, { ok: true }>, io: FollowIo): Promise<number> {
@@ -333,9 +287,9 @@ async function prune(
     io.err(`prune needs --before with a span such as 90d or a past date such as 2026-03-01\n${seeHelp}`);
     return 2;
   }
-  const where = databaseOf(env, io);
-  if (!where) return 2;
-  const db = await openDatabase(where, silentLogger);
+  const config = databaseConfigOf(env, io);
+  if (!config) return 2;
+  const db = await openDatabase(config.database, silentLogger);
   try {
     const owner = processOwnerId();
     const retention = createRetentionStore({

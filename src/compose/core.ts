@@ -1,6 +1,5 @@
 import { threadId } from 'node:worker_threads';
 import type { ChatModel } from '../agent/model.js';
-import type { OpenAIModelOptions } from '../agent/openai-client.js';
 import { DEFAULT_LIMITS, Runner, type RunnerLimits } from '../agent/runner.js';
 import type { AgentTool } from '../agent/tool.js';
 import { ToolRegistry } from '../agent/tool-registry.js';
@@ -22,6 +21,7 @@ import { type IdGenerator, randomId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { loadMcpServers } from '../mcp/load-mcp-servers.js';
 import { McpServers } from '../mcp/mcp-servers.js';
+import type { OpenAIModelOptions } from '../model/openai/openai-client.js';
 import { ownerIsGone, processOwnerId } from '../process-identity.js';
 import { createBuiltInTools } from '../tools/built-in-tools.js';
 
@@ -70,7 +70,9 @@ function openAIModel(options: OpenAIModelOptions): ChatModel {
   let model: Promise<ChatModel> | undefined;
   return {
     async complete(request) {
-      model ??= import('../agent/openai-client.js').then((client) => client.createOpenAIModel(options));
+      model ??= import('../model/openai/openai-client.js').then((client) =>
+        client.createOpenAIModel(options),
+      );
       return (await model).complete(request);
     },
   };

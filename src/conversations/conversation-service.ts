@@ -46,7 +46,7 @@ export interface ConversationServiceDeps {
   /** Answers are streamed (the model is asked to stream): tool calls are shown as tasks in them. */
   streamTasks?: boolean;
   /** Who is in a channel, for who may stop its threads' work; without it only a thread's starter may. */
-  channelMembers?: ChannelMembership;
+  channelMembers?: ChannelMembership | undefined;
 }
 
 /** What became of a message taken in. */

@@ -1,8 +1,8 @@
 import type { RunObserver } from '../agent/runner.js';
 import type { ToolProgress } from '../agent/turn-settler.js';
-import { redactText } from '../audit/redact.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { redactText } from '../redact.js';
 import type {
   AnswerStream,
   AnswerTarget,

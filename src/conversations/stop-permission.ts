@@ -42,7 +42,7 @@ export async function mayStop(
 
 export interface StopGateDeps {
   store: Pick<StopStore, 'starter' | 'recordAudit'>;
-  members?: ChannelMembership;
+  members?: ChannelMembership | undefined;
   clock: Clock;
   logger: Logger;
   /** Limits refusals recorded per person (each is an audit row); default 5 a minute. */

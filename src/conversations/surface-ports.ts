@@ -43,7 +43,7 @@ export interface AnswerTarget extends ThreadRef {
 export interface ProgressTarget extends ThreadRef {
   messageTs?: string;
   /** The session's title, when the thread's work starts from a message (used where the session is new). */
-  title?: string;
+  title?: string | undefined;
   /** Who started the work. */
   initiatorUserId?: string;
 }

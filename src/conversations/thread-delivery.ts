@@ -1,4 +1,4 @@
-import type { ApprovalRecord } from '../approvals/approval.js';
+import { type ApprovalRecord, approvalScope } from '../approvals/approval.js';
 import { auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
@@ -110,10 +110,7 @@ export class ThreadDelivery {
       await this.#deps.outbox.cardPosted(approval.id, { channelId, messageTs }, [
         auditEvent('approval.card_posted', {
           at: this.#deps.clock.now(),
-          teamId: approval.teamId,
-          conversationId: approval.conversationId,
-          runId: approval.runId,
-          approvalId: approval.id,
+          ...approvalScope(approval),
           payload: { channelId, messageTs },
         }),
       ]);

@@ -27,7 +27,7 @@ export interface SlackRuntimeOptions {
    * /healthz gives details (HEALTHZ_DETAILS): an unauthenticated caller must not make the bot ask its workers
    * for their memory or read the SIEM lag on every request.
    */
-  health: (withDetail: boolean) => Promise<{ ok: boolean; detail?: Record<string, unknown> }>;
+  health: (withDetail: boolean) => Promise<{ ok: boolean; detail?: Record<string, unknown> | undefined }>;
   /**
    * `/healthz` is unauthenticated: it answers only `{status}` unless details are asked for (HEALTHZ_DETAILS),
    * since they name MCP servers, tools and error texts with hosts and ports.
