@@ -15,7 +15,7 @@ import {
   withUniqueCallIds,
 } from './history.js';
 import { type ChatModel, ModelError } from './model.js';
-import { leaseOf, RunHandedOver, type RunRecord, RunStopped, type RunStore } from './ports.js';
+import { leaseOf, RunHandedOver, type RunnerStore, type RunRecord, RunStopped } from './ports.js';
 import { modelCallScope } from './run-context.js';
 import { runEvent } from './run-events.js';
 import { parseRunState, type RunState } from './run-state.js';
@@ -85,7 +85,7 @@ export interface RunnerDeps {
   model: ChatModel;
   tools: ToolRegistry;
   policy: ApprovalPolicy;
-  store: RunStore;
+  store: RunnerStore;
   /** "Approve for this thread" grants, consulted for calls that need approval. */
   standing: Pick<StandingApprovalStore, 'find'>;
   /** Re-checks a grantor's rights when their grant is used (the approval service). */

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { AuditQueries } from '../approvals/audit-queries.js';
+import type { ApprovalReports, AuditLogQueries } from '../approvals/audit-queries.js';
 import type { ApprovalPolicy } from '../approvals/policy.js';
 import {
   type PastRequest,
@@ -138,7 +138,7 @@ async function replay(args: readonly string[], io: PolicyCliIo): Promise<number>
  * whose arguments retention removed are only counted, with the limits they were removed under.
  */
 async function pastRequests(
-  queries: AuditQueries,
+  queries: AuditLogQueries & ApprovalReports,
   since: number | undefined,
 ): Promise<{ requests: PastRequest[]; pruned: { count: number; limits: Set<string> } }> {
   const events = await queries.events(since === undefined ? {} : { since });

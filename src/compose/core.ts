@@ -11,7 +11,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { ConversationService } from '../conversations/conversation-service.js';
 import { DecisionFollowUp } from '../conversations/decision-follow-up.js';
-import type { SurfaceAdapters } from '../conversations/ports.js';
+import type { SurfaceAdapters } from '../conversations/surface-ports.js';
 import { tapAuditEvents } from '../db/audit-tap.js';
 import { openDatabase } from '../db/open-database.js';
 import type { SqlDatabase } from '../db/sql/sql-database.js';

@@ -3,7 +3,7 @@ import type { ApprovalPolicy } from '../approvals/policy.js';
 import type { ChatSessionDeps } from '../cli/chat-session.js';
 import { createTerminalSurface } from '../cli/terminal-surface.js';
 import type { Config } from '../config.js';
-import type { ThreadRef } from '../conversations/ports.js';
+import type { ThreadRef } from '../conversations/surface-ports.js';
 import type { Logger } from '../logger.js';
 import { type Core, createCore } from './core.js';
 

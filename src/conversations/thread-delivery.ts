@@ -5,12 +5,13 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { SurfaceKind } from '../surfaces.js';
 import { nextAttemptAt } from './delivery.js';
-import type { Delivery, DeliveryOutbox, RecoveryScope, ThreadRef, ThreadSurface } from './ports.js';
 import { UndeliveredAnswer } from './run-presenter.js';
+import type { Delivery, DeliveryOutbox, RecoveryScope } from './store-ports.js';
+import type { CardPoster, CardUpdater, ThreadPoster, ThreadRef } from './surface-ports.js';
 
 export interface ThreadDeliveryDeps {
   outbox: DeliveryOutbox;
-  surface: ThreadSurface;
+  surface: ThreadPoster & CardPoster & CardUpdater;
   /** Whose threads this process posts in. */
   surfaceKind: SurfaceKind;
   clock: Clock;

@@ -1,5 +1,5 @@
 import type { webApi } from '@slack/bolt';
-import type { AnswerStream, AnswerTarget, TaskUpdate } from '../conversations/ports.js';
+import type { AnswerStream, AnswerTarget, TaskUpdate } from '../conversations/surface-ports.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import {

@@ -1,7 +1,7 @@
 import type { ApprovalRecord } from '../../approvals/approval.js';
 import type { DecisionResult } from '../../approvals/approval-service.js';
-import type { CardLocation } from '../../conversations/ports.js';
 import type { RunWork } from '../../conversations/run-work.js';
+import type { CardLocation } from '../../conversations/surface-ports.js';
 import { ALREADY_VOTED, alreadyDecided, UNKNOWN_BUTTON } from './refusals.js';
 
 /** The card a click or a form came from, as the payload names it (never trusted over what is stored). */
