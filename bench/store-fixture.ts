@@ -10,7 +10,7 @@ import type { ApprovalRecord } from '../src/approvals/approval.js';
 import { ApprovalService } from '../src/approvals/approval-service.js';
 import { Deciders } from '../src/approvals/deciders.js';
 import { builtInPolicy } from '../src/approvals/policy.js';
-import type { ThreadRef } from '../src/conversations/ports.js';
+import type { ThreadRef } from '../src/conversations/surface-ports.js';
 import { openPostgresDatabase } from '../src/db/postgres/postgres-database.js';
 import { insertItems } from '../src/db/run-rows.js';
 import { count } from '../src/db/sql/program.js';

@@ -102,12 +102,14 @@ function turnClock(fakes: Fakes) {
       });
       marks = current;
       const sent = performance.now();
-      const acked = fetch(request.url, { method: 'POST', headers: request.headers, body: request.body }).then(
-        async (response) => {
-          await response.arrayBuffer();
-          if (!response.ok) throw new Error(`the event was answered with HTTP ${response.status}`);
-        },
-      );
+      const acked = fetch(request.url, {
+        method: 'POST',
+        headers: request.headers ?? {},
+        body: request.body ?? null,
+      }).then(async (response) => {
+        await response.arrayBuffer();
+        if (!response.ok) throw new Error(`the event was answered with HTTP ${response.status}`);
+      });
       try {
         await Promise.all([posted, acked]);
         await quiet();
@@ -135,7 +137,10 @@ function turnClock(fakes: Fakes) {
 const lastPost = (fakes: Fakes): SlackCall | undefined => fakes.slack.callsTo('chat.postMessage').at(-1);
 
 /** The floor must send what the bot sends: the same Chat Completions body and the same post (but the thread). */
-function checkSameWire(bot: { request?: ChatRequest; post?: SlackCall }, fakes: Fakes): void {
+function checkSameWire(
+  bot: { request?: ChatRequest | undefined; post?: SlackCall | undefined },
+  fakes: Fakes,
+): void {
   const request = fakes.model.requests.at(-1);
   if (!isDeepStrictEqual(request, bot.request))
     throw new Error(

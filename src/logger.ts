@@ -1,5 +1,5 @@
-import { redactText } from './audit/redact.js';
 import { processOutput } from './output-streams.js';
+import { redactText } from './redact.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };

@@ -1,7 +1,30 @@
+/**
+ * `npm start`'s entry (built to dist/main.js): checks the configuration, the policy and MCP files and the Slack
+ * tokens, then starts the bot wired in `compose/` (`compose/bot.ts`). Where each kind of request goes:
+ *
+ * - Slack events over HTTP (`POST /slack/events` on `PORT`): the request guard (`slack/request-guard.ts`, in
+ *   `slack/guarded-receiver.ts`) checks the signature and size and accepts each request once, then Bolt routes
+ *   it to `slack/listeners/` (registered in `compose/slack.ts`); a message becomes work for the conversation
+ *   service, done in a worker thread (or here with `WORKERS=0`).
+ * - Slack events over Socket Mode (`SLACK_APP_TOKEN` set): the same listeners, behind Bolt's socket receiver
+ *   (`slack/app.ts`), each event accepted once by its id.
+ * - Clicks: an Approve click over HTTP is answered by the request guard itself (`slack/clicks/click.ts`), over
+ *   the socket by `slack/listeners/actions.ts`; both record it, ack, and hand it to where clicks are decided
+ *   (`slack/clicks/decide-click.ts`, in a worker or here). Reject, Edit and View all arguments open forms
+ *   (`slack/listeners/decision-modals.ts`).
+ * - Slash commands (`/approvals`, same URL or socket): `slack/listeners/commands.ts`.
+ * - The health endpoint (`GET /healthz` on `PORT`, both modes): `slack/app.ts`, with the details
+ *   `compose/bot.ts` gathers.
+ * - Background timers (deadlines, recovery, clicks left undecided, the SIEM push, checkpoints, retention):
+ *   `compose/background.ts`, in the first worker thread (or here with `WORKERS=0`).
+ * - Worker threads (`WORKERS`): started by `workers/worker-pool.ts`; each runs `workers/run-worker.ts` on the
+ *   services `compose/worker.ts` wires.
+ * - Signals: SIGHUP reloads the policy file; SIGTERM and SIGINT stop intake and let the work in flight finish.
+ */
 import { loadApprovalPolicy } from './approvals/policy-file.js';
 import { readPolicySource } from './approvals/policy-source.js';
 import { undecidableTools, undecidableWarning } from './approvals/who-to-tell.js';
-import { type Bot, createBot } from './bot.js';
+import { type Bot, createBot } from './compose/bot.js';
 import { loadConfig, withDotEnv } from './config.js';
 import { describeDatabase } from './db/open-database.js';
 import { AppError, describeError } from './errors.js';

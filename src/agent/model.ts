@@ -17,7 +17,7 @@ export interface ModelResponse {
 }
 
 /** The runner's view of the model: one Chat Completions call. The only implementation that talks to a
- * server lives in openai-client.ts. */
+ * server lives in src/model/openai/openai-client.ts. */
 export interface ChatModel {
   /**
    * One model call. When `onTextDelta` is given and the model streams, it receives the answer's text as it
@@ -67,7 +67,11 @@ export class ModelError extends AppError {
   /** Why the server refused, in its own words (short), when it said why. */
   readonly reason: string | undefined;
 
-  constructor(failure: ModelFailure, message: string, options?: ErrorOptions & { reason?: string }) {
+  constructor(
+    failure: ModelFailure,
+    message: string,
+    options?: ErrorOptions & { reason?: string | undefined },
+  ) {
     super(`model.${failure}`, message, options);
     this.failure = failure;
     this.reason = options?.reason;

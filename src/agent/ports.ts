@@ -75,15 +75,23 @@ export class RunHandedOver extends AppError {
   }
 }
 
-/**
- * Persistence the runner needs. Each method is one transaction: the state change and its audit events are
- * committed together or not at all. Writes to a run carry the claim it was read under and succeed only while
- * that claim holds the run's lease (this process started the run, or claimed it with a decision, an expiry or
- * recovery, and has not lost it since); otherwise they throw `RunHandedOver` and change nothing.
+/*
+ * Persistence of runs, split by what each user does with it. Each method is one transaction: the state change
+ * and its audit events are committed together or not at all. Writes to a run carry the claim it was read under
+ * and succeed only while that claim holds the run's lease (this process started the run, or claimed it with a
+ * decision, an expiry or recovery, and has not lost it since); otherwise they throw `RunHandedOver` and change
+ * nothing.
  */
-export interface RunStore {
+
+/** What the runner reads to take a run up where it was. */
+export interface RunLoader {
   getRun(runId: string): Promise<RunRecord | undefined>;
   loadHistory(conversationId: string): Promise<StoredItem[]>;
+  approvalsForTurn(runId: string, turn: number): Promise<ApprovalRecord[]>;
+}
+
+/** What the runner writes at the steps of a run: a model turn, a pause, the end. */
+export interface TurnRecorder {
   /**
    * Appends the items of a model turn (its message and tool calls, before any call runs), creates its approvals
    * (pending, each owed a card; or approved when a standing approval covers them) and saves the state and
@@ -101,25 +109,12 @@ export interface RunStore {
       reply?: string;
     },
   ): Promise<ApprovalRecord[]>;
-  approvalsForTurn(runId: string, turn: number): Promise<ApprovalRecord[]>;
   /**
    * Pauses the running run (running -> paused, with `audit`, giving up the lease) when a call of `turn` still
    * waits for a decision; false when none does. One transaction, so a decision either sees the run paused and
    * claims it, or was taken before and the caller settles it.
    */
   pauseIfPending(lease: RunLease, turn: number, audit: AuditInput[]): Promise<boolean>;
-  /** Compare-and-set approved -> executing; false when the call was claimed already. */
-  markExecuting(lease: RunLease, approvalId: string, audit: AuditInput[]): Promise<boolean>;
-  /** Records one tool output of the paused turn, its approval's final status, and the advanced state. */
-  saveToolOutput(
-    lease: RunLease,
-    input: {
-      state: RunState;
-      item: Extract<HistoryItem, { kind: 'tool_output' }>;
-      approval: SettledApproval | null;
-      audit: AuditInput[];
-    },
-  ): Promise<void>;
   /**
    * Ends the run: completed, failed or cancelled (with the reason), giving up the lease. Approvals of the run
    * that the end cancels (see `cancelledByRunEnd`) become `cancelled` with the reason, each with the audit
@@ -136,14 +131,44 @@ export interface RunStore {
       reply?: string;
     },
   ): Promise<ApprovalRecord[]>;
+}
+
+/** What settling the calls of a paused turn writes: each execution claimed, each output recorded. */
+export interface CallRecorder {
+  /** Compare-and-set approved -> executing; false when the call was claimed already. */
+  markExecuting(lease: RunLease, approvalId: string, audit: AuditInput[]): Promise<boolean>;
+  /** Records one tool output of the paused turn, its approval's final status, and the advanced state. */
+  saveToolOutput(
+    lease: RunLease,
+    input: {
+      state: RunState;
+      item: Extract<HistoryItem, { kind: 'tool_output' }>;
+      approval: SettledApproval | null;
+      audit: AuditInput[];
+    },
+  ): Promise<void>;
+}
+
+/** Whether someone asked to stop a run: the runner checks before every step, its driver polls. */
+export interface StopRequests {
+  /** Who asked to stop the run (see `StopStore.requestStop` of the conversations), when someone did. */
+  stopRequest(runId: string): Promise<string | undefined>;
+}
+
+/** What the process driving a run does to keep driving it. */
+export interface LeaseRenewal {
   /**
    * Extends this process's lease on a run it drives; false when another process holds the running run now
    * (true, with nothing to extend, once the run paused or ended).
    */
   renewLease(runId: string): Promise<boolean>;
-  /** Who asked to stop the run (see `ConversationStore.requestStop`), when someone did. */
-  stopRequest(runId: string): Promise<string | undefined>;
 }
+
+/** What the runner needs of the store: load a run, record its turns and calls, see stop requests. */
+export type RunnerStore = RunLoader & TurnRecorder & CallRecorder & StopRequests;
+
+/** Every run port, as the database implements them in one store. */
+export type RunStore = RunnerStore & LeaseRenewal;
 
 /**
  * Thrown inside a run's drive when someone asked to stop it: nothing more executes and the model is not called

@@ -4,7 +4,15 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { HistoryItem } from './history.js';
 import type { ModelError } from './model.js';
-import { leaseOf, RunHandedOver, type RunRecord, RunStopped, type RunStore } from './ports.js';
+import {
+  leaseOf,
+  RunHandedOver,
+  type RunLoader,
+  type RunRecord,
+  RunStopped,
+  type StopRequests,
+  type TurnRecorder,
+} from './ports.js';
 import { runEvent } from './run-events.js';
 import type { RunOutcome } from './run-outcome.js';
 import { parseRunState, type RunState } from './run-state.js';
@@ -18,7 +26,8 @@ export const UNEXPECTED_FAILURE =
   'Something went wrong on my side while working on this, so I stopped; please try again.';
 
 export interface RunEndingDeps {
-  store: RunStore;
+  /** Reads the run's last saved usage, records its end, sees a stop request. */
+  store: Pick<RunLoader, 'getRun'> & Pick<TurnRecorder, 'saveTurn' | 'finishRun'> & StopRequests;
   clock: Clock;
   logger: Logger;
   /** How long the commit that ends a run with its answer is retried while the database refuses it; 10 min. */

@@ -8,7 +8,7 @@ import { CallPlanner } from './call-planner.js';
 import type { HistoryItem, ToolCall } from './history.js';
 import { type ChatModel, ModelError } from './model.js';
 import { type ModelTurn, type TextStreamHooks, takeModelTurn } from './model-turn.js';
-import { leaseOf, type RunRecord } from './ports.js';
+import { leaseOf, type RunnerStore, type RunRecord } from './ports.js';
 import { RunEnding, type RunEndingDeps } from './run-ending.js';
 import { runEvent } from './run-events.js';
 import type { RunOutcome } from './run-outcome.js';
@@ -46,6 +46,7 @@ export interface RunnerDeps extends RunEndingDeps {
   model: ChatModel;
   tools: ToolRegistry;
   policy: ApprovalPolicy;
+  store: RunnerStore;
   /** "Approve for this thread" grants, consulted for calls that need approval. */
   standing: Pick<StandingApprovalStore, 'find'>;
   /** Re-checks a grantor's rights when their grant is used (the approval service). */

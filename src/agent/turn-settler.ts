@@ -10,7 +10,7 @@ import type { Clock } from '../clock.js';
 import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ToolCall, ToolOutputItem } from './history.js';
-import { leaseOf, type RunRecord, RunStopped, type RunStore } from './ports.js';
+import { type CallRecorder, leaseOf, type RunRecord, RunStopped, type StopRequests } from './ports.js';
 import { runEvent } from './run-events.js';
 import type { RunState } from './run-state.js';
 import type { ToolContext } from './tool.js';
@@ -26,7 +26,7 @@ type Observer = { onToolProgress?: (progress: ToolProgress) => void };
 
 export interface TurnSettlerDeps {
   tools: ToolRegistry;
-  store: RunStore;
+  store: CallRecorder & StopRequests;
   clock: Clock;
   logger: Logger;
 }

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { SurfaceKind } from '../surfaces.js';
-import { type ApprovalRecord, formatDuration } from './approval.js';
+import { type ApprovalRecord, approvalScope, formatDuration } from './approval.js';
 import type { ApprovalTimerStore } from './ports.js';
 
 /** What happens outside the database when a deadline passes (card updates, resuming, thread replies). */
@@ -73,14 +73,14 @@ export class ApprovalScheduler {
     const expired = await store.expireDue(now, surface, (approval) => [
       auditEvent('approval.expired', {
         at: now,
-        ...scope(approval),
+        ...approvalScope(approval),
         payload: { tool: approval.toolName, callId: approval.callId, rule: approval.rule },
       }),
     ]);
     const escalations = await store.claimEscalations(now, surface, (approval) => [
       auditEvent('approval.escalated', {
         at: now,
-        ...scope(approval),
+        ...approvalScope(approval),
         payload: {
           tool: approval.toolName,
           after: formatDuration(approval.rule.escalateAfterMs ?? 0),
@@ -91,7 +91,7 @@ export class ApprovalScheduler {
     const reminders = await store.claimReminders(now, surface, (approval) => [
       auditEvent('approval.reminded', {
         at: now,
-        ...scope(approval),
+        ...approvalScope(approval),
         payload: { tool: approval.toolName, after: formatDuration(approval.rule.remindAfterMs ?? 0) },
       }),
     ]);
@@ -112,13 +112,4 @@ export class ApprovalScheduler {
       }
     }
   }
-}
-
-function scope(approval: ApprovalRecord) {
-  return {
-    teamId: approval.teamId,
-    conversationId: approval.conversationId,
-    runId: approval.runId,
-    approvalId: approval.id,
-  };
 }

@@ -1,6 +1,6 @@
 import { auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
-import type { ApprovalRecord } from './approval.js';
+import { type ApprovalRecord, approvalScope } from './approval.js';
 import type { Deciders } from './deciders.js';
 import type { Delegation } from './delegation.js';
 import type { DecisionPermission } from './policy.js';
@@ -91,7 +91,7 @@ export class ApprovalService {
     if (checked.ok === false) return checked;
     const { approval, delegation } = checked;
     const { store, clock } = this.#deps;
-    const scope = scopeOf(approval);
+    const scope = approvalScope(approval);
     // An edit is its own kind of decision: approval with arguments a person rewrote.
     const kind =
       request.vote === 'reject'
@@ -186,7 +186,7 @@ export class ApprovalService {
         auditEvent('approval.refused', {
           at: clock.now(),
           actor: request.userId,
-          ...scopeOf(approval),
+          ...approvalScope(approval),
           payload: { vote: request.vote, reason: permission.reason, rule: approval.rule },
         }),
       ]);
@@ -218,15 +218,6 @@ function unavailableOption(
   if ((request.standing || edit) && approval.rule.quorum > 1)
     return `This request needs ${approval.rule.quorum} approvals, so it can only be approved as it is.`;
   return undefined;
-}
-
-function scopeOf(approval: ApprovalRecord) {
-  return {
-    teamId: approval.teamId,
-    conversationId: approval.conversationId,
-    runId: approval.runId,
-    approvalId: approval.id,
-  };
 }
 
 function readable(json: string): unknown {

@@ -109,6 +109,16 @@ export interface ApprovalRecord {
   createdAt: number;
 }
 
+/** The audit scope of an approval: its team, conversation, run and id. */
+export function approvalScope(approval: ApprovalRecord) {
+  return {
+    teamId: approval.teamId,
+    conversationId: approval.conversationId,
+    runId: approval.runId,
+    approvalId: approval.id,
+  };
+}
+
 /** Longest rejection reason a person can give, in Slack and in the terminal; the model and the card show it in full. */
 export const MAX_REASON_LENGTH = 500;
 

@@ -63,23 +63,36 @@ export interface ApprovalStats {
   usage: UsageTotals;
 }
 
-/**
- * Read-only questions about approvals and the audit log, for the slash command, App Home and the command line.
- * Implemented over either database by `src/db/audit-query-store.ts`.
+/*
+ * Read-only questions about approvals and the audit log, for the slash command, App Home and the command line,
+ * split by who asks them. Implemented over either database by `src/db/audit-query-store.ts`.
  */
-export interface AuditQueries {
+
+/** The audit log itself, for `npm run audit` (list, export, verify) and policy replays. */
+export interface AuditLogQueries {
   /** The whole chain in sequence order, for verification. */
   chain(): Promise<StoredAuditEvent[]>;
   events(filter: AuditEventFilter): Promise<AuditEventRow[]>;
+}
+
+/** Lists of requests, as the slash command and App Home show them. */
+export interface ApprovalLists {
   pending(teamId: string, page: PageRequest): Promise<Page<ApprovalRecord>>;
   /** Requests that are no longer pending, latest decision first. */
   history(query: HistoryQuery): Promise<Page<ApprovalRecord>>;
-  /** One request of this workspace, or undefined (unknown id, or another workspace's). */
-  detail(teamId: string, approvalId: string): Promise<ApprovalDetail | undefined>;
-  stats(teamId: string, since?: number): Promise<ApprovalStats>;
   /** A person's own requests, latest first. */
   requestsBy(teamId: string, userId: string, limit: number): Promise<ApprovalRecord[]>;
 }
+
+/** One request in full, and figures over a workspace's requests. */
+export interface ApprovalReports {
+  /** One request of this workspace, or undefined (unknown id, or another workspace's). */
+  detail(teamId: string, approvalId: string): Promise<ApprovalDetail | undefined>;
+  stats(teamId: string, since?: number): Promise<ApprovalStats>;
+}
+
+/** Every audit query, as the database answers them in one store. */
+export type AuditQueries = AuditLogQueries & ApprovalLists & ApprovalReports;
 
 /** The median of a list of numbers; null for an empty list. */
 export function median(values: readonly number[]): number | null {

@@ -1,5 +1,5 @@
 import { type AuditInput, auditEvent } from '../audit/audit-event.js';
-import type { ApprovalRecord, ApprovalRule, ApprovalStatus } from './approval.js';
+import { type ApprovalRecord, type ApprovalRule, type ApprovalStatus, approvalScope } from './approval.js';
 import type { Vote } from './ports.js';
 
 /**
@@ -84,10 +84,7 @@ export function runResumedEvent(settled: ApprovalRecord, actor: string, at: numb
   return auditEvent('run.resumed', {
     at,
     actor,
-    teamId: settled.teamId,
-    conversationId: settled.conversationId,
-    runId: settled.runId,
-    approvalId: settled.id,
+    ...approvalScope(settled),
     payload: { turn: settled.turn },
   });
 }

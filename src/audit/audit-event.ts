@@ -1,4 +1,4 @@
-import { redactValue } from './redact.js';
+import { redactValue } from '../redact.js';
 
 /** What happened, in the words admins filter by. */
 export type AuditKind =

@@ -18,24 +18,35 @@ export interface ChainPoint {
   at: number;
 }
 
-/** The chain and its checkpoints, as the checkpointer and `verify --public-key` read them. */
-export interface CheckpointStore {
+/** Where the audit chain stands, for the checkpointer to decide what is due to be signed. */
+export interface ChainPoints {
   head(): Promise<ChainPoint | undefined>;
   /** The newest event's and the newest checkpoint's sequence numbers (0 when none): one cheap read. */
   progress(): Promise<{ head: number; checkpointed: number }>;
   event(seq: number): Promise<ChainPoint | undefined>;
   /** When the first event after `seq` was written, if there is one. */
   firstAfter(seq: number): Promise<number | undefined>;
+}
+
+/** The signed checkpoints the checkpointer stores and posts. */
+export interface CheckpointLog {
   latest(): Promise<Checkpoint | undefined>;
   /** Stores a checkpoint; false when one for that event exists already. */
   add(checkpoint: Checkpoint): Promise<boolean>;
   unposted(limit: number): Promise<Checkpoint[]>;
   posted(seq: number, where: { channel: string; ts: string }, at: number): Promise<void>;
+}
+
+/** Every signed checkpoint, as `verify --public-key` reads them. */
+export interface CheckpointArchive {
   all(): Promise<Checkpoint[]>;
 }
 
+/** The chain and its checkpoints, as the database serves them in one store. */
+export type CheckpointStore = ChainPoints & CheckpointLog & CheckpointArchive;
+
 export interface CheckpointerDeps {
-  store: CheckpointStore;
+  store: ChainPoints & CheckpointLog;
   /** The lease, so one process at a time signs. */
   leases: Pick<AuditPushStore, 'claim' | 'release'>;
   privateKey: KeyObject;

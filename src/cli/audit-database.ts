@@ -1,15 +1,19 @@
 import { existsSync } from 'node:fs';
-import { type DatabaseConfig, loadConfig } from '../config.js';
+import { type Config, loadConfig } from '../config.js';
 import { describeDatabase, openDatabaseReadOnly } from '../db/open-database.js';
 import type { SqlDatabase } from '../db/sql/sql-database.js';
 import { describeError } from '../errors.js';
-import type { CliIo } from './audit-io.js';
+
+/** Where a command tells what is wrong. */
+export interface ProblemOutput {
+  err(line: string): void;
+}
 
 /**
- * The database named by the environment; undefined (the problem told) when the configuration is wrong or the
- * SQLite file is missing.
+ * The configuration the environment names, for a command that reads the bot's database; undefined (the problem
+ * told) when the configuration is wrong or the SQLite file is missing.
  */
-export function databaseOf(env: NodeJS.ProcessEnv, io: CliIo): DatabaseConfig | undefined {
+export function databaseConfigOf(env: NodeJS.ProcessEnv, io: ProblemOutput): Config | undefined {
   const loaded = loadConfig(env, 'audit');
   if (!loaded.ok) {
     io.err(`Configuration error:\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -20,17 +24,22 @@ export function databaseOf(env: NodeJS.ProcessEnv, io: CliIo): DatabaseConfig | 
     io.err(`No database at ${where.path}. Set DATABASE_PATH to the bot's SQLite file, or DATABASE_URL.`);
     return undefined;
   }
-  return where;
+  return loaded.config;
 }
 
-/** Reads the database named by the environment, read-only; 2 when it is missing or not the bot's. */
+/**
+ * Runs `work` on the database named by the environment, opened read-only, and closes it. Exits 2, the problem
+ * told in one sentence, when the database is missing, cannot be opened or has no audit log (not the bot's, or
+ * the bot never started on it).
+ */
 export async function withDatabase(
   env: NodeJS.ProcessEnv,
-  io: CliIo,
-  work: (db: SqlDatabase) => Promise<number>,
+  io: ProblemOutput,
+  work: (db: SqlDatabase, config: Config) => Promise<number>,
 ): Promise<number> {
-  const where = databaseOf(env, io);
-  if (!where) return 2;
+  const config = databaseConfigOf(env, io);
+  if (!config) return 2;
+  const where = config.database;
   let database: SqlDatabase;
   try {
     database = await openDatabaseReadOnly(where);
@@ -39,7 +48,7 @@ export async function withDatabase(
     return 2;
   }
   try {
-    return await work(database);
+    return await work(database, config);
   } catch (error) {
     if (!/no such table|does not exist/.test(describeError(error))) throw error;
     io.err(

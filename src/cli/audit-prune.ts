@@ -7,7 +7,7 @@ import { randomId } from '../ids.js';
 import { silentLogger } from '../logger.js';
 import { ownerIsGone, processOwnerId } from '../process-identity.js';
 import { argumentProblem } from './argument-problem.js';
-import { databaseOf } from './audit-database.js';
+import { databaseConfigOf } from './audit-database.js';
 import type { CliIo } from './audit-io.js';
 
 /** `prune --before …`: the one command that writes; it opens the database as the bot does (migrating it). */
@@ -30,9 +30,9 @@ export async function runPrune(
     io.err(`prune needs --before with a span such as 90d or a past date such as 2026-03-01\n${seeHelp}`);
     return 2;
   }
-  const where = databaseOf(env, io);
-  if (!where) return 2;
-  const db = await openDatabase(where, silentLogger);
+  const config = databaseConfigOf(env, io);
+  if (!config) return 2;
+  const db = await openDatabase(config.database, silentLogger);
   try {
     const owner = processOwnerId();
     const retention = createRetentionStore({

@@ -6,7 +6,7 @@ import { describeApprovers } from '../approvals/policy.js';
 import type { Vote } from '../approvals/ports.js';
 import type { ConversationService } from '../conversations/conversation-service.js';
 import type { DecisionFollowUp } from '../conversations/decision-follow-up.js';
-import type { ThreadRef } from '../conversations/ports.js';
+import type { ThreadRef } from '../conversations/surface-ports.js';
 import type { LineReader } from './line-reader.js';
 import { plainText } from './terminal-text.js';
 

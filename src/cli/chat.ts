@@ -1,13 +1,13 @@
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadApprovalPolicy } from '../approvals/policy-file.js';
+import { createChatServices } from '../compose/terminal.js';
 import { loadConfig, withDotEnv } from '../config.js';
 import { describeError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { mcpServersFileProblem } from '../mcp/load-mcp-servers.js';
 import type { McpServers } from '../mcp/mcp-servers.js';
 import { toolNames } from '../tools/built-in-tools.js';
-import { createChatServices } from './chat-services.js';
 import { runChatSession } from './chat-session.js';
 import { createLineReader } from './line-reader.js';
 import { TERMINAL_NAME, terminalThread } from './terminal-thread.js';

@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { AuditQueries } from '../approvals/audit-queries.js';
+import type { ApprovalReports, AuditLogQueries } from '../approvals/audit-queries.js';
 import type { ApprovalPolicy } from '../approvals/policy.js';
 import {
   type PastRequest,
@@ -15,10 +14,9 @@ import { prunedArgumentsLimit } from '../audit/retention.js';
 import { parseTimePoint } from '../audit/time-filter.js';
 import { loadConfig } from '../config.js';
 import { createAuditQueryStore } from '../db/audit-query-store.js';
-import { describeDatabase, openDatabaseReadOnly } from '../db/open-database.js';
-import { describeError } from '../errors.js';
 import { toolNames } from '../tools/built-in-tools.js';
 import { argumentProblem } from './argument-problem.js';
+import { withDatabase } from './audit-database.js';
 
 export interface PolicyCliIo {
   out(line: string): void;
@@ -120,18 +118,7 @@ async function replay(args: readonly string[], io: PolicyCliIo): Promise<number>
   }
   const policy = validPolicy(file, 'replay', io);
   if (!policy) return 1;
-  const loaded = loadConfig(io.env ?? process.env, 'audit');
-  if (!loaded.ok) {
-    io.err(`Configuration error:\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}`);
-    return 2;
-  }
-  const { database: where, adminUserIds } = loaded.config;
-  if (where.kind === 'sqlite' && !existsSync(where.path)) {
-    io.err(`No database at ${where.path}. Set DATABASE_PATH to the bot's SQLite file, or DATABASE_URL.`);
-    return 2;
-  }
-  const database = await openDatabaseReadOnly(where);
-  try {
+  return withDatabase(io.env ?? process.env, io, async (database, { adminUserIds }) => {
     const { requests: past, pruned } = await pastRequests(createAuditQueryStore(database), since);
     const replayed = past.map((request) => replayRequest(policy, request, adminUserIds));
     for (const line of format === 'jsonl' ? replayed.map((r) => JSON.stringify(r)) : table(replayed, file))
@@ -143,15 +130,7 @@ async function replay(args: readonly string[], io: PolicyCliIo): Promise<number>
       else io.out(note);
     }
     return 0;
-  } catch (error) {
-    if (!/no such table|does not exist/.test(describeError(error))) throw error;
-    io.err(
-      `${describeDatabase(where)} has no audit log: it is not the bot's database, or the bot never started on it.`,
-    );
-    return 2;
-  } finally {
-    await database.close();
-  }
+  });
 }
 
 /**
@@ -159,7 +138,7 @@ async function replay(args: readonly string[], io: PolicyCliIo): Promise<number>
  * whose arguments retention removed are only counted, with the limits they were removed under.
  */
 async function pastRequests(
-  queries: AuditQueries,
+  queries: AuditLogQueries & ApprovalReports,
   since: number | undefined,
 ): Promise<{ requests: PastRequest[]; pruned: { count: number; limits: Set<string> } }> {
   const events = await queries.events(since === undefined ? {} : { since });

@@ -1,4 +1,4 @@
-import type { ThreadSurface } from '../conversations/ports.js';
+import type { ThreadSurface } from '../conversations/surface-ports.js';
 import type { ChannelPoster } from '../tools/ports.js';
 import { plainText } from './terminal-text.js';
 

@@ -1,4 +1,4 @@
-import type { ThreadRef } from '../conversations/ports.js';
+import type { ThreadRef } from '../conversations/surface-ports.js';
 
 /** Terminal conversations are shown under their own workspace id (the `surface` column tells them apart). */
 export const TERMINAL_TEAM_ID = 'local';

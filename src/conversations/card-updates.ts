@@ -3,11 +3,12 @@ import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { nextAttemptAt } from './delivery.js';
-import type { CardUpdate, DeliveryOutbox, ThreadSurface } from './ports.js';
+import type { OwedCardUpdates } from './store-ports.js';
+import type { CardUpdate, CardUpdater } from './surface-ports.js';
 
 export interface CardUpdatesDeps {
-  surface: Pick<ThreadSurface, 'updateApprovalCard'>;
-  outbox: Pick<DeliveryOutbox, 'oweCardUpdate'>;
+  surface: CardUpdater;
+  outbox: Pick<OwedCardUpdates, 'oweCardUpdate'>;
   clock: Clock;
   logger: Logger;
   /** The delivery retry interval: a refused update is tried again after 1, 2, 4 … of them (or Slack's wait). */

@@ -1,30 +1,22 @@
-import type { RunStore } from '../agent/ports.js';
+import type { LeaseRenewal, StopRequests } from '../agent/ports.js';
 import { initialRunState } from '../agent/run-state.js';
-import type { Runner, RunOutcome } from '../agent/runner.js';
+import type { Runner } from '../agent/runner.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
-import { auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { IdGenerator } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { SurfaceKind } from '../surfaces.js';
-import { updateCard } from './card-updates.js';
-import { KeyedQueue } from './keyed-queue.js';
+import { RunDriver, runStarted, startedBy } from './run-driver.js';
+import { StopGate } from './stop-permission.js';
+import type { ConversationStore, DeliveryOutbox, RunRecovery } from './store-ports.js';
 import type {
-  AnswerTarget,
   ChannelMembership,
-  ConversationStore,
-  DeliveryOutbox,
   IncomingMessage,
-  ProgressTarget,
-  RunRecovery,
   StopRequest,
   ThreadRef,
   ThreadSurface,
-} from './ports.js';
-import { RunPresenter, sessionTitle } from './run-presenter.js';
-import { RunSlots } from './run-slots.js';
-import { StopGate } from './stop-permission.js';
+} from './surface-ports.js';
 import { readThreadContext } from './thread-context.js';
 import { ThreadDelivery } from './thread-delivery.js';
 
@@ -33,7 +25,7 @@ export interface ConversationServiceDeps {
   outbox: DeliveryOutbox;
   recovery: RunRecovery;
   /** Renews this process's lease on the runs it drives, and reads stop requests. */
-  runs: Pick<RunStore, 'renewLease' | 'stopRequest'>;
+  runs: LeaseRenewal & StopRequests;
   runner: Runner;
   surface: ThreadSurface;
   /** Who this process serves: it creates, recovers and posts in these conversations only. */
@@ -54,7 +46,7 @@ export interface ConversationServiceDeps {
   /** Answers are streamed (the model is asked to stream): tool calls are shown as tasks in them. */
   streamTasks?: boolean;
   /** Who is in a channel, for who may stop its threads' work; without it only a thread's starter may. */
-  channelMembers?: ChannelMembership;
+  channelMembers?: ChannelMembership | undefined;
 }
 
 /** What became of a message taken in. */
@@ -71,29 +63,19 @@ export const QUEUED_NOTICE = 'I will answer this once the pending approval in th
 const BUSY_NOTICE = 'I will answer this as soon as I finish what I am working on in this thread.';
 const NOT_STARTED =
   'I could not start working on this because of a problem on my side; please send it again.';
-/**
- * The run could not even be ended (its database is unreachable): it is still stored as running, so it is taken
- * up again from its last stored step once the database is back. The thread is told that, not to ask again.
- */
-const INTERRUPTED =
-  'A problem on my side interrupted my work on this; I will carry on from where I was once it is solved.';
 
 /**
  * Turns messages into runs and runs into thread messages. Work is serialised per conversation in the
  * database: one active run at a time, later messages queued and started, in order, by whichever process ends
- * the run before them. A run is driven only by the process holding its lease, renewed as it goes; runs whose
- * process stopped are taken over by `recover`.
+ * the run before them. A run is driven only by the process holding its lease, renewed as it goes
+ * (`RunDriver`); runs whose process stopped are taken over by `recover`.
  */
 export class ConversationService {
   readonly #deps: ConversationServiceDeps;
-  /** In-process order only: correctness comes from the database, this keeps one process from racing itself. */
-  readonly #queue = new KeyedQueue();
-  readonly #slots: RunSlots;
   /** Messages being taken in (their transaction), so `idle` waits for them too. */
   readonly #receiving = new Set<Promise<Received>>();
   readonly #delivery: ThreadDelivery;
-  /** The runs this process drives now, to abandon their model request when someone stops one. */
-  readonly #driving = new Map<string, AbortController>();
+  readonly #driver: RunDriver;
   readonly #stopGate: StopGate;
 
   constructor(deps: ConversationServiceDeps) {
@@ -104,7 +86,6 @@ export class ConversationService {
       clock: deps.clock,
       logger: deps.logger,
     });
-    this.#slots = new RunSlots(deps.maxActiveRuns);
     this.#delivery = new ThreadDelivery({
       outbox: deps.outbox,
       surface: deps.surface,
@@ -113,6 +94,7 @@ export class ConversationService {
       logger: deps.logger,
       retryMs: deps.deliveryRetryMs,
     });
+    this.#driver = new RunDriver({ ...deps, queued: deps.store, delivery: this.#delivery });
   }
 
   /** Is this thread a conversation the bot is part of? (Thread replies without a mention count only then.) */
@@ -135,7 +117,7 @@ export class ConversationService {
   }
 
   /**
-   * Takes a message in, in one transaction (see `ConversationStore.receiveMessage`), and says in the thread
+   * Takes a message in, in one transaction (see `MessageIntake.receiveMessage`), and says in the thread
    * when it waits behind another run. When the database cannot take the message (down, busy), the thread is
    * told, so it is not lost without a word.
    */
@@ -164,7 +146,9 @@ export class ConversationService {
         runId,
         message,
         state: initialRunState(),
-        audit: (conversationId) => [this.#runStarted(message, conversationId, runId, message.userId)],
+        audit: (conversationId) => [
+          runStarted(this.#deps.clock.now(), message, { conversationId, runId, userId: message.userId }),
+        ],
         ...(context ? { context } : {}),
       });
       switch (received.kind) {
@@ -186,9 +170,7 @@ export class ConversationService {
   /** Drives a run a message started, after whatever this process already does in its conversation. */
   #driveStarted(started: Extract<Received, { kind: 'started' }>): Promise<void> {
     const { runId, conversationId, message } = started;
-    return this.#queue.run(conversationId, () =>
-      this.#drive(runId, { ...message, ...startedBy(message) }, conversationId),
-    );
+    return this.#driver.drive(runId, { ...message, ...startedBy(message) }, conversationId);
   }
 
   /**
@@ -210,12 +192,10 @@ export class ConversationService {
         await surface.startProgress?.(thread).clear();
         return;
       case 'running':
-        this.#driving.get(recorded.runId)?.abort();
+        this.#driver.abort(recorded.runId);
         return;
       case 'claimed':
-        await this.#queue.run(recorded.conversationId, () =>
-          this.#drive(recorded.runId, thread, recorded.conversationId, { working: false }),
-        );
+        await this.#driver.drive(recorded.runId, thread, recorded.conversationId, { working: false });
         return;
     }
   }
@@ -228,9 +208,7 @@ export class ConversationService {
       threadTs: approval.threadTs,
       recipientUserId: approval.requesterId,
     };
-    return this.#queue.run(approval.conversationId, () =>
-      this.#drive(runId, thread, approval.conversationId),
-    );
+    return this.#driver.drive(runId, thread, approval.conversationId);
   }
 
   /**
@@ -242,20 +220,18 @@ export class ConversationService {
   async recover(only?: { conversationId: string }): Promise<void> {
     const { recovery, logger, surfaceKind } = this.#deps;
     await this.#delivery.retry(only);
-    const claimed = await recovery.claimAbandonedRuns(only ?? { surface: surfaceKind }, [
-      ...this.#driving.keys(),
-    ]);
+    const claimed = await recovery.claimAbandonedRuns(
+      only ?? { surface: surfaceKind },
+      this.#driver.driven(),
+    );
     if (claimed.length > 0) logger.info('resuming interrupted runs', { count: claimed.length });
     const work = claimed.map(({ runId, conversationId, thread }) =>
-      this.#queue.run(conversationId, async () => {
-        await this.#reportUnknownOutcomes(runId);
-        await this.#drive(runId, thread, conversationId);
-      }),
+      this.#driver.drive(runId, thread, conversationId, { first: () => this.#reportUnknownOutcomes(runId) }),
     );
     const stalled = only ? [only.conversationId] : await recovery.stalledQueues(surfaceKind);
     for (const conversationId of stalled) {
       const thread = await this.#deps.store.thread(conversationId);
-      if (thread) work.push(this.#queue.run(conversationId, () => this.#startQueued(conversationId, thread)));
+      if (thread) work.push(this.#driver.startQueued(conversationId, thread));
     }
     await Promise.all(work);
   }
@@ -268,7 +244,7 @@ export class ConversationService {
   /** Resolves when all work taken in or queued so far has finished (tests, shutdown). */
   async idle(): Promise<void> {
     while (this.#receiving.size > 0) await Promise.allSettled([...this.#receiving]);
-    await this.#queue.idle();
+    await this.#driver.idle();
   }
 
   async #notStarted(message: IncomingMessage, error: unknown): Promise<void> {
@@ -288,171 +264,7 @@ export class ConversationService {
     }
   }
 
-  async #drive(
-    runId: string,
-    thread: AnswerTarget & ProgressTarget,
-    conversationId: string,
-    options: { working?: boolean } = {},
-  ): Promise<void> {
-    const presenter = new RunPresenter(this.#deps.surface, thread, this.#deps.logger, {
-      ...options,
-      tasks: this.#deps.streamTasks ?? false,
-    });
-    const renewal = this.#keepLease(runId);
-    const abort = new AbortController();
-    this.#driving.set(runId, abort);
-    const watch = this.#watchStop(runId, abort);
-    // Waits for a slot with its lease renewed and its stop watched, like a run being driven.
-    const free = await this.#slots.take();
-    let shown: Shown;
-    try {
-      shown = await this.#present(runId, thread, presenter, abort.signal);
-    } finally {
-      free();
-      clearInterval(renewal);
-      clearInterval(watch);
-      this.#driving.delete(runId);
-    }
-    await presenter.done(shown === 'waiting' ? 'waiting' : 'ended');
-    if (shown === 'ended') await this.#startQueued(conversationId, thread);
-  }
-
-  /** Abandons the run's model request once a stop request shows up (made through any process). */
-  #watchStop(runId: string, abort: AbortController): NodeJS.Timeout {
-    const { runs, logger, stopPollMs = 1_000 } = this.#deps;
-    const timer = setInterval(() => {
-      if (abort.signal.aborted) return;
-      runs.stopRequest(runId).then(
-        (by) => {
-          if (by !== undefined) abort.abort();
-        },
-        (error: unknown) => logger.warn('stop check failed', { runId, error: describeError(error) }),
-      );
-    }, stopPollMs);
-    timer.unref();
-    return timer;
-  }
-
-  /** Renews the run's lease every third of it while this process drives the run. */
-  #keepLease(runId: string): NodeJS.Timeout {
-    const { runs, leaseMs, logger } = this.#deps;
-    const timer = setInterval(() => {
-      runs.renewLease(runId).then(
-        (held) => {
-          if (!held) logger.warn('lease on a run lost; another process drives it now', { runId });
-        },
-        (error: unknown) => logger.warn('lease renewal failed', { runId, error: describeError(error) }),
-      );
-    }, leaseMs / 3);
-    timer.unref();
-    return timer;
-  }
-
-  /**
-   * Drives the run and shows its outcome: `ended` when the run ended (so queued messages may start), `waiting`
-   * when it waits for decisions, `other` when this process has nothing more to do with it.
-   */
-  async #present(
-    runId: string,
-    thread: ThreadRef,
-    presenter: RunPresenter,
-    signal: AbortSignal,
-  ): Promise<Shown> {
-    let outcome: RunOutcome;
-    try {
-      outcome = await this.#deps.runner.advance(
-        runId,
-        { ...presenter.observer, notify: (text) => this.#say(thread, text) },
-        signal,
-      );
-    } catch (error) {
-      this.#deps.logger.error('run failed unexpectedly', { runId, error: describeError(error) });
-      await presenter.endStream();
-      await this.#say(thread, INTERRUPTED);
-      return 'other';
-    }
-    switch (outcome.kind) {
-      case 'paused':
-        await presenter.endStream();
-        await this.#delivery.postCards(outcome.approvals);
-        return 'waiting';
-      case 'waiting':
-        return 'waiting';
-      case 'handed_over':
-        return 'other';
-      case 'completed':
-        // A streamed answer is finished by the presenter; either way it stays owed until Slack has it.
-        await this.#delivery.postReply(
-          runId,
-          thread,
-          outcome.text,
-          presenter.streaming ? () => presenter.answer(outcome.text) : undefined,
-        );
-        return 'ended';
-      case 'failed':
-      case 'cancelled':
-        // A stopped answer ends where it is: nothing of it is posted afterwards.
-        if (outcome.stoppedBy !== undefined) await presenter.abandonStream();
-        else await presenter.endStream();
-        await this.#delivery.postReply(runId, thread, outcome.message);
-        for (const approval of outcome.cancelledApprovals) await this.#updateCard(approval);
-        return 'ended';
-    }
-  }
-
-  async #startQueued(conversationId: string, thread: ThreadRef): Promise<void> {
-    const runId = this.#deps.newId('run');
-    const message = await this.#deps.store.startNextQueuedRun({
-      conversationId,
-      runId,
-      state: initialRunState(),
-      audit: (queued) => [this.#runStarted(thread, conversationId, runId, queued.userId)],
-    });
-    if (message) {
-      await this.#drive(
-        runId,
-        {
-          teamId: thread.teamId,
-          channelId: thread.channelId,
-          threadTs: thread.threadTs,
-          messageTs: message.messageTs,
-          ...startedBy(message),
-        },
-        conversationId,
-      );
-    }
-  }
-
-  /** A cancelled request's card loses its buttons; an update Slack refuses is owed and retried. */
-  #updateCard(approval: ApprovalRecord): Promise<void> {
-    const { surface, outbox, clock, logger, deliveryRetryMs } = this.#deps;
-    return updateCard({ surface, outbox, clock, logger, retryMs: deliveryRetryMs }, approval);
-  }
-
   #say(thread: ThreadRef, text: string): Promise<void> {
     return this.#delivery.say(thread, text);
   }
-
-  #runStarted(thread: ThreadRef, conversationId: string, runId: string, userId: string) {
-    return auditEvent('run.started', {
-      at: this.#deps.clock.now(),
-      actor: userId,
-      teamId: thread.teamId,
-      conversationId,
-      runId,
-      payload: { channelId: thread.channelId, threadTs: thread.threadTs },
-    });
-  }
-}
-
-/** What a driven run shows in the end: see `#present`. */
-type Shown = 'ended' | 'waiting' | 'other';
-
-/** Who a run started from a message answers, and the session's title, from that message. */
-function startedBy(message: { userId: string; text: string }) {
-  return {
-    recipientUserId: message.userId,
-    initiatorUserId: message.userId,
-    title: sessionTitle(message.text),
-  };
 }

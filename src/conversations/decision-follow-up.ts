@@ -2,7 +2,7 @@ import type { ApprovalRecord } from '../approvals/approval.js';
 import { describeError } from '../errors.js';
 import { type CardUpdatesDeps, updateCard } from './card-updates.js';
 import type { ConversationService } from './conversation-service.js';
-import type { CardLocation, CardUpdate } from './ports.js';
+import type { CardLocation, CardUpdate } from './surface-ports.js';
 
 /** What changed about a request, whoever changed it and wherever (a card, a form, App Home, the terminal, a deadline). */
 export type Settlement =

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../errors.js';
-import type { CardUpdate } from './ports.js';
+import type { CardUpdate } from './surface-ports.js';
 
 /** What the bot may owe a thread until Slack accepts it. */
 export const DELIVERY_KINDS = ['card', 'reply', 'card_update'] as const;

@@ -1,16 +1,17 @@
 import type { RunObserver } from '../agent/runner.js';
 import type { ToolProgress } from '../agent/turn-settler.js';
-import { redactText } from '../audit/redact.js';
 import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { redactText } from '../redact.js';
 import type {
   AnswerStream,
   AnswerTarget,
   Progress,
   ProgressTarget,
   TaskUpdate,
-  ThreadSurface,
-} from './ports.js';
+  ThreadPoster,
+  WorkDisplay,
+} from './surface-ports.js';
 
 export const THINKING_STATUS = 'is thinking…';
 
@@ -22,7 +23,7 @@ export const THINKING_STATUS = 'is thinking…';
  * thread and the answer after it starts a new message.
  */
 export class RunPresenter {
-  readonly #surface: ThreadSurface;
+  readonly #surface: ThreadPoster & WorkDisplay;
   readonly #target: AnswerTarget & ProgressTarget;
   readonly #logger: Logger;
   readonly #progress: Progress | undefined;
@@ -37,7 +38,7 @@ export class RunPresenter {
    * answers are streamed: tool calls are then shown as tasks in the stream.
    */
   constructor(
-    surface: ThreadSurface,
+    surface: ThreadPoster & WorkDisplay,
     target: AnswerTarget & ProgressTarget,
     logger: Logger,
     { working = true, tasks = false }: { working?: boolean; tasks?: boolean } = {},

@@ -2,7 +2,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ConversationService } from './conversation-service.js';
 import type { DecisionFollowUp, Settlement } from './decision-follow-up.js';
-import type { CardLocation, IncomingMessage, StopRequest } from './ports.js';
+import type { CardLocation, IncomingMessage, StopRequest } from './surface-ports.js';
 
 /**
  * Where the work after intake happens: taking a message in and driving its run, and what follows a decision

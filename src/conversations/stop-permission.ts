@@ -2,7 +2,8 @@ import { RefusalLimiter } from '../approvals/refusal-limiter.js';
 import { auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import type { ChannelMembership, ConversationStore, StopRequest } from './ports.js';
+import type { StopStore } from './store-ports.js';
+import type { ChannelMembership, StopRequest } from './surface-ports.js';
 
 /** Why a stop was not honoured. */
 export type StopRefusal =
@@ -40,8 +41,8 @@ export async function mayStop(
 }
 
 export interface StopGateDeps {
-  store: Pick<ConversationStore, 'starter' | 'recordAudit'>;
-  members?: ChannelMembership;
+  store: Pick<StopStore, 'starter' | 'recordAudit'>;
+  members?: ChannelMembership | undefined;
   clock: Clock;
   logger: Logger;
   /** Limits refusals recorded per person (each is an audit row); default 5 a minute. */

@@ -1,7 +1,7 @@
 import type { HistoryItem } from '../agent/history.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { IncomingMessage, ThreadSurface } from './ports.js';
+import type { IncomingMessage, ThreadHistory } from './surface-ports.js';
 
 /** Characters kept of each earlier message: context, not a transcript. */
 const MAX_MESSAGE_CHARS = 2000;
@@ -12,7 +12,7 @@ const MAX_MESSAGE_CHARS = 2000;
  * neither fetch nor repeat it. Failing to read the thread only loses the context, never the message.
  */
 export async function readThreadContext(
-  surface: ThreadSurface,
+  surface: ThreadHistory,
   message: IncomingMessage,
   limit: number,
   logger: Logger,

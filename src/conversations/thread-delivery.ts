@@ -1,16 +1,17 @@
-import type { ApprovalRecord } from '../approvals/approval.js';
+import { type ApprovalRecord, approvalScope } from '../approvals/approval.js';
 import { auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { SurfaceKind } from '../surfaces.js';
 import { nextAttemptAt } from './delivery.js';
-import type { Delivery, DeliveryOutbox, RecoveryScope, ThreadRef, ThreadSurface } from './ports.js';
 import { UndeliveredAnswer } from './run-presenter.js';
+import type { Delivery, DeliveryOutbox, RecoveryScope } from './store-ports.js';
+import type { CardPoster, CardUpdater, ThreadPoster, ThreadRef } from './surface-ports.js';
 
 export interface ThreadDeliveryDeps {
   outbox: DeliveryOutbox;
-  surface: ThreadSurface;
+  surface: ThreadPoster & CardPoster & CardUpdater;
   /** Whose threads this process posts in. */
   surfaceKind: SurfaceKind;
   clock: Clock;
@@ -109,10 +110,7 @@ export class ThreadDelivery {
       await this.#deps.outbox.cardPosted(approval.id, { channelId, messageTs }, [
         auditEvent('approval.card_posted', {
           at: this.#deps.clock.now(),
-          teamId: approval.teamId,
-          conversationId: approval.conversationId,
-          runId: approval.runId,
-          approvalId: approval.id,
+          ...approvalScope(approval),
           payload: { channelId, messageTs },
         }),
       ]);

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { approvalScope } from '../approvals/approval.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
 import { auditEvent } from '../audit/audit-event.js';
 import { approvalById } from './approval-rows.js';
@@ -39,10 +40,7 @@ export function createApprovalCardStore(ctx: StoreContext): ApprovalCardStore {
         yield* audit([
           auditEvent('approval.card_posted', {
             at,
-            teamId: approval.teamId,
-            conversationId: approval.conversationId,
-            runId: approval.runId,
-            approvalId: approval.id,
+            ...approvalScope(approval),
             payload: { channelId: card.channelId, messageTs: card.messageTs, copy: true },
           }),
         ]);

@@ -1,6 +1,11 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { APPROVAL_STATUSES } from '../approvals/approval.js';
-import { type AuditEventRow, type AuditQueries, median } from '../approvals/audit-queries.js';
+import {
+  type ApprovalReports,
+  type AuditEventRow,
+  type AuditQueries,
+  median,
+} from '../approvals/audit-queries.js';
 import type { StoredAuditEvent } from '../audit/audit-event.js';
 import { usageTotals } from '../audit/usage.js';
 import { toApprovalRecord } from './approval-rows.js';
@@ -135,7 +140,7 @@ export function createAuditQueryStore(db: SqlDatabase): AuditQueries {
       }),
 
     stats: (teamId, since) =>
-      db.read(function* (): Program<Awaited<ReturnType<AuditQueries['stats']>>> {
+      db.read(function* (): Program<Awaited<ReturnType<ApprovalReports['stats']>>> {
         const scope = where([
           sql`team_id = ${teamId}`,
           since === undefined ? undefined : sql`created_at >= ${since}`,

@@ -1,23 +1,13 @@
 import type { AuditInput } from '../audit/audit-event.js';
-import type { Program, Step } from './sql/program.js';
+import { forwardSteps, type Program } from './sql/program.js';
 import type { SqlDatabase } from './sql/sql-database.js';
 
 /** Passes a program's steps through unchanged, keeping a copy of the audit events it records. */
-function* copyingAudit<T>(program: Program<T>, into: AuditInput[]): Program<T> {
-  let next = program.next();
-  while (!next.done) {
-    const step: Step = next.value;
+function copyingAudit<T>(program: Program<T>, into: AuditInput[]): Program<T> {
+  return forwardSteps(program, (step) => {
     if (step.op === 'audit') into.push(...step.events);
-    let answer: unknown;
-    try {
-      answer = yield step;
-    } catch (error) {
-      next = program.throw(error);
-      continue;
-    }
-    next = program.next(answer);
-  }
-  return next.value;
+    return true;
+  });
 }
 
 /**

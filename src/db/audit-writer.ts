@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { AuditInput } from '../audit/audit-event.js';
 import { CHAIN_VERSION, GENESIS_HASH, hashEventV2, payloadDigest } from '../audit/hash-chain.js';
 import { readNumber, readString } from './sql/columns.js';
-import { count, type Program, row, type Step } from './sql/program.js';
+import { count, forwardSteps, type Program, row } from './sql/program.js';
 import type { Dialect } from './sql/sql-database.js';
 
 /**
@@ -37,23 +37,11 @@ export function* appendAudit(dialect: Dialect, events: readonly AuditInput[]): P
  */
 export function* withAuditLast<T>(dialect: Dialect, program: Program<T>): Program<T> {
   const events: AuditInput[] = [];
-  let next = program.next();
-  while (!next.done) {
-    const step: Step = next.value;
-    if (step.op === 'audit') {
-      events.push(...step.events);
-      next = program.next();
-      continue;
-    }
-    let answer: unknown;
-    try {
-      answer = yield step;
-    } catch (error) {
-      next = program.throw(error);
-      continue;
-    }
-    next = program.next(answer);
-  }
+  const result = yield* forwardSteps(program, (step) => {
+    if (step.op !== 'audit') return true;
+    events.push(...step.events);
+    return false;
+  });
   yield* appendAudit(dialect, events);
-  return next.value;
+  return result;
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { DedupeStore } from '../conversations/ports.js';
+import type { DedupeStore } from '../conversations/store-ports.js';
 import { count } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
 

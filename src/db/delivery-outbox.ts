@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { DELIVERY_KINDS, readCardUpdate, storedCardUpdate } from '../conversations/delivery.js';
-import type { Delivery, DeliveryOutbox } from '../conversations/ports.js';
+import type { Delivery, DeliveryOutbox } from '../conversations/store-ports.js';
 import { toApprovalRecord } from './approval-rows.js';
 import { leaseColumns, takableLease } from './run-rows.js';
 import { readEnum, readNumber, readOptionalString, readString } from './sql/columns.js';

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { ClaimedRun, RunRecovery } from '../conversations/ports.js';
+import type { ClaimedRun, RunRecovery } from '../conversations/store-ports.js';
 import { toApprovalRecord } from './approval-rows.js';
 import { claimColumns, takableLease } from './run-rows.js';
 import { readString } from './sql/columns.js';

@@ -12,7 +12,12 @@ import type {
 import type { AuditPushStore } from '../audit/audit-push.js';
 import type { CheckpointStore } from '../audit/checkpointer.js';
 import type { RetentionStore } from '../audit/retention.js';
-import type { ConversationStore, DedupeStore, DeliveryOutbox, RunRecovery } from '../conversations/ports.js';
+import type {
+  ConversationStore,
+  DedupeStore,
+  DeliveryOutbox,
+  RunRecovery,
+} from '../conversations/store-ports.js';
 import type { GreetingStore } from '../conversations/welcome-service.js';
 import type { NotesStore } from '../tools/ports.js';
 import { createApprovalCardStore } from './approval-card-store.js';

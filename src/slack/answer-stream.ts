@@ -1,8 +1,15 @@
 import type { webApi } from '@slack/bolt';
-import type { AnswerStream, AnswerTarget, TaskUpdate } from '../conversations/ports.js';
+import type { AnswerStream, AnswerTarget, TaskUpdate } from '../conversations/surface-ports.js';
 import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { cutPoint, MAX_ANSWER_CHARS, safeMarkdown, settledLength, softCut, splitAnswer } from './markdown.js';
+import {
+  cutPoint,
+  MAX_ANSWER_CHARS,
+  safeMarkdown,
+  settledLength,
+  softCut,
+  splitAnswer,
+} from './answer-markdown.js';
 import { NO_PREVIEWS } from './no-previews.js';
 
 /** Characters gathered before each `chat.appendStream`: fewer calls, far from the rate limits. */

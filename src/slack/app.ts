@@ -6,9 +6,8 @@ import type { Clock } from '../clock.js';
 import type { SlackMode } from '../config.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
 import { eventKey } from './accepted-requests.js';
-import { approvalClickIn } from './approval-click.js';
+import { approvalClickIn, type ClickWork } from './clicks/click.js';
 import { createGuardedReceiver } from './guarded-receiver.js';
-import type { ClickWork } from './listeners/decision-replies.js';
 import { createSlackAdapters, type SlackAdapters } from './slack-adapters.js';
 import { canReceiveEvents, createSlackConnectionMonitor } from './slack-connection.js';
 import { slackLibraryLogger } from './slack-logger.js';
@@ -28,7 +27,7 @@ export interface SlackRuntimeOptions {
    * /healthz gives details (HEALTHZ_DETAILS): an unauthenticated caller must not make the bot ask its workers
    * for their memory or read the SIEM lag on every request.
    */
-  health: (withDetail: boolean) => Promise<{ ok: boolean; detail?: Record<string, unknown> }>;
+  health: (withDetail: boolean) => Promise<{ ok: boolean; detail?: Record<string, unknown> | undefined }>;
   /**
    * `/healthz` is unauthenticated: it answers only `{status}` unless details are asked for (HEALTHZ_DETAILS),
    * since they name MCP servers, tools and error texts with hosts and ports.
@@ -81,7 +80,7 @@ const BOLT_LEVELS: Record<OurLevel, LogLevel> = {
 /**
  * The Bolt app in Socket Mode (when an app-level token is configured) or HTTP mode (`POST /slack/events` for
  * events, interactivity and commands), and its Web API clients. `/healthz` is served on `port` in both modes.
- * Listeners are registered separately (register-listeners.ts), once the core exists.
+ * Listeners are registered separately (compose/slack.ts), once the core exists.
  */
 export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
   const connection = createSlackConnectionMonitor(() => options.clock.now());

@@ -5,7 +5,7 @@ import type { Deciders } from '../approvals/deciders.js';
 import type { ApprovalCardStore, ExtraCard } from '../approvals/ports.js';
 import { MAX_DIRECT_MESSAGES, nobodyCanDecide } from '../approvals/who-to-tell.js';
 import { KeyedQueue } from '../conversations/keyed-queue.js';
-import type { CardLocation, CardUpdate } from '../conversations/ports.js';
+import type { CardLocation, CardUpdate } from '../conversations/surface-ports.js';
 import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { buildApprovalCard, type SlackMessage } from './blocks/approval-card.js';

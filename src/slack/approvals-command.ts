@@ -1,4 +1,4 @@
-import type { AuditQueries } from '../approvals/audit-queries.js';
+import type { ApprovalLists, ApprovalReports } from '../approvals/audit-queries.js';
 import type { DelegationStore } from '../approvals/delegation.js';
 import type { StandingApprovalStore } from '../approvals/ports.js';
 import type { AuditAccess } from './audit-access.js';
@@ -16,7 +16,7 @@ import { slackDate } from './mrkdwn.js';
 import { type ApprovalsCommand, parseApprovalsCommand } from './parse-approvals-command.js';
 
 export interface ApprovalsCommandDeps {
-  queries: AuditQueries;
+  queries: ApprovalLists & ApprovalReports;
   access: AuditAccess;
   standing: Pick<StandingApprovalStore, 'revoke'>;
   /** Configured admins (ADMIN_USER_IDS): the only ones who may change anything, such as revoking. */

@@ -1,7 +1,7 @@
 import type { webApi } from '@slack/bolt';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
-import type { ChannelMembership } from '../conversations/ports.js';
+import type { ChannelMembership } from '../conversations/surface-ports.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 

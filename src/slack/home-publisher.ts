@@ -1,6 +1,6 @@
 import type { webApi } from '@slack/bolt';
 import type { ApprovalRecord } from '../approvals/approval.js';
-import type { AuditQueries } from '../approvals/audit-queries.js';
+import type { ApprovalLists } from '../approvals/audit-queries.js';
 import type { Deciders } from '../approvals/deciders.js';
 import {
   concernedViewers,
@@ -23,7 +23,7 @@ export interface HomePublisher extends DecisionWatchers {
 }
 
 export interface HomePublisherDeps {
-  queries: AuditQueries;
+  queries: ApprovalLists;
   /** People who opened the tab, in the database: a decision taken in any process refreshes their views. */
   viewers: HomeViewerStore;
   access: AuditAccess;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { IncomingMessage } from '../conversations/ports.js';
+import type { IncomingMessage } from '../conversations/surface-ports.js';
 
 const SLACK_TS = /^\d{1,12}\.\d{1,9}$/;
 

@@ -120,7 +120,7 @@ function readOptions(
       options.since = since;
     } else if (key === '' && allowed.includes('user') && USER.test(value) && !options.userId) {
       const match = USER.exec(value);
-      options.userId = match?.[1] ?? match?.[3];
+      options.userId = match?.[1] ?? match?.[3] ?? value;
     } else if (key === '' && allowed.includes('tool') && TOOL.test(value) && !options.tool) {
       options.tool = value;
     } else if (key === '' && value.startsWith('@')) {

@@ -1,5 +1,5 @@
 import type { webApi } from '@slack/bolt';
-import type { Progress, ProgressTarget } from '../conversations/ports.js';
+import type { Progress, ProgressTarget } from '../conversations/surface-ports.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { slackErrorCode } from './slack-errors.js';

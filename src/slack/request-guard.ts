@@ -25,15 +25,15 @@ export interface RequestGuardOptions {
    * key already accepted, a replay, which is answered 200 and goes no further. When it rejects (the database is
    * down) the request is answered 503: Slack then shows the person an error, or retries the event.
    */
-  accept?: (request: AcceptedRequest) => Promise<boolean>;
+  accept?: ((request: AcceptedRequest) => Promise<boolean>) | undefined;
   /**
    * Requests answered ahead of Bolt: the Approve click a parsed body carries, or undefined to leave the request
    * to Bolt. Used only when the request is correctly signed and inside the 5-minute window; otherwise Bolt
    * refuses the request as it refuses any other.
    */
-  takeEarly?: (body: object) => ApprovalClick | undefined;
+  takeEarly?: ((body: object) => ApprovalClick | undefined) | undefined;
   /** Where a click taken early goes once accepted and acknowledged (an empty 200), with its key. */
-  handOver?: (click: ApprovalClick, key: string) => void;
+  handOver?: ((click: ApprovalClick, key: string) => void) | undefined;
 }
 
 /**

@@ -2,7 +2,7 @@ import { LogLevel, type RetryOptions, WebClient } from '@slack/web-api';
 import { Deciders } from '../approvals/deciders.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { Clock } from '../clock.js';
-import type { SurfaceAdapters } from '../conversations/ports.js';
+import type { SurfaceAdapters } from '../conversations/surface-ports.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
 import { createChannelMembership } from './channel-members.js';
 import { slackLibraryLogger } from './slack-logger.js';

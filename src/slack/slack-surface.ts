@@ -2,7 +2,7 @@ import type { webApi } from '@slack/bolt';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
 import { nobodyCanDecide } from '../approvals/who-to-tell.js';
-import type { ThreadRef, ThreadSurface } from '../conversations/ports.js';
+import type { ThreadRef, ThreadSurface } from '../conversations/surface-ports.js';
 import { AppError, describeError } from '../errors.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { ChannelPoster } from '../tools/ports.js';

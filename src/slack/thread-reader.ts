@@ -1,6 +1,6 @@
 import type { webApi } from '@slack/bolt';
 import { z } from 'zod';
-import type { ThreadMessage, ThreadRef } from '../conversations/ports.js';
+import type { ThreadMessage, ThreadRef } from '../conversations/surface-ports.js';
 
 const PAGE_SIZE = 200;
 /** Pages read at most: conversations.replies is rate limited, and context from long ago matters little. */

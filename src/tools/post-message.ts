@@ -6,7 +6,10 @@ import type { ChannelPoster } from './ports.js';
  * `linkPreviews`: the policy's `postMessageLinkPreviews` in force when a message is posted; without it Slack
  * fetches nothing the text links to.
  */
-export function createPostMessageTool(poster: ChannelPoster, options: { linkPreviews?: () => boolean } = {}) {
+export function createPostMessageTool(
+  poster: ChannelPoster,
+  options: { linkPreviews?: (() => boolean) | undefined } = {},
+) {
   return defineTool({
     name: 'post_message',
     description: 'Posts a message as the bot to a Slack channel, given its ID (C…).',

@@ -1,7 +1,7 @@
 import type { ApprovalClick } from '../approvals/click-inbox.js';
 import type { Config } from '../config.js';
 import type { Settlement } from '../conversations/decision-follow-up.js';
-import type { CardLocation, IncomingMessage, StopRequest } from '../conversations/ports.js';
+import type { CardLocation, IncomingMessage, StopRequest } from '../conversations/surface-ports.js';
 
 /** What a worker thread is started with (cloned into it: plain data only). */
 export interface WorkerData {

@@ -1,22 +1,8 @@
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { WebClient } from '@slack/web-api';
-import { ReloadablePolicy } from '../approvals/policy.js';
-import { loadApprovalPolicy } from '../approvals/policy-file.js';
-import { policyFromText } from '../approvals/policy-source.js';
-import { type BackgroundWork, startBackgroundWork } from '../background-work.js';
-import { localWork } from '../conversations/run-work.js';
-import { createCore } from '../core.js';
-import { AppError, describeError } from '../errors.js';
+import { composeWorker } from '../compose/worker.js';
+import { describeError } from '../errors.js';
 import { createLogger } from '../logger.js';
-import { createAuditAccess } from '../slack/audit-access.js';
-import { createHomePublisher } from '../slack/home-publisher.js';
-import { decideClick } from '../slack/listeners/decision-replies.js';
-import { directMessenger } from '../slack/no-previews.js';
-import { createSlackAdapters, WEB_API_LEVELS } from '../slack/slack-adapters.js';
-import { slackLibraryLogger } from '../slack/slack-logger.js';
-import { SYSTEM_PROMPT } from '../slack/system-prompt.js';
-import { toolNames } from '../tools/built-in-tools.js';
 import { type FromWorker, isWorkerData, type ToWorker, threadMemory, type WorkerData } from './protocol.js';
 
 /**
@@ -57,117 +43,49 @@ function takenInBatches(send: (message: FromWorker) => void): (id: number) => vo
 }
 
 /**
- * A worker thread that drives runs: the core on a connection of its own, the model and Slack clients, the
- * follow-up of decisions (cards, the resumed run, App Home), and, for one worker of the process, the background
- * work (deadlines, recovery). The intake thread hands it what to do; it never answers Slack requests itself.
+ * A worker thread that drives runs: its services are wired in compose/worker.ts (the core on a connection of its
+ * own, the Slack clients, the follow-up of decisions, and, for one worker of the process, the background work).
+ * The intake thread hands it what to do; it never answers Slack requests itself.
  */
 async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Promise<void> {
   const send = (message: FromWorker) => port.postMessage(message);
   const taken = takenInBatches(send);
   yieldToIntake();
-  const { config } = data;
-  const logger = createLogger(config.logLevel);
-  const file = config.approvalPolicyFile;
-  const policy =
-    file !== undefined && data.policyText !== undefined
-      ? policyFromText(file, data.policyText, toolNames())
-      : loadApprovalPolicy(file, toolNames());
-  if (!policy.ok) throw new AppError('config.policy_file', policy.problems.join('; '));
-  const inForce = new ReloadablePolicy(policy.policy);
-  const slack = { botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logLevel: config.logLevel };
-  const core = await createCore(
-    config,
-    logger,
-    inForce,
-    (stores) =>
-      createSlackAdapters({
-        ...slack,
-        cards: stores.cards,
-        clock: { now: () => Date.now() },
-        logger,
-        systemPrompt: SYSTEM_PROMPT,
-        adminUserIds: config.adminUserIds,
-      }),
-    { owner: data.owner },
-  );
-  const client = new WebClient(slack.botToken, {
-    slackApiUrl: slack.apiUrl,
-    logger: slackLibraryLogger(logger, slack.logLevel, 'web-api'),
-    logLevel: WEB_API_LEVELS[slack.logLevel],
-  });
-  const access = createAuditAccess(client, {
-    isAdmin: (userId) => core.deciders.isAdmin(userId),
-    includeWorkspaceAdmins: config.auditIncludesWorkspaceAdmins,
-    now: () => core.clock.now(),
-    logger,
-  });
-  core.followUp.watch(
-    createHomePublisher(client, {
-      queries: core.stores.auditQueries,
-      viewers: core.stores.homeViewers,
-      access,
-      deciders: core.deciders,
-      clock: core.clock,
-      logger,
-    }),
-  );
-  const decisions = {
-    approvals: core.approvals,
-    work: localWork(core.conversations, core.followUp, logger),
-    surface: core.adapters.interactive,
-    logger,
-    directMessage: directMessenger(client),
-    ledger: core.stores.requests,
-  };
-  await core.mcp.connectAll();
-  const background: BackgroundWork | undefined = data.background
-    ? await startBackgroundWork(core, client, config, logger)
-    : undefined;
+  const logger = createLogger(data.config.logLevel);
+  const services = await composeWorker(data, logger);
+  const { conversations, followUp } = services.core;
   const failed = (what: string) => (error: unknown) =>
     logger.error(`${what} failed`, { error: describeError(error) });
   port.on('message', (message: ToWorker) => {
     switch (message.kind) {
       case 'message':
-        core.conversations
+        conversations
           .handleMessage(message.message, message.keys, () => taken(message.id))
           .catch(failed('message'));
         return;
       case 'click':
-        decideClick(decisions, message.click, message.key, () => taken(message.id)).catch(failed('click'));
+        services.decideClick(message.click, message.key, () => taken(message.id)).catch(failed('click'));
         return;
       case 'settled':
-        core.followUp.after(message.settlement, message.where).catch(failed('decision follow-up'));
+        followUp.after(message.settlement, message.where).catch(failed('decision follow-up'));
         return;
       case 'stop-run':
-        core.conversations.requestStop(message.stop).catch(failed('stop'));
+        conversations.requestStop(message.stop).catch(failed('stop'));
         return;
       case 'check-deadlines':
-        void (background?.checkDeadlines() ?? Promise.resolve()).then(() =>
-          send({ kind: 'deadlines-checked' }),
-        );
+        void services.checkDeadlines().then(() => send({ kind: 'deadlines-checked' }));
         return;
       case 'memory':
         send({ kind: 'memory', memory: threadMemory() });
         return;
-      case 'policy': {
-        const reloaded = file === undefined ? undefined : policyFromText(file, message.text, toolNames());
-        if (reloaded?.ok) inForce.replace(reloaded.policy);
-        else logger.error('reloaded approval policy refused by a worker', { problems: reloaded?.problems });
+      case 'policy':
+        services.reloadPolicy(message.text);
         return;
-      }
       case 'stop':
-        void stop(message.graceMs);
+        void services.stop(message.graceMs).then(() => send({ kind: 'stopped' }));
         return;
     }
   });
-  const stop = async (graceMs: number) => {
-    await background?.stop();
-    await Promise.race([core.conversations.idle(), new Promise((resolve) => setTimeout(resolve, graceMs))]);
-    await background?.finish();
-    await core.mcp.close();
-    await core.database.close();
-    send({ kind: 'stopped' });
-  };
   send({ kind: 'ready' });
 }
 

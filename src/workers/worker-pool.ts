@@ -1,11 +1,11 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import type { ThreadRef } from '../conversations/ports.js';
 import type { RunWork } from '../conversations/run-work.js';
+import type { ThreadRef } from '../conversations/surface-ports.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { processOutput } from '../output-streams.js';
-import type { ClickWork } from '../slack/listeners/decision-replies.js';
+import type { ClickWork } from '../slack/clicks/click.js';
 import {
   type FromWorker,
   isFromWorker,

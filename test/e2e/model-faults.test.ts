@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatModel } from '../../src/agent/model.js';
-import { createOpenAIModel } from '../../src/agent/openai-client.js';
+import { createOpenAIModel } from '../../src/model/openai/openai-client.js';
 import { SYSTEM_PROMPT } from '../../src/slack/system-prompt.js';
 import { type ModelReply, reply } from '../support/fake-openai.js';
 import { type Harness, startHarness } from './harness.js';

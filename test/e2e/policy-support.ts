@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BotOverrides } from '../../src/bot.js';
+import type { BotOverrides } from '../../src/compose/bot.js';
 import type { SlackCall } from '../support/fake-slack.js';
 import type { DatabaseKind } from '../support/test-database.js';
 import { type DatabaseTarget, rows } from './db-rows.js';

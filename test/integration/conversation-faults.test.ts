@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConversationService } from '../../src/conversations/conversation-service.js';
-import type { ThreadSurface } from '../../src/conversations/ports.js';
+import type { ThreadSurface } from '../../src/conversations/surface-ports.js';
 import { randomId } from '../../src/ids.js';
 import { silentLogger } from '../../src/logger.js';
 import { openTestStores, type TestStores } from '../support/test-database.js';

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AcceptedRequest, ApprovalClick } from '../../src/approvals/click-inbox.js';
 import { silentLogger } from '../../src/logger.js';
 import { groupCommit } from '../../src/slack/accepted-requests.js';
-import { approvalClickIn } from '../../src/slack/approval-click.js';
+import { approvalClickIn } from '../../src/slack/clicks/click.js';
 import { ACTION_IDS } from '../../src/slack/ids.js';
 import { guardSlackRequests } from '../../src/slack/request-guard.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';

@@ -24,7 +24,8 @@ async function startHttpMcpServer(): Promise<{
       { description: 'Echoes text.', inputSchema: { text: z.string() } },
       async ({ text }) => ({ content: [{ type: 'text', text: `echo: ${text}` }] }),
     );
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    // Without a session id generator the transport is stateless: one per request.
+    const transport = new StreamableHTTPServerTransport({});
     res.on('close', () => {
       void transport.close();
       void mcp.close();

@@ -5,7 +5,7 @@ import { Runner, type RunnerLimits } from '../../src/agent/runner.js';
 import type { AgentTool } from '../../src/agent/tool.js';
 import { ToolRegistry } from '../../src/agent/tool-registry.js';
 import { type ApprovalPolicy, builtInPolicy } from '../../src/approvals/policy.js';
-import type { ConversationStore } from '../../src/conversations/ports.js';
+import type { MessageIntake } from '../../src/conversations/store-ports.js';
 import type { StoreContext } from '../../src/db/store-context.js';
 import type { Stores } from '../../src/db/stores.js';
 import { randomId } from '../../src/ids.js';
@@ -45,7 +45,7 @@ export interface ProcessStores {
 }
 
 /**
- * The real runner of the process `on` (its run store, standing approvals and clock), as `src/core.ts` wires
+ * The real runner of the process `on` (its run store, standing approvals and clock), as `src/compose/core.ts` wires
  * it, with the given model, tools and policy.
  */
 export function createTestRunner(
@@ -78,7 +78,7 @@ export function createTestRunner(
  * leased to the process whose store `conversations` is.
  */
 export async function startRun(
-  conversations: ConversationStore,
+  conversations: MessageIntake,
   conversationId: string,
   text: string,
   userId = 'U1',

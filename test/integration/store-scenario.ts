@@ -4,7 +4,7 @@ import { initialRunState, type RunState } from '../../src/agent/run-state.js';
 import type { ApprovalRecord, ApprovalRule } from '../../src/approvals/approval.js';
 import { builtInPolicy } from '../../src/approvals/policy.js';
 import { auditEvent } from '../../src/audit/audit-event.js';
-import type { ThreadRef } from '../../src/conversations/ports.js';
+import type { ThreadRef } from '../../src/conversations/surface-ports.js';
 import type { Stores } from '../../src/db/stores.js';
 import { randomId } from '../../src/ids.js';
 

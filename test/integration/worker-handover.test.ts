@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalClick } from '../../src/approvals/click-inbox.js';
-import type { IncomingMessage } from '../../src/conversations/ports.js';
+import type { IncomingMessage } from '../../src/conversations/surface-ports.js';
 import { silentLogger } from '../../src/logger.js';
 import { startWorkerPool, type WorkerPool } from '../../src/workers/worker-pool.js';
 import { waitUntil } from '../support/wait.js';

@@ -1,8 +1,8 @@
 import { loadApprovalPolicy } from '../../src/approvals/policy-file.js';
-import { createChatServices } from '../../src/cli/chat-services.js';
 import { runChatSession } from '../../src/cli/chat-session.js';
 import type { LineReader } from '../../src/cli/line-reader.js';
 import { terminalThread } from '../../src/cli/terminal-thread.js';
+import { createChatServices } from '../../src/compose/terminal.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { toolNames } from '../../src/tools/built-in-tools.js';

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { auditEvent, type StoredAuditEvent } from '../../src/audit/audit-event.js';
 import { csvCell } from '../../src/audit/audit-export.js';
 import { GENESIS_HASH, hashEvent } from '../../src/audit/hash-chain.js';
-import { redactValue } from '../../src/audit/redact.js';
 import { parseTimePoint } from '../../src/audit/time-filter.js';
 import { verifyChain } from '../../src/audit/verify-chain.js';
+import { redactValue } from '../../src/redact.js';
 
 function chain(count: number): StoredAuditEvent[] {
   const events: StoredAuditEvent[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { auditEvent } from '../../src/audit/audit-event.js';
-import { REDACTED, redactValue } from '../../src/audit/redact.js';
+import { REDACTED, redactValue } from '../../src/redact.js';
 
 describe('redaction keeps token counts', () => {
   it('keeps the usage counts of a run and still redacts tokens, whatever their key', () => {

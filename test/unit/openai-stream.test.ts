@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/agent/model.js';
-import { readCompletionStream } from '../../src/agent/openai-stream.js';
+import { readCompletionStream } from '../../src/model/openai/openai-stream.js';
 
 async function* chunks(...items: unknown[]): AsyncIterable<unknown> {
   for (const item of items) yield item;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redactText } from '../../src/audit/redact.js';
 import { createLogger } from '../../src/logger.js';
+import { REDACTED, redactText } from '../../src/redact.js';
 import { slackLibraryLogger } from '../../src/slack/slack-logger.js';
 
 describe('redaction', () => {

@@ -56,6 +56,31 @@ function isRow(value: unknown): value is Row {
   return value !== null && typeof value === 'object';
 }
 
+/**
+ * Passes `program`'s steps on to whoever runs the result, and their answers (or errors) back into it, so a wrapper
+ * can watch the steps or hold some back: `pass` returns false for a step the wrapper keeps, and the program then
+ * resumes at once without an answer. Returns what the program returns.
+ */
+export function* forwardSteps<T>(program: Program<T>, pass: (step: Step) => boolean): Program<T> {
+  let next = program.next();
+  while (!next.done) {
+    const step = next.value;
+    if (!pass(step)) {
+      next = program.next();
+      continue;
+    }
+    let answer: unknown;
+    try {
+      answer = yield step;
+    } catch (error) {
+      next = program.throw(error);
+      continue;
+    }
+    next = program.next(answer);
+  }
+  return next.value;
+}
+
 /** Runs a program to its end, taking each step with `take` (a synchronous engine). */
 export function driveSync<T>(program: Program<T>, take: (step: Step) => unknown): T {
   let next = program.next();

@@ -5,7 +5,7 @@ type Button = types.Button;
 
 import { type ApprovalRecord, formatDuration, notifiesThread } from '../../approvals/approval.js';
 import { describeApprovers } from '../../approvals/policy.js';
-import { redactText } from '../../audit/redact.js';
+import { redactText } from '../../redact.js';
 import { encodeApprovalButtonValue } from '../button-value.js';
 import { ACTION_IDS } from '../ids.js';
 import { escapeMrkdwn, safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';

@@ -1,6 +1,6 @@
 import type { types } from '@slack/bolt';
 import type { ApprovalRecord, ApprovalStatus } from '../../approvals/approval.js';
-import { redactValue } from '../../audit/redact.js';
+import { redactValue } from '../../redact.js';
 import { escapeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
 
 type KnownBlock = types.KnownBlock;

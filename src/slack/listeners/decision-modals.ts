@@ -1,8 +1,10 @@
 import type { App, BlockAction, ButtonAction, SlackViewAction, types, ViewSubmitAction } from '@slack/bolt';
 import { z } from 'zod';
-import type { CheckResult } from '../../approvals/approval-service.js';
-import type { EditResult } from '../../approvals/argument-edit-service.js';
+import type { ApprovalService, CheckResult } from '../../approvals/approval-service.js';
+import type { ArgumentEditService, EditResult } from '../../approvals/argument-edit-service.js';
+import type { RunWork } from '../../conversations/run-work.js';
 import { describeError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
 import { buildArgumentsModal, decodePageValue } from '../blocks/arguments-modal.js';
 import {
   buildEditModal,
@@ -11,16 +13,25 @@ import {
   MAX_REASON_LENGTH,
 } from '../blocks/decision-modals.js';
 import { decodeApprovalButtonValue } from '../button-value.js';
+import { clickOf } from '../clicks/click.js';
+import type { ClickReply } from '../clicks/click-reply.js';
+import { applyResult } from '../clicks/decision-outcome.js';
+import { ALREADY_VOTED, alreadyDecided, UNKNOWN_BUTTON } from '../clicks/refusals.js';
 import { ACTION_IDS, CALLBACK_IDS, MODAL_INPUTS } from '../ids.js';
 import { decodeModalMetadata, encodeModalMetadata } from '../modal-metadata.js';
-import {
-  type ActionListenerDeps,
-  alreadyDecided,
-  applyResult,
-  clickOf,
-  ephemeralTo,
-  UNKNOWN_BUTTON,
-} from './decision-replies.js';
+
+/** What the Reject, Edit and View all arguments buttons and their forms need. */
+export interface DecisionModalDeps {
+  approvals: Pick<ApprovalService, 'check' | 'decide'>;
+  edits: ArgumentEditService;
+  /** Cards, the run and App Home after a decision (in this thread, or in a worker). */
+  work: Pick<RunWork, 'settled'>;
+  /** Answers the person who clicked. */
+  reply: ClickReply;
+  /** Signs what decision forms carry in their metadata (see modal-metadata.ts). */
+  modalKey: Buffer;
+  logger: Logger;
+}
 
 /**
  * The arguments as the Edit form shows them: pretty JSON when it fits the input, else compact JSON, else
@@ -51,13 +62,13 @@ function submitted(view: SlackViewAction['view'], input: { blockId: string; acti
  * arguments. The decision is taken when the modal is submitted, and a refusal (not allowed, already decided,
  * invalid arguments) is shown inside the modal instead of closing it.
  */
-export function registerDecisionModalListeners(app: App, deps: ActionListenerDeps): void {
+export function registerDecisionModalListeners(app: App, deps: DecisionModalDeps): void {
   app.action<BlockAction<ButtonAction>>(
     { action_id: new RegExp(`^(${ACTION_IDS.reject}|${ACTION_IDS.edit})$`) },
     async ({ ack, body, action, client }) => {
       await ack();
       const click = clickOf(body, action, false);
-      const tell = ephemeralTo(deps, click);
+      const tell = (text: string) => deps.reply.tell(click, text);
       const decoded = decodeApprovalButtonValue(action.value);
       const reject = action.action_id === ACTION_IDS.reject;
       const checked =
@@ -126,7 +137,7 @@ export function registerDecisionModalListeners(app: App, deps: ActionListenerDep
             })
           : undefined;
       if (!target || !approval) {
-        await ephemeralTo(deps, click)(UNKNOWN_BUTTON);
+        await deps.reply.tell(click, UNKNOWN_BUTTON);
         return;
       }
       // The pages carry where the modal was opened from, signed for this person: a page click comes from no channel.
@@ -174,7 +185,7 @@ export function registerDecisionModalListeners(app: App, deps: ActionListenerDep
  * for a page of the modal, the channel signed into the modal when it was opened (and only for the same request).
  */
 function argumentsTarget(
-  deps: ActionListenerDeps,
+  deps: DecisionModalDeps,
   body: BlockAction<ButtonAction>,
   action: ButtonAction,
   click: { userId: string; channelId: string | undefined },
@@ -202,7 +213,7 @@ type ModalAck = (response?: { response_action: 'errors'; errors: Record<string, 
  * decision is applied (card, run, App Home) even if the ack itself failed, e.g. because Slack gave up waiting.
  */
 async function decideFromModal(
-  deps: ActionListenerDeps,
+  deps: DecisionModalDeps,
   ack: ModalAck,
   body: SlackViewAction,
   view: SlackViewAction['view'],
@@ -238,12 +249,12 @@ async function decideFromModal(
     ? { channelId: metadata.channelId, messageTs: metadata.messageTs, threadTs: metadata.threadTs }
     : undefined;
   // Every refusal was shown in the modal, so there is nothing left to tell the person.
-  await applyResult(deps, result, clicked, async () => undefined);
+  await applyResult(deps.work, result, clicked, async () => undefined);
 }
 
 /** Acks the submission; a late or failed ack (Slack stops waiting after 3 s) is logged, never thrown. */
 async function answer(
-  deps: ActionListenerDeps,
+  deps: DecisionModalDeps,
   ack: ModalAck,
   errors?: Record<string, string>,
 ): Promise<void> {
@@ -262,7 +273,7 @@ function refusal(result: Extract<EditResult | CheckResult, { ok: false }>): stri
     case 'not_found':
       return UNKNOWN_BUTTON;
     case 'already_voted':
-      return 'You have already voted on this request; it needs approvals from other people.';
+      return ALREADY_VOTED;
     case 'already_decided':
       return alreadyDecided(result.approval);
   }

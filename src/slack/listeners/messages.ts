@@ -1,7 +1,7 @@
 import type { App } from '@slack/bolt';
 import type { ConversationService } from '../../conversations/conversation-service.js';
-import type { IncomingMessage } from '../../conversations/ports.js';
 import type { RunWork } from '../../conversations/run-work.js';
+import type { IncomingMessage } from '../../conversations/surface-ports.js';
 import type { Logger } from '../../logger.js';
 import { parseIncomingMessage } from '../incoming-message.js';
 

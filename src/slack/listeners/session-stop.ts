@@ -1,7 +1,7 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import type { StopRequest } from '../../conversations/ports.js';
 import type { RunWork } from '../../conversations/run-work.js';
+import type { StopRequest } from '../../conversations/surface-ports.js';
 import type { Logger } from '../../logger.js';
 
 const SLACK_TS = /^\d{1,12}\.\d{1,9}$/;

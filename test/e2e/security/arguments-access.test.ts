@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UNKNOWN_BUTTON } from '../../../src/slack/clicks/refusals.js';
 import { ACTION_IDS } from '../../../src/slack/ids.js';
-import { UNKNOWN_BUTTON } from '../../../src/slack/listeners/decision-replies.js';
 import { reply } from '../../support/fake-openai.js';
 import type { SlackCall } from '../../support/fake-slack.js';
 import { isRecord } from '../../support/json-value.js';

@@ -1,7 +1,32 @@
 import type { BlockAction, ButtonAction } from '@slack/bolt';
-import { ACTION_IDS, DECISION_ACTION } from './ids.js';
-import { type ApprovalClick, clickOf } from './listeners/decision-replies.js';
-import { malformedIdsIn } from './payload-ids.js';
+import type { ApprovalClick } from '../../approvals/click-inbox.js';
+import { ACTION_IDS, DECISION_ACTION } from '../ids.js';
+import { malformedIdsIn } from '../payload-ids.js';
+
+export type { ApprovalClick };
+
+/** Where clicks are decided once acknowledged: this thread, or a worker thread. */
+export interface ClickWork {
+  /** `key`: the click's row in the request ledger, already committed; marked decided once it is. */
+  click(click: ApprovalClick, key: string): void;
+}
+
+/** Where a button click came from, as plain data. */
+export function clickOf(
+  body: BlockAction<ButtonAction>,
+  action: ButtonAction,
+  standing: boolean,
+): ApprovalClick {
+  return {
+    value: action.value,
+    standing,
+    userId: body.user.id,
+    teamId: body.team?.id ?? body.user.team_id,
+    channelId: body.channel?.id ?? body.container?.channel_id,
+    messageTs: body.message?.ts ?? body.container?.message_ts,
+    threadTs: body.message?.thread_ts ?? body.container?.thread_ts,
+  };
+}
 
 /**
  * The Approve (or Approve for this thread) click a parsed interactivity payload carries, or undefined when it is

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { safeMarkdown, settledLength, splitAnswer } from '../../src/slack/markdown.js';
+import { safeMarkdown, settledLength, splitAnswer } from '../../src/slack/answer-markdown.js';
 
 describe('safeMarkdown', () => {
   it('keeps formatting and person or channel mentions; escapes special mentions and angle links', () => {

@@ -1,11 +1,11 @@
 import type { StoredItem } from '../agent/history.js';
 import type { ApprovalPolicy } from '../approvals/policy.js';
+import type { ChatSessionDeps } from '../cli/chat-session.js';
+import { createTerminalSurface } from '../cli/terminal-surface.js';
 import type { Config } from '../config.js';
-import type { ThreadRef } from '../conversations/ports.js';
-import { type Core, createCore } from '../core.js';
+import type { ThreadRef } from '../conversations/surface-ports.js';
 import type { Logger } from '../logger.js';
-import type { ChatSessionDeps } from './chat-session.js';
-import { createTerminalSurface } from './terminal-surface.js';
+import { type Core, createCore } from './core.js';
 
 /** The Slack bot's prompt, for a terminal: plain text instead of Slack mrkdwn. */
 const TERMINAL_SYSTEM_PROMPT = [
@@ -24,7 +24,7 @@ export interface ChatServices
 }
 
 /**
- * The same core as the Slack bot (src/core.ts): runner, conversation, approval and follow-up services on the
+ * The same core as the Slack bot (compose/core.ts): runner, conversation, approval and follow-up services on the
  * same database, policy and audit log, with the terminal as the surface and the MCP servers of MCP_SERVERS_FILE.
  */
 export async function createChatServices(

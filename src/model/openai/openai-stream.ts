@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { ServerFields, ToolCall } from './history.js';
-import { ModelError, type ModelResponse } from './model.js';
+import type { ServerFields, ToolCall } from '../../agent/history.js';
+import { ModelError, type ModelResponse } from '../../agent/model.js';
 import { messageServerFields, toolCallServerFields } from './server-fields.js';
 
 /** `usage` as servers send it (some leave counts out). */

@@ -1,5 +1,8 @@
 import { safeMrkdwn } from './mrkdwn.js';
 
+// The model's answers as Slack Markdown (`markdown_text`): made safe, split into messages, released while they
+// stream. Text the bot writes into its own cards and replies (mrkdwn) is escaped by ./mrkdwn.ts.
+
 /**
  * Budget for one answer message, in characters after escaping. Slack caps `markdown_text` at 12,000 and
  * rejects messages whose blocks hold about that much text in total (`msg_blocks_too_long`); a margin stays.

@@ -1,16 +1,17 @@
 import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { WebClient } from '@slack/web-api';
-import { ApprovalScheduler, DEFAULT_SCHEDULER_INTERVAL_MS } from './approvals/approval-scheduler.js';
-import { AuditPusher } from './audit/audit-push.js';
-import { Checkpointer } from './audit/checkpointer.js';
-import type { Config } from './config.js';
+import { ApprovalScheduler, DEFAULT_SCHEDULER_INTERVAL_MS } from '../approvals/approval-scheduler.js';
+import { AuditPusher } from '../audit/audit-push.js';
+import { Checkpointer } from '../audit/checkpointer.js';
+import type { Config } from '../config.js';
+import { localWork } from '../conversations/run-work.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { createApprovalNotifier } from '../slack/approval-notifier.js';
+import { startClickPickup } from '../slack/clicks/click-pickup.js';
 import type { Core } from './core.js';
-import { describeError } from './errors.js';
-import type { Logger } from './logger.js';
-import { createApprovalNotifier } from './slack/approval-notifier.js';
-import { startClickPickup } from './slack/click-pickup.js';
-import type { SlackAdapters } from './slack/slack-adapters.js';
+import { clickDeps, type SlackCore } from './slack.js';
 
 /** Slack retries a delivery within minutes; keys of handled deliveries are kept a day. */
 const DEDUPE_KEEP_MS = 86_400_000;
@@ -54,7 +55,7 @@ export interface BackgroundWork {
  * AUDIT_WEBHOOK_URL, also pushes the audit log to the SIEM (on its own timers: never in a request or a run).
  */
 export async function startBackgroundWork(
-  core: Core<SlackAdapters>,
+  core: SlackCore,
   client: WebClient,
   config: Pick<Config, 'adminUserIds' | 'runLeaseMs' | 'audit'>,
   logger: Logger,
@@ -110,7 +111,14 @@ export async function startBackgroundWork(
     : undefined;
   pusher?.start();
   // Clicks acknowledged by a process that died before deciding them, as often as runs are looked for.
-  const clicks = startClickPickup(core, client, logger, recoveryMs);
+  const clicks = startClickPickup(
+    {
+      ...clickDeps(core, localWork(conversations, core.followUp, logger), client, logger),
+      ledger: stores.requests,
+      clock,
+    },
+    recoveryMs,
+  );
   const retention = config.audit.retentionDays
     ? startRetention(core, config.audit.retentionDays, logger, timings.retentionIntervalMs ?? DAY_MS)
     : undefined;

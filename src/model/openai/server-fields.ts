@@ -1,4 +1,4 @@
-import type { ServerFields } from './history.js';
+import type { ServerFields } from '../../agent/history.js';
 
 /**
  * Fields of an assistant message that carries tool calls which a server needs back on the next request:

@@ -1,6 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { ModelError } from '../../agent/model.js';
 import { isBrokenOff } from './cut-answers.js';
-import { ModelError } from './model.js';
 
 /** What a server said when it failed a request, read from wherever it put it. */
 export interface ServerError {

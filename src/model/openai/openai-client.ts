@@ -1,10 +1,10 @@
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { z } from 'zod';
-import type { Logger } from '../logger.js';
+import type { ChatMessage } from '../../agent/history.js';
+import { type ChatModel, ModelError, type ModelResponse, type ToolSpec } from '../../agent/model.js';
+import type { Logger } from '../../logger.js';
 import { pause, retryDelayMs } from './cut-answers.js';
-import type { ChatMessage } from './history.js';
-import { type ChatModel, ModelError, type ModelResponse, type ToolSpec } from './model.js';
 import {
   cannotStreamWithTools,
   ErrorBodies,

@@ -1,29 +1,29 @@
 import { threadId } from 'node:worker_threads';
-import type { ChatModel } from './agent/model.js';
-import type { OpenAIModelOptions } from './agent/openai-client.js';
-import { DEFAULT_LIMITS, Runner, type RunnerLimits } from './agent/runner.js';
-import type { AgentTool } from './agent/tool.js';
-import { ToolRegistry } from './agent/tool-registry.js';
-import { ApprovalService } from './approvals/approval-service.js';
-import { ArgumentEditService } from './approvals/argument-edit-service.js';
-import { Deciders } from './approvals/deciders.js';
-import type { ApprovalPolicy } from './approvals/policy.js';
-import type { Clock } from './clock.js';
-import type { Config } from './config.js';
-import { ConversationService } from './conversations/conversation-service.js';
-import { DecisionFollowUp } from './conversations/decision-follow-up.js';
-import type { SurfaceAdapters } from './conversations/ports.js';
-import { tapAuditEvents } from './db/audit-tap.js';
-import { openDatabase } from './db/open-database.js';
-import type { SqlDatabase } from './db/sql/sql-database.js';
-import { createStores, type Stores } from './db/stores.js';
-import { createTelemetryLookups } from './db/telemetry-queries.js';
-import { type IdGenerator, randomId } from './ids.js';
-import type { Logger } from './logger.js';
-import { loadMcpServers } from './mcp/load-mcp-servers.js';
-import { McpServers } from './mcp/mcp-servers.js';
-import { ownerIsGone, processOwnerId } from './process-identity.js';
-import { createBuiltInTools } from './tools/built-in-tools.js';
+import type { ChatModel } from '../agent/model.js';
+import { DEFAULT_LIMITS, Runner, type RunnerLimits } from '../agent/runner.js';
+import type { AgentTool } from '../agent/tool.js';
+import { ToolRegistry } from '../agent/tool-registry.js';
+import { ApprovalService } from '../approvals/approval-service.js';
+import { ArgumentEditService } from '../approvals/argument-edit-service.js';
+import { Deciders } from '../approvals/deciders.js';
+import type { ApprovalPolicy } from '../approvals/policy.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import { ConversationService } from '../conversations/conversation-service.js';
+import { DecisionFollowUp } from '../conversations/decision-follow-up.js';
+import type { SurfaceAdapters } from '../conversations/surface-ports.js';
+import { tapAuditEvents } from '../db/audit-tap.js';
+import { openDatabase } from '../db/open-database.js';
+import type { SqlDatabase } from '../db/sql/sql-database.js';
+import { createStores, type Stores } from '../db/stores.js';
+import { createTelemetryLookups } from '../db/telemetry-queries.js';
+import { type IdGenerator, randomId } from '../ids.js';
+import type { Logger } from '../logger.js';
+import { loadMcpServers } from '../mcp/load-mcp-servers.js';
+import { McpServers } from '../mcp/mcp-servers.js';
+import type { OpenAIModelOptions } from '../model/openai/openai-client.js';
+import { ownerIsGone, processOwnerId } from '../process-identity.js';
+import { createBuiltInTools } from '../tools/built-in-tools.js';
 
 /** What tests and the bench may replace; production uses none of these. */
 export interface CoreOverrides {
@@ -70,7 +70,9 @@ function openAIModel(options: OpenAIModelOptions): ChatModel {
   let model: Promise<ChatModel> | undefined;
   return {
     async complete(request) {
-      model ??= import('./agent/openai-client.js').then((client) => client.createOpenAIModel(options));
+      model ??= import('../model/openai/openai-client.js').then((client) =>
+        client.createOpenAIModel(options),
+      );
       return (await model).complete(request);
     },
   };
@@ -95,7 +97,7 @@ export async function createCore<A extends SurfaceAdapters>(
   const opened = await openDatabase(config.database, logger);
   // Only with an OTEL_ endpoint is the OpenTelemetry SDK even loaded.
   const telemetry = config.telemetry
-    ? (await import('./telemetry/otel.js')).startOtel({
+    ? (await import('../telemetry/otel.js')).startOtel({
         config: config.telemetry,
         instanceId: `${owner}:${threadId}`,
         modelName: config.openai.model,

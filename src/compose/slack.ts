@@ -1,0 +1,152 @@
+import { WebClient } from '@slack/web-api';
+import type { Config } from '../config.js';
+import type { RunWork } from '../conversations/run-work.js';
+import { WelcomeService } from '../conversations/welcome-service.js';
+import { randomId } from '../ids.js';
+import type { Logger } from '../logger.js';
+import { groupCommit } from '../slack/accepted-requests.js';
+import type { SlackRuntime } from '../slack/app.js';
+import { type AuditAccess, createAuditAccess } from '../slack/audit-access.js';
+import type { ClickWork } from '../slack/clicks/click.js';
+import { slackClickReply } from '../slack/clicks/click-reply.js';
+import { type ClickDeps, localClicks } from '../slack/clicks/decide-click.js';
+import { createHomePublisher, type HomePublisher } from '../slack/home-publisher.js';
+import { registerActionListeners } from '../slack/listeners/actions.js';
+import { registerCommandListeners } from '../slack/listeners/commands.js';
+import { registerDecisionModalListeners } from '../slack/listeners/decision-modals.js';
+import { registerHomeListeners } from '../slack/listeners/home.js';
+import { registerMessageListeners } from '../slack/listeners/messages.js';
+import { registerMessagesTabListener } from '../slack/listeners/messages-tab.js';
+import { registerSessionStopListener } from '../slack/listeners/session-stop.js';
+import { modalMetadataKey } from '../slack/modal-metadata.js';
+import { directMessenger } from '../slack/no-previews.js';
+import { rejectMalformedIds } from '../slack/payload-ids.js';
+import { type SlackAdapters, WEB_API_LEVELS } from '../slack/slack-adapters.js';
+import { slackLibraryLogger } from '../slack/slack-logger.js';
+import type { Core } from './core.js';
+
+/** The core with the Slack side as its surface. */
+export type SlackCore = Core<SlackAdapters>;
+
+/** A Web API client of the bot's token, for a thread without a Bolt app (a worker). */
+export function createWebClient(
+  slack: Pick<Config['slack'], 'botToken' | 'apiUrl'>,
+  logLevel: Config['logLevel'],
+  logger: Logger,
+): WebClient {
+  return new WebClient(slack.botToken, {
+    slackApiUrl: slack.apiUrl,
+    logger: slackLibraryLogger(logger, logLevel, 'web-api'),
+    logLevel: WEB_API_LEVELS[logLevel],
+  });
+}
+
+/**
+ * App Home's publisher and who may read the audit log from Slack, built alike in the thread answering Slack
+ * and in a worker (which refreshes App Home after the decisions it follows up).
+ */
+export function createHome(
+  client: WebClient,
+  core: SlackCore,
+  config: Pick<Config, 'auditIncludesWorkspaceAdmins'>,
+  logger: Logger,
+): { home: HomePublisher; access: AuditAccess } {
+  const access = createAuditAccess(client, {
+    isAdmin: (userId) => core.deciders.isAdmin(userId),
+    includeWorkspaceAdmins: config.auditIncludesWorkspaceAdmins,
+    now: () => core.clock.now(),
+    logger,
+  });
+  const home = createHomePublisher(client, {
+    queries: core.stores.auditQueries,
+    viewers: core.stores.homeViewers,
+    access,
+    deciders: core.deciders,
+    clock: core.clock,
+    logger,
+  });
+  return { home, access };
+}
+
+/**
+ * What deciding an Approve click needs, wherever it is decided (a live click in this thread or a worker, a click
+ * picked up later): replies go through the click's own client, or `client` for a DM to a click from App Home.
+ */
+export function clickDeps(core: SlackCore, work: RunWork, client: WebClient, logger: Logger): ClickDeps {
+  return {
+    approvals: core.approvals,
+    work,
+    reply: slackClickReply({
+      surface: core.adapters.interactive,
+      directMessage: directMessenger(client),
+      logger,
+    }),
+    logger,
+    ledger: core.stores.requests,
+  };
+}
+
+/**
+ * Registers every listener of the Slack app on the core: messages, card buttons and forms, `/approvals`,
+ * App Home and the Messages tab. Returns App Home's publisher, which the follow-up of decisions refreshes (in
+ * whichever thread that work runs).
+ */
+export function registerListeners(
+  runtime: SlackRuntime,
+  core: SlackCore,
+  /** Where the work after intake happens: this thread, or worker threads. */
+  work: RunWork,
+  /** Where Approve clicks are decided after their ack (workers); by default this thread. */
+  clicks: ClickWork | undefined,
+  config: Pick<Config, 'auditIncludesWorkspaceAdmins' | 'suggestedPrompts' | 'slack'>,
+  logger: Logger,
+): HomePublisher {
+  const { app } = runtime;
+  const { stores } = core;
+  const { home, access } = createHome(app.client, core, config, logger);
+  // First: no listener sees a request whose ids are malformed or of a workspace Slack never names.
+  app.use(rejectMalformedIds(logger));
+  registerMessageListeners(app, { conversations: core.conversations, work, logger });
+  registerSessionStopListener(app, { work, logger });
+  const decisions = clickDeps(core, work, app.client, logger);
+  const mode = config.slack.mode;
+  const modalKey = modalMetadataKey(mode.kind === 'http' ? mode.signingSecret : mode.appToken);
+  // Requests arriving together are recorded in one transaction, each before its answer.
+  const accept = groupCommit(stores.requests);
+  const decided = clicks ?? localClicks(decisions);
+  registerActionListeners(app, { accept, clicks: decided, logger });
+  runtime.acceptRequests(accept, decided);
+  registerDecisionModalListeners(app, {
+    ...decisions,
+    approvals: core.approvals,
+    edits: core.edits,
+    modalKey,
+  });
+  registerCommandListeners(app, {
+    queries: stores.auditQueries,
+    access,
+    standing: stores.standing,
+    isAdmin: (userId: string) => core.deciders.isAdmin(userId),
+    now: () => core.clock.now(),
+    logger,
+    apiUrl: config.slack.apiUrl,
+    delegation: {
+      store: stores.delegations,
+      newId: () => randomId('dlg'),
+      mayDelegate: (userId: string) => core.deciders.mayDelegate(userId, core.policy.namedApprovers()),
+    },
+  });
+  registerHomeListeners(app, { home, logger });
+  const welcome = new WelcomeService({
+    store: stores.greetings,
+    surface: core.adapters.surface,
+    clock: core.clock,
+    logger,
+    prompts: config.suggestedPrompts,
+  });
+  registerMessagesTabListener(app, { welcome, logger });
+  app.error(async (error) => {
+    logger.error('slack listener error', { error: error.message, code: error.code });
+  });
+  return home;
+}

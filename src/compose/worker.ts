@@ -1,0 +1,84 @@
+import type { ApprovalClick } from '../approvals/click-inbox.js';
+import { ReloadablePolicy } from '../approvals/policy.js';
+import { loadApprovalPolicy } from '../approvals/policy-file.js';
+import { policyFromText } from '../approvals/policy-source.js';
+import { localWork } from '../conversations/run-work.js';
+import { AppError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { decideClick } from '../slack/clicks/decide-click.js';
+import { createSlackAdapters } from '../slack/slack-adapters.js';
+import { SYSTEM_PROMPT } from '../slack/system-prompt.js';
+import { toolNames } from '../tools/built-in-tools.js';
+import type { WorkerData } from '../workers/protocol.js';
+import { type BackgroundWork, startBackgroundWork } from './background.js';
+import { createCore } from './core.js';
+import { clickDeps, createHome, createWebClient, type SlackCore } from './slack.js';
+
+/** A worker thread's services, wired: what the intake thread hands over is done through them. */
+export interface WorkerServices {
+  core: SlackCore;
+  /** Decides a click handed over; `taken` once it is decided or refused (see `decideClick`). */
+  decideClick(click: ApprovalClick, key: string, taken: () => void): Promise<void>;
+  /** Checks approval deadlines now, when this worker does the background work. */
+  checkDeadlines(): Promise<void>;
+  /** Puts the reloaded policy file's text (validated by the intake thread) in force; a refused one is logged. */
+  reloadPolicy(text: string): void;
+  /** Stops the background work, lets the runs in flight finish (bounded by `graceMs`), closes the database. */
+  stop(graceMs: number): Promise<void>;
+}
+
+/**
+ * A worker thread's wiring: the policy from the text the intake thread validated, the core on a connection of
+ * its own with the Slack side built from the Web API alone (no Bolt app), App Home's publisher for the
+ * decisions it follows up, the MCP servers, and, for one worker of the process, the background work.
+ */
+export async function composeWorker(data: WorkerData, logger: Logger): Promise<WorkerServices> {
+  const { config } = data;
+  const file = config.approvalPolicyFile;
+  const policy =
+    file !== undefined && data.policyText !== undefined
+      ? policyFromText(file, data.policyText, toolNames())
+      : loadApprovalPolicy(file, toolNames());
+  if (!policy.ok) throw new AppError('config.policy_file', policy.problems.join('; '));
+  const inForce = new ReloadablePolicy(policy.policy);
+  const slack = { botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logLevel: config.logLevel };
+  const core = await createCore(
+    config,
+    logger,
+    inForce,
+    (stores) =>
+      createSlackAdapters({
+        ...slack,
+        cards: stores.cards,
+        clock: { now: () => Date.now() },
+        logger,
+        systemPrompt: SYSTEM_PROMPT,
+        adminUserIds: config.adminUserIds,
+      }),
+    { owner: data.owner },
+  );
+  const client = createWebClient(config.slack, config.logLevel, logger);
+  core.followUp.watch(createHome(client, core, config, logger).home);
+  const decisions = clickDeps(core, localWork(core.conversations, core.followUp, logger), client, logger);
+  await core.mcp.connectAll();
+  const background: BackgroundWork | undefined = data.background
+    ? await startBackgroundWork(core, client, config, logger)
+    : undefined;
+  return {
+    core,
+    decideClick: (click, key, taken) => decideClick(decisions, click, key, taken),
+    checkDeadlines: () => background?.checkDeadlines() ?? Promise.resolve(),
+    reloadPolicy(text) {
+      const reloaded = file === undefined ? undefined : policyFromText(file, text, toolNames());
+      if (reloaded?.ok) inForce.replace(reloaded.policy);
+      else logger.error('reloaded approval policy refused by a worker', { problems: reloaded?.problems });
+    },
+    async stop(graceMs) {
+      await background?.stop();
+      await Promise.race([core.conversations.idle(), new Promise((resolve) => setTimeout(resolve, graceMs))]);
+      await background?.finish();
+      await core.mcp.close();
+      await core.database.close();
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import type { ApprovalRecord } from '../../approvals/approval.js';
+import { slackDate } from '../mrkdwn.js';
+
+/** The answer to a button whose approval id is forged, unknown or not the clicker's to see. */
+export const UNKNOWN_BUTTON =
+  'This button does not belong to an approval request I know of, so nothing happened.';
+
+/** The answer to a second vote by the same person on a request that needs several approvers. */
+export const ALREADY_VOTED = 'You have already voted on this request; it needs approvals from other people.';
+
+/** Why a click on a request no longer pending changed nothing: who decided it and when, or how it ended. */
+export function alreadyDecided(approval: ApprovalRecord): string {
+  const by = (approval.decidedBy ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((id) => `<@${id}>`)
+    .join(', ');
+  const when = approval.decidedAt ? ` ${slackDate(approval.decidedAt)}` : '';
+  switch (approval.status) {
+    case 'expired':
+      return 'This request expired before anyone decided it.';
+    case 'cancelled':
+      return `This request was cancelled: ${approval.reason ?? 'no reason given'}.`;
+    case 'rejected':
+      return `This request was already rejected by ${by || 'someone'}${when}.`;
+    default:
+      return `This request was already approved by ${by || 'someone'}${when}.`;
+  }
+}
