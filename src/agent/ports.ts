@@ -1,6 +1,7 @@
 import type { ApprovalRecord, ApprovalRule, ApprovalStatus } from '../approvals/approval.js';
 import type { StandingApproval } from '../approvals/ports.js';
 import type { AuditInput } from '../audit/audit-event.js';
+import { AppError } from '../errors.js';
 import type { HistoryItem, StoredItem } from './history.js';
 import type { RunState } from './run-state.js';
 
@@ -65,12 +66,11 @@ export interface SettledApproval {
  * Thrown by a run store's write when this process no longer holds the run's lease: it stalled past the lease
  * and another process took the run over. The run is not ended: its new driver goes on with it.
  */
-export class RunHandedOver extends Error {
+export class RunHandedOver extends AppError {
   readonly runId: string;
 
   constructor(runId: string) {
-    super(`Run ${runId} is now driven by another process`);
-    this.name = new.target.name;
+    super('run.handed_over', `Run ${runId} is now driven by another process`);
     this.runId = runId;
   }
 }
@@ -174,13 +174,12 @@ export type RunStore = RunnerStore & LeaseRenewal;
  * Thrown inside a run's drive when someone asked to stop it: nothing more executes and the model is not called
  * again; the runner ends the run `cancelled` with `by` as the actor.
  */
-export class RunStopped extends Error {
+export class RunStopped extends AppError {
   readonly runId: string;
   readonly by: string;
 
   constructor(runId: string, by: string) {
-    super(`Run ${runId} was stopped by ${by}`);
-    this.name = new.target.name;
+    super('run.stopped', `Run ${runId} was stopped by ${by}`);
     this.runId = runId;
     this.by = by;
   }

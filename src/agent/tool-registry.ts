@@ -1,3 +1,4 @@
+import { AppError } from '../errors.js';
 import type { AgentTool } from './tool.js';
 
 /** The tools the agent may call, by name. Runs store tool names only; tools are re-attached from here. */
@@ -9,8 +10,10 @@ export class ToolRegistry {
   }
 
   register(tool: AgentTool): void {
-    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name)) throw new Error(`Invalid tool name: ${tool.name}`);
-    if (this.#tools.has(tool.name)) throw new Error(`Tool registered twice: ${tool.name}`);
+    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name))
+      throw new AppError('tool.invalid_definition', `Invalid tool name: ${tool.name}`);
+    if (this.#tools.has(tool.name))
+      throw new AppError('tool.invalid_definition', `Tool registered twice: ${tool.name}`);
     this.#tools.set(tool.name, tool);
   }
 

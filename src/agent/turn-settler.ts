@@ -7,7 +7,7 @@ import {
 import { describeApprovers } from '../approvals/policy.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
-import { describeError } from '../errors.js';
+import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ToolCall, ToolOutputItem } from './history.js';
 import { type CallRecorder, leaseOf, type RunRecord, RunStopped, type StopRequests } from './ports.js';
@@ -189,7 +189,7 @@ export class TurnSettler {
         return { text, status: output.status, approvalStatus: 'executed' };
       }
       case 'pending':
-        throw new Error(`Approval ${approval.id} is still pending`);
+        throw new AppError('approval.still_pending', `Approval ${approval.id} is still pending`);
     }
   }
 
@@ -206,7 +206,7 @@ export class TurnSettler {
     const started = this.#deps.clock.now();
     let result: { text: string; status: 'ok' | 'error' };
     try {
-      if (!tool) throw new Error(`Unknown tool ${call.name}`);
+      if (!tool) throw new AppError('tool.unknown', `Unknown tool ${call.name}`);
       result = { text: await tool.execute(args, toolContext(run)), status: 'ok' };
     } catch (error) {
       // The model gets a short sentence; the log keeps the whole error with its stack.

@@ -1,18 +1,8 @@
 import { createHmac } from 'node:crypto';
+import type { AuditWebhookConfig } from '../config.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type ExportRow, formatEvents } from './audit-export.js';
-
-/** Where and how audit events are pushed (AUDIT_WEBHOOK_URL and its settings). */
-export interface AuditWebhookConfig {
-  url: string;
-  /** HMAC-SHA256 key of the X-Audit-Signature header. */
-  secret: string;
-  /** Events per request at most. */
-  batchSize: number;
-  /** A request not answered within this counts as failed and is retried. */
-  timeoutMs: number;
-}
 
 /** The destination name of the SIEM webhook in the cursor table. */
 export const WEBHOOK_SINK = 'webhook';

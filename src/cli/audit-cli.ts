@@ -8,9 +8,11 @@ import { parseTimePoint } from '../audit/time-filter.js';
 import { verifyChain } from '../audit/verify-chain.js';
 import { createAuditQueryStore } from '../db/audit-query-store.js';
 import type { SqlDatabase } from '../db/sql/sql-database.js';
-import { describeError } from '../errors.js';
+import { argumentProblem } from './argument-problem.js';
 import { withDatabase } from './audit-database.js';
-import { type CliIo, EXTRA_USAGE, isExtraCommand, runExtraCommand, tellVerdict } from './audit-extra.js';
+import { EXTRA_USAGE, isExtraCommand, runExtraCommand } from './audit-extra.js';
+import type { CliIo } from './audit-io.js';
+import { tellVerdict } from './audit-verify.js';
 import { TERMINAL_NAME, TERMINAL_TEAM_ID } from './terminal-thread.js';
 
 export const AUDIT_USAGE = `Usage: npm run audit -- <command> [options]
@@ -82,7 +84,7 @@ export function parseAuditArgs(argv: readonly string[], now: number): Parsed {
       options: Object.fromEntries(Object.keys(optionsSchema.shape).map((key) => [key, { type: 'string' }])),
     });
   } catch (error) {
-    return { ok: false, message: describeError(error).replace(/^TypeError( \[\w+\])?: /, '') };
+    return { ok: false, message: argumentProblem(error) };
   }
   const command = parsed.positionals[0];
   if ((command !== 'verify' && command !== 'list' && command !== 'export') || parsed.positionals.length > 1) {

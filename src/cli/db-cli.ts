@@ -9,6 +9,7 @@ import { openPostgresDatabase } from '../db/postgres/postgres-database.js';
 import { type BackupResult, backupSqlite } from '../db/sqlite/backup.js';
 import { openSqliteReadOnly } from '../db/sqlite/sqlite-database.js';
 import { describeError } from '../errors.js';
+import { argumentProblem } from './argument-problem.js';
 import { restoreCommand } from './db-restore.js';
 
 export interface DbCliIo {
@@ -66,7 +67,7 @@ export async function runDbCli(
   try {
     parsed = parseArgs({ args: [...argv], allowPositionals: true, options: OPTIONS });
   } catch (error) {
-    io.err(`${describeError(error).replace(/^TypeError( \[\w+\])?: /, '')}\n${SEE_HELP}`);
+    io.err(`${argumentProblem(error)}\n${SEE_HELP}`);
     return 2;
   }
   const [command] = parsed.positionals;

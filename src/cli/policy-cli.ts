@@ -14,8 +14,8 @@ import { prunedArgumentsLimit } from '../audit/retention.js';
 import { parseTimePoint } from '../audit/time-filter.js';
 import { loadConfig } from '../config.js';
 import { createAuditQueryStore } from '../db/audit-query-store.js';
-import { describeError } from '../errors.js';
 import { toolNames } from '../tools/built-in-tools.js';
+import { argumentProblem } from './argument-problem.js';
 import { withDatabase } from './audit-database.js';
 
 export interface PolicyCliIo {
@@ -98,7 +98,7 @@ async function replay(args: readonly string[], io: PolicyCliIo): Promise<number>
       options: { since: { type: 'string' }, format: { type: 'string' } },
     });
   } catch (error) {
-    io.err(describeError(error).replace(/^TypeError( \[\w+\])?: /, ''));
+    io.err(argumentProblem(error));
     return 2;
   }
   const [file, ...extra] = parsed.positionals;

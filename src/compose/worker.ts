@@ -3,6 +3,7 @@ import { ReloadablePolicy } from '../approvals/policy.js';
 import { loadApprovalPolicy } from '../approvals/policy-file.js';
 import { policyFromText } from '../approvals/policy-source.js';
 import { localWork } from '../conversations/run-work.js';
+import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { decideClick } from '../slack/clicks/decide-click.js';
 import { createSlackAdapters } from '../slack/slack-adapters.js';
@@ -38,7 +39,7 @@ export async function composeWorker(data: WorkerData, logger: Logger): Promise<W
     file !== undefined && data.policyText !== undefined
       ? policyFromText(file, data.policyText, toolNames())
       : loadApprovalPolicy(file, toolNames());
-  if (!policy.ok) throw new Error(policy.problems.join('; '));
+  if (!policy.ok) throw new AppError('config.policy_file', policy.problems.join('; '));
   const inForce = new ReloadablePolicy(policy.policy);
   const slack = { botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logLevel: config.logLevel };
   const core = await createCore(

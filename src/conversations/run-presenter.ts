@@ -1,6 +1,6 @@
 import type { RunObserver } from '../agent/runner.js';
 import type { ToolProgress } from '../agent/turn-settler.js';
-import { describeError } from '../errors.js';
+import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { redactText } from '../redact.js';
 import type {
@@ -190,12 +190,11 @@ function oneLine(text: string, max: number): string {
 }
 
 /** Part of an answer Slack would not show, neither streamed nor posted: it stays owed to the thread. */
-export class UndeliveredAnswer extends Error {
+export class UndeliveredAnswer extends AppError {
   readonly text: string;
 
   constructor(text: string) {
-    super('Slack did not accept the end of the answer');
-    this.name = new.target.name;
+    super('surface.undelivered_answer', 'Slack did not accept the end of the answer');
     this.text = text;
   }
 }

@@ -1,12 +1,8 @@
 import type { Clock } from '../clock.js';
-import { describeError } from '../errors.js';
+import type { SuggestedPrompt } from '../config-suggested-prompts.js';
+import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { PostOutcome } from '../tools/ports.js';
-
-export interface SuggestedPrompt {
-  title: string;
-  message: string;
-}
 
 /** Remembers who was greeted, so each person is greeted once (across restarts and racing deliveries). */
 export interface GreetingStore {
@@ -64,7 +60,8 @@ export class WelcomeService {
     if (!(await store.claim(visit.teamId, visit.userId, clock.now()))) return;
     try {
       const outcome = await surface.post(visit.channelId, greetingText(visit.userId));
-      if (outcome.kind !== 'posted') throw new Error(`the greeting was not posted (${outcome.kind})`);
+      if (outcome.kind !== 'posted')
+        throw new AppError('surface.not_posted', `the greeting was not posted (${outcome.kind})`);
     } catch (error) {
       logger.warn('greeting could not be posted', { userId: visit.userId, error: describeError(error) });
       await store.release(visit.teamId, visit.userId);

@@ -9,6 +9,7 @@ import {
 } from '../approvals/decision-rules.js';
 import type { ApprovalStore } from '../approvals/ports.js';
 import type { AuditInput } from '../audit/audit-event.js';
+import { AppError } from '../errors.js';
 import { approvalById, approvalsOfTurn, lockApproval, toApprovalRecord } from './approval-rows.js';
 import { claimColumns } from './run-rows.js';
 import { readEnum, readOptionalString, readString } from './sql/columns.js';
@@ -45,7 +46,11 @@ export function createApprovalStore(ctx: StoreContext): ApprovalStore {
             decided_by = ${tally.decidedBy}, decided_at = ${at}, reason = ${reason},
             edited_arguments = coalesce(${edited}, edited_arguments), updated_at = ${at}
           where id = ${approvalId} and status = 'pending' returning *`);
-        if (!updated) throw new Error(`Approval ${approvalId} changed inside its transaction`);
+        if (!updated)
+          throw new AppError(
+            'approval.changed_concurrently',
+            `Approval ${approvalId} changed inside its transaction`,
+          );
         const decided = toApprovalRecord(updated);
         const granted: AuditInput[] = [];
         if (tally.status === 'approved' && standing) {
@@ -77,10 +82,10 @@ export function createApprovalStore(ctx: StoreContext): ApprovalStore {
  */
 export function* lockRunThenApproval(ctx: StoreContext, approvalId: string): Program<ApprovalRecord> {
   const found = yield* approvalById(approvalId);
-  if (!found) throw new Error(`Approval ${approvalId} not found`);
+  if (!found) throw new AppError('approval.not_found', `Approval ${approvalId} not found`);
   yield* row(sql`select id from runs where id = ${found.runId} ${ctx.db.dialect.forUpdate}`);
   const locked = yield* lockApproval(ctx.db.dialect, approvalId);
-  if (!locked) throw new Error(`Approval ${approvalId} not found`);
+  if (!locked) throw new AppError('approval.not_found', `Approval ${approvalId} not found`);
   return locked;
 }
 

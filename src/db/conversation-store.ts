@@ -5,6 +5,7 @@ import type { AuditInput } from '../audit/audit-event.js';
 import { stopEffect } from '../conversations/stop-permission.js';
 import type { ConversationStore, StopRecorded } from '../conversations/store-ports.js';
 import type { IncomingMessage, ThreadRef } from '../conversations/surface-ports.js';
+import { AppError } from '../errors.js';
 import { activeRunStatus, claimColumns, insertItems, insertRun } from './run-rows.js';
 import { readNumber, readOptionalNumber, readOptionalString, readString } from './sql/columns.js';
 import { audit, count, type Program, row } from './sql/program.js';
@@ -25,7 +26,7 @@ export function createConversationStore(ctx: StoreContext): ConversationStore {
           values (${id}, ${thread.teamId}, ${thread.channelId}, ${thread.threadTs}, ${surface}, ${clock.now()})
           on conflict (team_id, channel_id, thread_ts) do nothing`);
         const created = yield* conversationIdOf(thread);
-        if (!created) throw new Error('Conversation could not be created');
+        if (!created) throw new AppError('database.not_stored', 'Conversation could not be created');
         return created;
       });
     },
@@ -61,7 +62,7 @@ export function createConversationStore(ctx: StoreContext): ConversationStore {
           values (${ctx.newId('conv')}, ${message.teamId}, ${message.channelId}, ${message.threadTs}, ${surface},
             ${at}) on conflict (team_id, channel_id, thread_ts) do nothing`);
         const conversationId = yield* conversationIdOf(message);
-        if (!conversationId) throw new Error('Conversation could not be created');
+        if (!conversationId) throw new AppError('database.not_stored', 'Conversation could not be created');
         const kind = yield* startOrQueue(ctx, {
           conversationId,
           runId,
@@ -185,7 +186,7 @@ function* lockConversation(ctx: StoreContext, conversationId: string): Program<v
   const found = yield* row(
     sql`select id from conversations where id = ${conversationId} ${ctx.db.dialect.forUpdate}`,
   );
-  if (!found) throw new Error(`Conversation ${conversationId} not found`);
+  if (!found) throw new AppError('conversation.not_found', `Conversation ${conversationId} not found`);
 }
 
 function* hasHistory(conversationId: string): Program<boolean> {

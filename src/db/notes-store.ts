@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { AppError } from '../errors.js';
 import type { Note, NotesStore } from '../tools/ports.js';
 import { readNumber, readString } from './sql/columns.js';
 import { count, type Row, rows } from './sql/program.js';
@@ -19,7 +20,7 @@ export function createNotesStore({ db, clock }: StoreContext): NotesStore {
       return db.write(function* () {
         const [created] = yield* rows(sql`insert into notes (team_id, text, created_by, created_at)
           values (${teamId}, ${text}, ${createdBy}, ${at}) returning id, text`);
-        if (!created) throw new Error('The note was not stored');
+        if (!created) throw new AppError('database.not_stored', 'The note was not stored');
         return toNote(created);
       });
     },

@@ -2,6 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type HistoryItem, historyItemSchema, type StoredItem } from '../agent/history.js';
 import { RUN_STATUSES, RunHandedOver, type RunLease, type RunRecord } from '../agent/ports.js';
 import { CURRENT_RUN_STATE_VERSION, type RunState, serializeRunState } from '../agent/run-state.js';
+import { AppError } from '../errors.js';
 import { readEnum, readOptionalNumber, readOptionalString, readString } from './sql/columns.js';
 import { count, type Program, type Row, row, rows } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
@@ -33,7 +34,7 @@ export function* runById(ctx: StoreContext, runId: string): Program<RunRecord | 
  */
 export function* lockLeasedRun(ctx: StoreContext, lease: RunLease): Program<Row> {
   const found = yield* row(sql`select * from runs where id = ${lease.runId} ${ctx.db.dialect.forUpdate}`);
-  if (!found) throw new Error(`Run ${lease.runId} not found`);
+  if (!found) throw new AppError('run.not_found', `Run ${lease.runId} not found`);
   const held =
     readOptionalString(found, 'lease_owner') === ctx.owner &&
     readOptionalString(found, 'lease_token') === lease.token;

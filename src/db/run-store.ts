@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { RunStore } from '../agent/ports.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import { cancelledByRunEnd } from '../approvals/decision-rules.js';
+import { AppError } from '../errors.js';
 import { approvalsOfTurn, toApprovalRecord } from './approval-rows.js';
 import {
   conversationOf,
@@ -34,7 +35,8 @@ export function createRunStore(ctx: StoreContext): RunStore {
         const run = yield* lockLeasedRun(ctx, lease);
         const conversationId = conversationOf(run);
         const conversation = yield* row(sql`select * from conversations where id = ${conversationId}`);
-        if (!conversation) throw new Error(`Conversation ${conversationId} not found`);
+        if (!conversation)
+          throw new AppError('conversation.not_found', `Conversation ${conversationId} not found`);
         yield* insertItems(conversationId, runId, state.turn, items, at);
         const stored: ApprovalRecord[] = [];
         for (const { automatic, ...approval } of created) {
@@ -51,7 +53,7 @@ export function createRunStore(ctx: StoreContext): RunStore {
               ${readString(run, 'requester_id')}, ${readString(conversation, 'channel_id')},
               ${readString(conversation, 'thread_ts')}, ${approval.expiresAt}, ${approval.remindAt}, ${at}, ${at})
             returning *`);
-          if (!inserted) throw new Error(`Approval ${approval.id} was not stored`);
+          if (!inserted) throw new AppError('database.not_stored', `Approval ${approval.id} was not stored`);
           const record = toApprovalRecord(inserted);
           if (record.status === 'pending') yield* oweCard(ctx, record, at);
           stored.push(record);

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ToolRegistry } from '../agent/tool-registry.js';
-import { describeError } from '../errors.js';
+import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { createMcpTool } from './mcp-tool.js';
 import type { McpServerConfig } from './servers-file.js';
@@ -147,7 +147,7 @@ export class McpServers {
       throw error;
     }
     const text = toolResultText(result);
-    if (!text.ok) throw new Error(text.error);
+    if (!text.ok) throw new AppError('tool.failed', text.error);
     return text.text;
   }
 

@@ -1,4 +1,5 @@
 import type { AgentTool } from '../agent/tool.js';
+import { AppError } from '../errors.js';
 import { compileArgumentSchema } from './json-schema-arguments.js';
 
 /** What an MCP server says about one of its tools (`tools/list`), as far as the agent needs it. */
@@ -47,7 +48,7 @@ export function createMcpTool(
       execute: async (args) => {
         // The runner parsed these already; parse again so nothing unchecked ever reaches the server.
         const checked = compiled.parse(JSON.stringify(args));
-        if (!checked.ok) throw new Error(checked.error);
+        if (!checked.ok) throw new AppError('tool.invalid_argument', checked.error);
         return await call(descriptor.name, checked.args);
       },
     },

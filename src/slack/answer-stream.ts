@@ -1,6 +1,6 @@
 import type { webApi } from '@slack/bolt';
 import type { AnswerStream, AnswerTarget, TaskUpdate } from '../conversations/surface-ports.js';
-import { describeError } from '../errors.js';
+import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import {
   cutPoint,
@@ -121,7 +121,7 @@ export function createAnswerStream(
       recipient_team_id: target.teamId,
       ...(target.recipientUserId ? { recipient_user_id: target.recipientUserId } : {}),
     });
-    if (!started.ts) throw new Error('chat.startStream returned no ts');
+    if (!started.ts) throw new AppError('surface.no_message_ts', 'chat.startStream returned no ts');
     message = { ts: started.ts, length: 0 };
   };
   const send = async (text: string) => {
@@ -137,7 +137,7 @@ export function createAnswerStream(
       recipient_team_id: target.teamId,
       ...(target.recipientUserId ? { recipient_user_id: target.recipientUserId } : {}),
     });
-    if (!started.ts) throw new Error('chat.startStream returned no ts');
+    if (!started.ts) throw new AppError('surface.no_message_ts', 'chat.startStream returned no ts');
     message = { ts: started.ts, length: text.length };
   };
   /** Sends escaped text, continuing in a new message where the current one would grow too long. */

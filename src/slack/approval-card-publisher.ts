@@ -6,7 +6,7 @@ import type { ApprovalCardStore, ExtraCard } from '../approvals/ports.js';
 import { MAX_DIRECT_MESSAGES, nobodyCanDecide } from '../approvals/who-to-tell.js';
 import { KeyedQueue } from '../conversations/keyed-queue.js';
 import type { CardLocation, CardUpdate } from '../conversations/surface-ports.js';
-import { describeError } from '../errors.js';
+import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { buildApprovalCard, type SlackMessage } from './blocks/approval-card.js';
 import { buildApprovalCopyCard } from './blocks/approval-copy-card.js';
@@ -123,7 +123,7 @@ export function createCardPublisher(
       blocks: card.blocks,
       ...NO_PREVIEWS,
     });
-    if (!posted.ts) throw new Error('chat.postMessage returned no ts');
+    if (!posted.ts) throw new AppError('surface.no_message_ts', 'chat.postMessage returned no ts');
     await cards.addExtraCard(approval, { channelId: posted.channel ?? channel, messageTs: posted.ts, link });
   };
   /** One copy per person who may decide, each on its own: one that fails is logged, the others still go. */

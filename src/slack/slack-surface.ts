@@ -3,7 +3,7 @@ import type { ApprovalRecord } from '../approvals/approval.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
 import { nobodyCanDecide } from '../approvals/who-to-tell.js';
 import type { ThreadRef, ThreadSurface } from '../conversations/surface-ports.js';
-import { describeError } from '../errors.js';
+import { AppError, describeError } from '../errors.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { ChannelPoster } from '../tools/ports.js';
 import { createAnswerStream, postAnswerMessages } from './answer-stream.js';
@@ -56,7 +56,7 @@ export function createSlackSurface(
         blocks: card.blocks,
         ...NO_PREVIEWS,
       });
-      if (!posted.ts) throw new Error('chat.postMessage returned no ts');
+      if (!posted.ts) throw new AppError('surface.no_message_ts', 'chat.postMessage returned no ts');
       await publisher.postCopies(approval).catch((error: unknown) => {
         logger.error('approval card copy could not be posted', {
           approvalId: approval.id,

@@ -1,5 +1,6 @@
 import type { AgentTool } from '../agent/tool.js';
 import type { Clock } from '../clock.js';
+import { AppError } from '../errors.js';
 import { createCreateNoteTool } from './create-note.js';
 import { createDeleteNoteTool } from './delete-note.js';
 import { createGetCurrentTimeTool } from './get-current-time.js';
@@ -41,7 +42,11 @@ export function toolNames(catalog: ToolCatalog = BUILT_IN_TOOLS): string[] {
 export function createTools(catalog: ToolCatalog, deps: BuiltInToolDeps): AgentTool[] {
   return Object.entries(catalog).map(([name, create]) => {
     const tool = create(deps);
-    if (tool.name !== name) throw new Error(`Tool "${tool.name}" is listed as "${name}" in its catalog`);
+    if (tool.name !== name)
+      throw new AppError(
+        'tool.invalid_definition',
+        `Tool "${tool.name}" is listed as "${name}" in its catalog`,
+      );
     return tool;
   });
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../agent/tool.js';
 import type { Clock } from '../clock.js';
+import { AppError } from '../errors.js';
 
 export function createGetCurrentTimeTool(clock: Clock) {
   return defineTool({
@@ -15,7 +16,10 @@ export function createGetCurrentTimeTool(clock: Clock) {
       try {
         formatter = new Intl.DateTimeFormat('en-GB', { timeZone, dateStyle: 'full', timeStyle: 'long' });
       } catch {
-        throw new Error(`Unknown time zone "${timeZone}"; use an IANA name such as Europe/Paris or UTC.`);
+        throw new AppError(
+          'tool.invalid_argument',
+          `Unknown time zone "${timeZone}"; use an IANA name such as Europe/Paris or UTC.`,
+        );
       }
       return `${formatter.format(new Date(clock.now()))} (${timeZone})`;
     },

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_SUGGESTED_PROMPTS } from '../../src/conversations/suggested-prompts.js';
+import { DEFAULT_SUGGESTED_PROMPTS } from '../../src/config-suggested-prompts.js';
 import { reply } from '../support/fake-openai.js';
 import { slackReply } from '../support/fake-slack.js';
 import { waitUntil } from '../support/wait.js';

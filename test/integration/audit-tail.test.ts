@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditEvent } from '../../src/audit/audit-event.js';
 import { runAuditCli } from '../../src/cli/audit-cli.js';
-import type { FollowIo } from '../../src/cli/audit-extra.js';
+import type { FollowIo } from '../../src/cli/audit-tail.js';
 import { audit } from '../../src/db/sql/program.js';
 import type { SqlDatabase } from '../../src/db/sql/sql-database.js';
 import { openSqliteDatabase } from '../../src/db/sqlite/sqlite-database.js';

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ChatModel } from '../../src/agent/model.js';
-import { UNEXPECTED_FAILURE } from '../../src/agent/runner.js';
+import { UNEXPECTED_FAILURE } from '../../src/agent/run-ending.js';
 import { type AgentTool, defineTool } from '../../src/agent/tool.js';
 import { ToolRegistry } from '../../src/agent/tool-registry.js';
 import type { ToolPolicy } from '../../src/approvals/approval.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { DEFAULT_SUGGESTED_PROMPTS } from '../../src/conversations/suggested-prompts.js';
+import { DEFAULT_SUGGESTED_PROMPTS } from '../../src/config-suggested-prompts.js';
 
 const base = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', OPENAI_API_KEY: 'sk-1' };
 

@@ -54,15 +54,15 @@ function projectFiles(dir = ROOT): string[] {
   });
 }
 
-/** One variable of `envSchema` in src/config.ts: its name and the text of its zod chain. */
+/** One variable of `envSchema` in src/config-schema.ts: its name and the text of its zod chain. */
 interface SchemaVariable {
   name: string;
   chain: string;
 }
 
-/** The variables src/config.ts reads: the keys of its `envSchema = z.object({ … })`, read from its text. */
+/** The variables src/config-schema.ts reads: the keys of its `envSchema = z.object({ … })`, read from its text. */
 function configVariables(): SchemaVariable[] {
-  const source = read('src/config.ts');
+  const source = read('src/config-schema.ts');
   const block = /const envSchema = z\.object\(\{\n([\s\S]*?)\n\}\);/.exec(source)?.[1] ?? '';
   const starts = [...block.matchAll(/^ {2}([A-Z][A-Z0-9_]*):/gm)];
   return starts.map((match, i) => ({
@@ -136,7 +136,7 @@ describe('README and docs', () => {
     expect(links('README.md').length).toBeGreaterThan(10);
   });
 
-  it('the README configuration table lists every variable src/config.ts reads, and nothing else', () => {
+  it('the README configuration table lists every variable src/config-schema.ts reads, and nothing else', () => {
     const read = configVariables().map((v) => v.name);
     expect(read.length).toBeGreaterThan(40);
     const documented = readmeConfigRows().flatMap((row) => row.names);
@@ -145,7 +145,7 @@ describe('README and docs', () => {
     expect(new Set(documented).size).toBe(documented.length);
   });
 
-  it("the README configuration table gives each variable's default and range as src/config.ts has them", () => {
+  it("the README configuration table gives each variable's default and range as src/config-schema.ts has them", () => {
     const rows = readmeConfigRows();
     const wrong: string[] = [];
     for (const { name, chain } of configVariables()) {
@@ -166,7 +166,7 @@ describe('README and docs', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('.env.example shows every variable src/config.ts reads, only those, optional ones commented out', () => {
+  it('.env.example shows every variable src/config-schema.ts reads, only those, optional ones commented out', () => {
     const read = configVariables().map((v) => v.name);
     const shown = envExampleVariables();
     expect(read.filter((name) => !shown.some((v) => v.name === name))).toEqual([]);

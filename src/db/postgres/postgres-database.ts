@@ -4,7 +4,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import { describeError } from '../../errors.js';
+import { AppError, describeError } from '../../errors.js';
 import { withAuditLast } from '../audit-writer.js';
 import { driveAsync, type Program, type Step } from '../sql/program.js';
 import { type DatabaseProbe, POSTGRES_DIALECT, type SqlDatabase } from '../sql/sql-database.js';
@@ -78,7 +78,11 @@ function createEngine(pool: pg.Pool): SqlDatabase {
   const taker =
     (client: pg.PoolClient) =>
     async (step: Step): Promise<unknown> => {
-      if (step.op === 'audit') throw new Error('Audit events can only be written in a write transaction');
+      if (step.op === 'audit')
+        throw new AppError(
+          'database.audit_outside_write',
+          'Audit events can only be written in a write transaction',
+        );
       const { sql: text, params } = dialect.sqlToQuery(step.query);
       const result = await client.query(text, params);
       return step.op === 'rows' ? result.rows : (result.rowCount ?? 0);

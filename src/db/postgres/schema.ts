@@ -1,18 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigserial, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { HISTORY_ITEM_KINDS } from '../../agent/history.js';
 import { RUN_STATUSES } from '../../agent/ports.js';
-import { APPROVAL_STATUSES } from '../../approvals/approval.js';
 import { DELIVERY_KINDS } from '../../conversations/delivery.js';
 import { SURFACES } from '../../surfaces.js';
+import { createdAt, millis, time } from './columns.js';
 
 /**
- * Milliseconds since the epoch, as in the SQLite schema (src/db/sqlite/schema.ts, which this one mirrors
- * table by table): `bigint`, read back as a JavaScript number.
+ * Every table of the PostgreSQL database, read by drizzle-kit (`npm run db:generate`) as this one module: the
+ * conversation and run tables here, the approval and audit tables in their own files.
  */
-const time = (name: string) => bigint(name, { mode: 'number' });
-const millis = (name: string) => time(name).notNull();
-const createdAt = () => millis('created_at');
+export * from './approval-tables.js';
+export * from './audit-tables.js';
 
 /** One per Slack thread (or terminal thread): the unit of history and of serialised work. */
 export const conversations = pgTable(
@@ -111,180 +110,6 @@ export const deliveries = pgTable(
   },
   (t) => [index('deliveries_due').on(t.dueAt)],
 );
-
-/** One row per gated tool call. */
-export const approvals = pgTable(
-  'approvals',
-  {
-    id: text('id').primaryKey(),
-    runId: text('run_id').notNull(),
-    conversationId: text('conversation_id').notNull(),
-    teamId: text('team_id').notNull(),
-    /** The model turn that produced the call; all approvals of one paused turn share it. */
-    turn: integer('turn').notNull(),
-    callId: text('call_id').notNull(),
-    toolName: text('tool_name').notNull(),
-    /** The arguments exactly as the model sent them. */
-    arguments: text('arguments').notNull(),
-    argumentsHash: text('arguments_hash').notNull(),
-    /** Arguments as edited by a person before approval, when they were. */
-    editedArguments: text('edited_arguments'),
-    /**
-     * Set when the decision was automatic: the approval whose "Approve for this thread" covered this call.
-     * Null for decisions a person made on this request itself.
-     */
-    originApprovalId: text('origin_approval_id'),
-    status: text('status', { enum: APPROVAL_STATUSES }).notNull(),
-    requesterId: text('requester_id').notNull(),
-    /** The policy rule that applied, as JSON, so later policy changes do not rewrite history. */
-    rule: text('rule').notNull(),
-    decidedBy: text('decided_by'),
-    decidedAt: time('decided_at'),
-    reason: text('reason'),
-    channelId: text('channel_id').notNull(),
-    threadTs: text('thread_ts').notNull(),
-    messageTs: text('message_ts'),
-    result: text('result'),
-    expiresAt: time('expires_at'),
-    remindAt: time('remind_at'),
-    createdAt: createdAt(),
-    updatedAt: millis('updated_at'),
-  },
-  (t) => [
-    uniqueIndex('approvals_run_call').on(t.runId, t.callId),
-    index('approvals_status').on(t.status),
-    index('approvals_run_turn').on(t.runId, t.turn),
-  ],
-);
-
-/**
- * "Approve for this thread": later calls of `toolName` in the conversation are approved automatically, until
- * revoked. Granted by the decision on `originApprovalId`.
- */
-export const standingApprovals = pgTable(
-  'standing_approvals',
-  {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
-    conversationId: text('conversation_id').notNull(),
-    toolName: text('tool_name').notNull(),
-    grantedBy: text('granted_by').notNull(),
-    originApprovalId: text('origin_approval_id').notNull(),
-    grantedAt: millis('granted_at'),
-    revokedAt: time('revoked_at'),
-  },
-  (t) => [index('standing_approvals_conversation_tool').on(t.conversationId, t.toolName)],
-);
-
-/** Individual votes, for quorum: one per person per approval. */
-export const approvalVotes = pgTable(
-  'approval_votes',
-  {
-    approvalId: text('approval_id').notNull(),
-    userId: text('user_id').notNull(),
-    vote: text('vote', { enum: ['approve', 'reject'] }).notNull(),
-    /** Set when the vote was cast through a delegation: the person who delegated. */
-    onBehalfOf: text('on_behalf_of'),
-    createdAt: createdAt(),
-  },
-  (t) => [uniqueIndex('approval_votes_user').on(t.approvalId, t.userId)],
-);
-
-/** `/approvals delegate @bob until:…`: Bob may decide what the delegator may decide, until then. */
-export const delegations = pgTable(
-  'delegations',
-  {
-    id: text('id').primaryKey(),
-    teamId: text('team_id').notNull(),
-    delegatorId: text('delegator_id').notNull(),
-    delegateId: text('delegate_id').notNull(),
-    /** Milliseconds: the delegation ends then (the end of the day it names, UTC). */
-    until: millis('until'),
-    createdAt: createdAt(),
-    endedAt: time('ended_at'),
-    endedBy: text('ended_by'),
-  },
-  (t) => [index('delegations_delegate').on(t.teamId, t.delegateId)],
-);
-
-/** Copies of an approval card outside the conversation's thread (the rule's approval channel). */
-export const approvalCards = pgTable(
-  'approval_cards',
-  {
-    approvalId: text('approval_id').notNull(),
-    channelId: text('channel_id').notNull(),
-    messageTs: text('message_ts').notNull(),
-    /** Permalink to the conversation's thread, shown on the copy. */
-    link: text('link'),
-    createdAt: createdAt(),
-  },
-  (t) => [uniqueIndex('approval_cards_message').on(t.approvalId, t.channelId, t.messageTs)],
-);
-
-/** Append-only, hash-chained. Nothing updates or deletes these rows. */
-export const auditEvents = pgTable(
-  'audit_events',
-  {
-    seq: bigint('seq', { mode: 'number' }).primaryKey(),
-    at: millis('at'),
-    actor: text('actor').notNull(),
-    kind: text('kind').notNull(),
-    teamId: text('team_id'),
-    conversationId: text('conversation_id'),
-    runId: text('run_id'),
-    approvalId: text('approval_id'),
-    payload: text('payload').notNull(),
-    prevHash: text('prev_hash').notNull(),
-    hash: text('hash').notNull(),
-    /**
-     * 1: the hash covers the payload itself (events written before retention existed). 2: it covers
-     * `payload_digest`, so content in the payload can be replaced by its digest (pruned) and still verify.
-     */
-    chainVersion: integer('chain_version').notNull().default(1),
-    /** Version 2: the digest of the payload (src/audit/hash-chain.ts). */
-    payloadDigest: text('payload_digest'),
-  },
-  (t) => [
-    index('audit_events_approval').on(t.approvalId),
-    index('audit_events_at').on(t.at),
-    // A run's events, for usage reports (who started it, which tools it called).
-    index('audit_events_run').on(t.runId),
-  ],
-);
-
-/**
- * How far each destination of the audit log has acknowledged it (`webhook`: the SIEM of AUDIT_WEBHOOK_URL):
- * the last sequence number it accepted, and the process pushing to it now (one at a time, with a lease).
- */
-export const auditCursors = pgTable('audit_cursors', {
-  name: text('name').primaryKey(),
-  ackedSeq: bigint('acked_seq', { mode: 'number' }).notNull().default(0),
-  ackedAt: time('acked_at'),
-  /** Failed attempts since the last acknowledgement, and the last failure, for /healthz and the logs. */
-  attempts: integer('attempts').notNull().default(0),
-  lastError: text('last_error'),
-  leaseOwner: text('lease_owner'),
-  leaseUntil: time('lease_until'),
-  updatedAt: millis('updated_at'),
-});
-
-/**
- * Signed statements of the chain's head (AUDIT_SIGNING_KEY): event `seq` had hash `hash`. A log cut after a
- * checkpoint, or re-chained from an edited event, contradicts it. Rows are added, and changed only to record
- * where they were posted.
- */
-export const auditCheckpoints = pgTable('audit_checkpoints', {
-  seq: bigint('seq', { mode: 'number' }).primaryKey(),
-  hash: text('hash').notNull(),
-  at: millis('at'),
-  /** The first 16 hex digits of the SHA-256 of the public key (SPKI DER). */
-  keyId: text('key_id').notNull(),
-  /** Base64 Ed25519 signature over the statement (src/audit/checkpoint.ts). */
-  signature: text('signature').notNull(),
-  /** Where it was posted (AUDIT_CHECKPOINT_CHANNEL), once Slack accepted it. */
-  postedChannel: text('posted_channel'),
-  postedTs: text('posted_ts'),
-  postedAt: time('posted_at'),
-});
 
 /** Keys of Slack deliveries already handled (event ids and team/channel/ts), for dedupe across retries. */
 export const processedEvents = pgTable('processed_events', {

@@ -1,5 +1,6 @@
 import type { SQL } from 'drizzle-orm';
 import type { AuditInput } from '../../audit/audit-event.js';
+import { AppError } from '../../errors.js';
 
 /** A row as both engines return it: column names (snake_case, as in the SQL) to values. */
 export type Row = Record<string, unknown>;
@@ -28,7 +29,8 @@ export type Program<T> = Generator<Step, T, unknown>;
 /** The rows a query returns (a select, or a write with `returning`). */
 export function* rows(query: SQL): Program<Row[]> {
   const answer: unknown = yield { op: 'rows', query };
-  if (!Array.isArray(answer)) throw new Error('The database engine answered a query without rows');
+  if (!Array.isArray(answer))
+    throw new AppError('database.unexpected_answer', 'The database engine answered a query without rows');
   return answer.filter(isRow);
 }
 
@@ -40,7 +42,8 @@ export function* row(query: SQL): Program<Row | undefined> {
 /** How many rows a write changed. */
 export function* count(query: SQL): Program<number> {
   const answer: unknown = yield { op: 'count', query };
-  if (typeof answer !== 'number') throw new Error('The database engine answered a write without a count');
+  if (typeof answer !== 'number')
+    throw new AppError('database.unexpected_answer', 'The database engine answered a write without a count');
   return answer;
 }
 

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import type { SQL } from 'drizzle-orm';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+import { AppError } from '../../errors.js';
 import { withAuditLast } from '../audit-writer.js';
 import { driveSync, type Program, type Step } from '../sql/program.js';
 import { type DatabaseProbe, SQLITE_DIALECT, type SqlDatabase } from '../sql/sql-database.js';
@@ -127,7 +128,11 @@ function createEngine(
     return { statement, values: params.map(toSqliteValue) };
   };
   const take = (step: Step): unknown => {
-    if (step.op === 'audit') throw new Error('Audit events can only be written in a write transaction');
+    if (step.op === 'audit')
+      throw new AppError(
+        'database.audit_outside_write',
+        'Audit events can only be written in a write transaction',
+      );
     const { statement, values } = prepared(step.query);
     return step.op === 'rows' ? statement.all(...values) : statement.run(...values).changes;
   };

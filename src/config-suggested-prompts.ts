@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import type { SuggestedPrompt } from './welcome-service.js';
+
+/** One prompt of the Messages tab: its button's title, and the message sent when it is clicked. */
+export interface SuggestedPrompt {
+  title: string;
+  message: string;
+}
 
 /** Shown in the Messages tab when `SUGGESTED_PROMPTS` is not set: one per kind of thing the tools do. */
 export const DEFAULT_SUGGESTED_PROMPTS: readonly SuggestedPrompt[] = [

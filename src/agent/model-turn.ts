@@ -1,0 +1,85 @@
+import {
+  callIdsOf,
+  type HistoryItem,
+  historyToMessages,
+  type StoredItem,
+  type ToolCall,
+  withUniqueCallIds,
+} from './history.js';
+import type { ChatModel, ModelResponse } from './model.js';
+import type { RunRecord } from './ports.js';
+import { modelCallScope } from './run-context.js';
+import type { RunState } from './run-state.js';
+import type { ToolRegistry } from './tool-registry.js';
+
+/** Hooks that show the answer's text while the model streams it (never persisted). */
+export interface TextStreamHooks {
+  /** Answer text as the model streams it. */
+  onTextDelta?: (text: string) => void;
+  /** The text streamed since the model call (or its retry) began was cut off: it is no answer. */
+  onTextCut?: (text: string) => void;
+}
+
+export interface ModelTurnDeps {
+  model: ChatModel;
+  tools: ToolRegistry;
+}
+
+/** What one model call adds to a run, not stored yet. */
+export interface ModelTurn {
+  response: ModelResponse;
+  /** The state with this turn counted and its tokens added. */
+  state: RunState;
+  /** The model's message and its tool calls, as the history will hold them. */
+  items: HistoryItem[];
+  /** The tool calls, with ids unique in the conversation. */
+  calls: ToolCall[];
+}
+
+/**
+ * Calls the model once with the conversation's `history` and every tool's schema. A failure is thrown as it
+ * came (a `ModelError` after the client's own retries, or the abort of `signal`).
+ */
+export async function takeModelTurn(
+  deps: ModelTurnDeps,
+  run: RunRecord,
+  state: RunState,
+  history: readonly StoredItem[],
+  hooks: TextStreamHooks | undefined,
+  signal: AbortSignal | undefined,
+): Promise<ModelTurn> {
+  const turn = state.turn + 1;
+  const scope = { runId: run.id, teamId: run.teamId, conversationId: run.conversationId, turn };
+  const response = await modelCallScope.run(scope, () =>
+    deps.model.complete({
+      messages: historyToMessages(history),
+      tools: toolSpecs(deps.tools),
+      ...(hooks?.onTextDelta ? { onTextDelta: hooks.onTextDelta } : {}),
+      ...(hooks?.onTextCut ? { onTextCut: hooks.onTextCut } : {}),
+      ...(signal ? { signal } : {}),
+    }),
+  );
+  const items: HistoryItem[] = [];
+  if (response.text || response.toolCalls.length === 0 || response.serverFields) {
+    const text = response.text ?? '';
+    const { serverFields } = response;
+    items.push({ kind: 'assistant_message', data: serverFields ? { text, serverFields } : { text } });
+  }
+  const calls = withUniqueCallIds(response.toolCalls, callIdsOf(history), turn);
+  for (const call of calls) items.push({ kind: 'tool_call', data: call });
+  return { response, state: { ...state, turn, usage: addUsage(state.usage, response.usage) }, items, calls };
+}
+
+function toolSpecs(tools: ToolRegistry) {
+  return tools
+    .list()
+    .map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.jsonSchema }));
+}
+
+function addUsage(a: RunState['usage'], b: RunState['usage']): RunState['usage'] {
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}

@@ -1,0 +1,6 @@
+/** Where the audit commands write. */
+export interface CliIo {
+  out(line: string): void;
+  err(line: string): void;
+  now(): number;
+}

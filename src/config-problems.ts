@@ -1,0 +1,94 @@
+import { createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+
+/**
+ * What the calling program needs: the bot needs Slack credentials, the terminal chat does not, and the audit
+ * command line needs neither Slack nor the model (only the database).
+ */
+export type ConfigPurpose = 'bot' | 'chat' | 'audit';
+
+type Settings = Record<string, string | undefined>;
+
+/** The problems no single variable's schema sees: example values left in, settings required together. */
+export function settingProblems(env: Settings, purpose: ConfigPurpose): string[] {
+  return [...placeholders(env), ...missingSettings(env, purpose)];
+}
+
+/**
+ * The example values of .env.example. A copy that was not filled in is refused here, by name, instead of
+ * failing later at Slack or at the model with a message that does not say which setting is wrong.
+ */
+const PLACEHOLDERS: Record<string, { value: string; fix: string }> = {
+  SLACK_BOT_TOKEN: {
+    value: 'xoxb-your-bot-token',
+    fix: 'put the Bot User OAuth Token here (Slack app settings → OAuth & Permissions)',
+  },
+  SLACK_APP_TOKEN: {
+    value: 'xapp-your-app-level-token',
+    fix: 'put the app-level token here (Basic Information → App-Level Tokens), or leave it empty for HTTP mode',
+  },
+  OPENAI_API_KEY: {
+    value: 'sk-your-key',
+    fix: 'put your API key here, or leave it empty when OPENAI_BASE_URL points at a server that needs none',
+  },
+};
+
+function placeholders(env: Settings): string[] {
+  return Object.entries(PLACEHOLDERS)
+    .filter(([name, placeholder]) => env[name]?.trim() === placeholder.value)
+    .map(
+      ([name, placeholder]) =>
+        `${name}: still the example value "${placeholder.value}" from .env.example; ${placeholder.fix}`,
+    );
+}
+
+/** Settings that are optional one by one but required together, by what the program is for. */
+function missingSettings(env: Settings, purpose: ConfigPurpose): string[] {
+  const problems: string[] = [];
+  if (purpose === 'bot') {
+    if (!env.SLACK_BOT_TOKEN)
+      problems.push('SLACK_BOT_TOKEN: required (xoxb-…, Slack app settings → OAuth & Permissions)');
+    if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
+      problems.push(
+        'SLACK_SIGNING_SECRET: required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN for Socket Mode',
+      );
+    }
+  }
+  if (env.AUDIT_WEBHOOK_URL && !env.AUDIT_WEBHOOK_SECRET) {
+    problems.push(
+      'AUDIT_WEBHOOK_SECRET: required with AUDIT_WEBHOOK_URL (the receiver checks signatures with it)',
+    );
+  }
+  if (env.AUDIT_WEBHOOK_SECRET && !env.AUDIT_WEBHOOK_URL) {
+    problems.push('AUDIT_WEBHOOK_URL: required with AUDIT_WEBHOOK_SECRET (where to push the audit events)');
+  }
+  if (env.AUDIT_CHECKPOINT_CHANNEL && !env.AUDIT_SIGNING_KEY) {
+    problems.push('AUDIT_SIGNING_KEY: required with AUDIT_CHECKPOINT_CHANNEL (checkpoints are signed)');
+  }
+  if (purpose === 'bot' && env.AUDIT_SIGNING_KEY) {
+    const problem = signingKeyProblem(env.AUDIT_SIGNING_KEY);
+    if (problem) problems.push(`AUDIT_SIGNING_KEY: ${problem}`);
+  }
+  if (purpose !== 'audit' && !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
+    problems.push('OPENAI_API_KEY: required unless OPENAI_BASE_URL points at an OpenAI-compatible server');
+  }
+  return problems;
+}
+
+/** Why the file cannot sign checkpoints, or undefined when it holds an Ed25519 private key. */
+function signingKeyProblem(file: string): string | undefined {
+  let pem: string;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch {
+    return `cannot read ${file} (a file with an Ed25519 private key in PEM)`;
+  }
+  try {
+    const key = createPrivateKey(pem);
+    return key.asymmetricKeyType === 'ed25519'
+      ? undefined
+      : `${file} holds a ${key.asymmetricKeyType ?? 'non-asymmetric'} key; an Ed25519 key is needed (openssl genpkey -algorithm ed25519)`;
+  } catch {
+    return `${file} is not a private key in PEM (create one with openssl genpkey -algorithm ed25519)`;
+  }
+}
