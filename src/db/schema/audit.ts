@@ -1,11 +1,11 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { millis } from './columns.js';
+import { bigInteger, integer, millis, text, time } from './columns.js';
+import { index, table } from './table.js';
 
 /** Append-only, hash-chained. Nothing updates or deletes these rows. */
-export const auditEvents = sqliteTable(
+export const auditEvents = table(
   'audit_events',
   {
-    seq: integer('seq').primaryKey(),
+    seq: bigInteger('seq').primaryKey(),
     at: millis('at'),
     actor: text('actor').notNull(),
     kind: text('kind').notNull(),
@@ -36,15 +36,15 @@ export const auditEvents = sqliteTable(
  * How far each destination of the audit log has acknowledged it (`webhook`: the SIEM of AUDIT_WEBHOOK_URL):
  * the last sequence number it accepted, and the process pushing to it now (one at a time, with a lease).
  */
-export const auditCursors = sqliteTable('audit_cursors', {
+export const auditCursors = table('audit_cursors', {
   name: text('name').primaryKey(),
-  ackedSeq: integer('acked_seq').notNull().default(0),
-  ackedAt: integer('acked_at'),
+  ackedSeq: bigInteger('acked_seq').notNull().default(0),
+  ackedAt: time('acked_at'),
   /** Failed attempts since the last acknowledgement, and the last failure, for /healthz and the logs. */
   attempts: integer('attempts').notNull().default(0),
   lastError: text('last_error'),
   leaseOwner: text('lease_owner'),
-  leaseUntil: integer('lease_until'),
+  leaseUntil: time('lease_until'),
   updatedAt: millis('updated_at'),
 });
 
@@ -53,8 +53,8 @@ export const auditCursors = sqliteTable('audit_cursors', {
  * checkpoint, or re-chained from an edited event, contradicts it. Rows are added, and changed only to record
  * where they were posted.
  */
-export const auditCheckpoints = sqliteTable('audit_checkpoints', {
-  seq: integer('seq').primaryKey(),
+export const auditCheckpoints = table('audit_checkpoints', {
+  seq: bigInteger('seq').primaryKey(),
   hash: text('hash').notNull(),
   at: millis('at'),
   /** The first 16 hex digits of the SHA-256 of the public key (SPKI DER). */
@@ -64,5 +64,5 @@ export const auditCheckpoints = sqliteTable('audit_checkpoints', {
   /** Where it was posted (AUDIT_CHECKPOINT_CHANNEL), once Slack accepted it. */
   postedChannel: text('posted_channel'),
   postedTs: text('posted_ts'),
-  postedAt: integer('posted_at'),
+  postedAt: time('posted_at'),
 });

@@ -1,9 +1,9 @@
-import { bigserial, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { APPROVAL_STATUSES } from '../../approvals/approval.js';
-import { createdAt, millis, time } from './columns.js';
+import { createdAt, integer, millis, serialId, text, time } from './columns.js';
+import { index, table, uniqueIndex } from './table.js';
 
 /** One row per gated tool call. */
-export const approvals = pgTable(
+export const approvals = table(
   'approvals',
   {
     id: text('id').primaryKey(),
@@ -51,10 +51,10 @@ export const approvals = pgTable(
  * "Approve for this thread": later calls of `toolName` in the conversation are approved automatically, until
  * revoked. Granted by the decision on `originApprovalId`.
  */
-export const standingApprovals = pgTable(
+export const standingApprovals = table(
   'standing_approvals',
   {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    id: serialId(),
     conversationId: text('conversation_id').notNull(),
     toolName: text('tool_name').notNull(),
     grantedBy: text('granted_by').notNull(),
@@ -66,7 +66,7 @@ export const standingApprovals = pgTable(
 );
 
 /** Individual votes, for quorum: one per person per approval. */
-export const approvalVotes = pgTable(
+export const approvalVotes = table(
   'approval_votes',
   {
     approvalId: text('approval_id').notNull(),
@@ -80,7 +80,7 @@ export const approvalVotes = pgTable(
 );
 
 /** `/approvals delegate @bob until:…`: Bob may decide what the delegator may decide, until then. */
-export const delegations = pgTable(
+export const delegations = table(
   'delegations',
   {
     id: text('id').primaryKey(),
@@ -97,7 +97,7 @@ export const delegations = pgTable(
 );
 
 /** Copies of an approval card outside the conversation's thread (the rule's approval channel). */
-export const approvalCards = pgTable(
+export const approvalCards = table(
   'approval_cards',
   {
     approvalId: text('approval_id').notNull(),
