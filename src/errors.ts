@@ -31,6 +31,8 @@ export type ErrorCode =
   | 'database.not_stored'
   // An audit event was written outside a write transaction.
   | 'database.audit_outside_write'
+  // The description of the tables names an index on a column of another table (a mistake in src/db/schema/).
+  | 'database.invalid_schema'
   // `MCP_SERVERS_FILE` is invalid.
   | 'config.mcp_servers_file'
   // `APPROVAL_POLICY_FILE` is invalid.

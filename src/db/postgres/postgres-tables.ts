@@ -16,6 +16,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import type { Writable } from 'drizzle-orm/utils';
+import { AppError } from '../../errors.js';
 import type { WithFlags } from '../schema/column-flags.js';
 import type { Column, EnumValues } from '../schema/columns.js';
 import type { Columns, Index, Table } from '../schema/table.js';
@@ -85,6 +86,9 @@ function pgIndex(description: Index) {
 
 function pgIndexColumn(column: DrizzleColumn): ExtraConfigColumn {
   if (!is(column, ExtraConfigColumn))
-    throw new Error(`Index on ${column.name}: not a column of a PostgreSQL table`);
+    throw new AppError(
+      'database.invalid_schema',
+      `Index on ${column.name}: not a column of a PostgreSQL table`,
+    );
   return column;
 }

@@ -12,6 +12,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/sqlite-core';
 import type { Writable } from 'drizzle-orm/utils';
+import { AppError } from '../../errors.js';
 import type { WithFlags } from '../schema/column-flags.js';
 import type { Column, EnumValues } from '../schema/columns.js';
 import type { Columns, Index, Table } from '../schema/table.js';
@@ -79,6 +80,7 @@ function sqliteIndex(description: Index) {
 }
 
 function sqliteIndexColumn(column: DrizzleColumn): SQLiteColumn {
-  if (!is(column, SQLiteColumn)) throw new Error(`Index on ${column.name}: not a column of a SQLite table`);
+  if (!is(column, SQLiteColumn))
+    throw new AppError('database.invalid_schema', `Index on ${column.name}: not a column of a SQLite table`);
   return column;
 }
