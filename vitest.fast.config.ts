@@ -2,33 +2,41 @@ import { defineConfig } from 'vitest/config';
 import { COMMON_TEST_OPTIONS } from './vitest.config.js';
 
 /**
- * Suites that start the bot, the terminal chat or other programs as processes, need PostgreSQL only, or
- * measure load (many requests, seconds of waiting): `npm test` runs them, `npm run test:fast` does not
- * (docs/testing.md).
+ * Suites that start the bot, the terminal chat or other programs as processes or worker threads, need
+ * PostgreSQL only, measure load (many requests), wait out real retry back-off (seconds per test), or read the
+ * shared recordings of model servers: `npm test` runs them, `npm run test:fast` does not (docs/testing.md).
  */
 export const SLOW_SUITES = [
   'test/bench/**',
   'test/e2e/acked-clicks.test.ts',
+  'test/e2e/approve-restart-reject.test.ts',
   'test/e2e/audit-delivery.test.ts',
+  'test/e2e/card-update-faults.test.ts',
   'test/e2e/closed-output.test.ts',
   'test/e2e/crash-stages-*.test.ts',
+  'test/e2e/database-faults.test.ts',
   'test/e2e/database-health.test.ts',
   'test/e2e/load.test.ts',
   'test/e2e/malformed-input.test.ts',
   'test/e2e/mcp-servers.test.ts',
+  'test/e2e/model-cut-off.test.ts',
+  'test/e2e/model-dialects-conformance.test.ts',
   'test/e2e/model-faults.test.ts',
   'test/e2e/multi-process.test.ts',
   'test/e2e/policy-reload.test.ts',
   'test/e2e/policy-startup.test.ts',
-  'test/e2e/approve-restart-reject.test.ts',
   'test/e2e/restart.test.ts',
   'test/e2e/security.test.ts',
+  'test/e2e/security/redaction.test.ts',
   'test/e2e/shutdown.test.ts',
+  'test/e2e/slack-faults.test.ts',
   'test/e2e/startup-checks.test.ts',
   'test/e2e/stop-across-processes.test.ts',
   'test/e2e/telemetry.test.ts',
   'test/e2e/terminal-chat.test.ts',
+  'test/integration/audit-cli.test.ts',
   'test/integration/db-copy.test.ts',
+  'test/integration/worker-handover.test.ts',
   'test/support/support.test.ts',
 ];
 
@@ -42,7 +50,5 @@ export default defineConfig({
     include: [...COMMON_TEST_OPTIONS.include],
     exclude: SLOW_SUITES,
     env: { TEST_DATABASE_KINDS: 'sqlite' },
-    // The audit command's pipe test runs the compiled command: build dist/ when src/ changed.
-    globalSetup: ['test/support/build-once.ts'],
   },
 });

@@ -4,7 +4,7 @@ export type Truthy<T> = Exclude<T, false | 0 | 0n | '' | null | undefined>;
 export interface WaitOptions {
   /** Give up after this long. Default 5000 ms. */
   timeoutMs?: number;
-  /** Pause between attempts. Default 20 ms. */
+  /** Pause between attempts. Default 5 ms. */
   intervalMs?: number;
   /** Text of the error thrown on timeout. */
   message?: string;
@@ -22,7 +22,7 @@ function isTruthy<T>(value: T): value is Truthy<T> {
  * const row = await waitUntil(() => db.select().from(approvals).get(), { message: 'approval row never stored' });
  */
 export async function waitUntil<T>(fn: () => T | Promise<T>, options: WaitOptions = {}): Promise<Truthy<T>> {
-  const { timeoutMs = 5000, intervalMs = 20 } = options;
+  const { timeoutMs = 5000, intervalMs = 5 } = options;
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
