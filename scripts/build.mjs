@@ -1,5 +1,5 @@
 // Compiles src/ to dist/ (plain JavaScript, one file per source file) so `npm start` runs without a compiler in
-// memory; the bot's two entry points (dist/main.js and the worker thread's dist/workers/run-worker.js) are then
+// memory; the bot's two entry points (dist/main.js and the worker thread's dist/worker-thread.js) are then
 // bundled with their dependencies, minified, so each thread parses and keeps in memory far less code. Run by
 // `npm ci` (the `prepare` script) and by `npm start` when the sources or this script changed since the last
 // build. `--if-stale` builds only then; the build is recorded by a hash of every source file and this script.
@@ -102,7 +102,7 @@ async function compile(files, hash) {
  * Replaces dist/main.js, the bot's entry, with a bundle of everything it loads (but better-sqlite3 and pg, which
  * load native code or optional modules), minified: the intake thread and each worker thread hold every module's
  * source text in memory, and many small modules cost more than one. The worker thread's code goes to
- * dist/worker.js, which dist/workers/run-worker.js (the file the worker pool starts) imports. Code both threads
+ * dist/worker-thread.js, the file the worker pool starts. Code both threads
  * run and code loaded on first use (the model client, MCP, OpenTelemetry) go to shared chunks beside them, so
  * every output file is in dist/ itself; there `import.meta.url` is given each source file's own compiled path, so
  * paths relative to a source file (the migrations, the worker entry) stay what they are in the per-file build.
@@ -124,7 +124,7 @@ async function bundleBot(esbuild) {
     },
   };
   await esbuild.build({
-    entryPoints: { main: join(dist, 'main.js'), worker: join(dist, 'workers', 'run-worker.js') },
+    entryPoints: { main: join(dist, 'main.js'), 'worker-thread': join(dist, 'worker-thread.js') },
     outdir: dist,
     allowOverwrite: true,
     bundle: true,
@@ -144,7 +144,6 @@ async function bundleBot(esbuild) {
     plugins: [ownUrl],
     logLevel: 'warning',
   });
-  writeFileSync(join(dist, 'workers', 'run-worker.js'), "import '../worker.js';\n");
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -17,7 +17,7 @@
  *   `compose/bot.ts` gathers.
  * - Background timers (deadlines, recovery, clicks left undecided, the SIEM push, checkpoints, retention):
  *   `compose/background.ts`, in the first worker thread (or here with `WORKERS=0`).
- * - Worker threads (`WORKERS`): started by `workers/worker-pool.ts`; each runs `workers/run-worker.ts` on the
+ * - Worker threads (`WORKERS`): started by `workers/worker-pool.ts`; each runs `worker-thread.ts` on the
  *   services `compose/worker.ts` wires.
  * - Signals: SIGHUP reloads the policy file; SIGTERM and SIGINT stop intake and let the work in flight finish.
  */

@@ -37,7 +37,7 @@ export type FromWorker =
   | { kind: 'deadlines-checked' }
   | { kind: 'stopped' }
   | { kind: 'memory'; memory: ThreadMemory }
-  /** Messages and clicks stored or decided, sent together at most every 20 ms (see run-worker.ts). */
+  /** Messages and clicks stored or decided, sent together at most every 20 ms (see worker-thread.ts). */
   | { kind: 'taken'; ids: number[] }
   | { kind: 'failed'; error: string };
 

@@ -38,14 +38,14 @@ export interface WorkerPool extends RunWork, ClickWork {
  */
 const WORKER_HEAP_MB = 128;
 
-/** The compiled worker beside this file; under tsx (development) the TypeScript one, with tsx inherited. */
+/** The worker thread's entry (src/worker-thread.ts), compiled; under tsx (development) the TypeScript one, with tsx inherited. */
 const ENTRY = new URL(
-  import.meta.url.endsWith('.ts') ? './run-worker.ts' : './run-worker.js',
+  import.meta.url.endsWith('.ts') ? '../worker-thread.ts' : '../worker-thread.js',
   import.meta.url,
 );
 
 /**
- * Starts `count` worker threads (see run-worker.ts); work handed over before a worker is ready waits in its
+ * Starts `count` worker threads (see worker-thread.ts); work handed over before a worker is ready waits in its
  * queue. Work is routed by thread,
  * so one conversation's work stays in one worker, in order; worker 0 also does the background work. A worker
  * that dies is started again; what it was driving is taken over through the run's lease like any stopped work.

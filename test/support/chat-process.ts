@@ -10,7 +10,7 @@ import {
 import { waitUntil } from './wait.js';
 
 // Compiled by the tests' global setup (`npm run build`), so no TypeScript compiler runs in the child.
-const CHAT_ENTRY = join(REPO_ROOT, 'dist', 'cli', 'chat.js');
+const CHAT_ENTRY = join(REPO_ROOT, 'dist', 'chat.js');
 
 export interface ChatProcess {
   /** Everything printed on stdout so far. */
@@ -35,7 +35,7 @@ function count(haystack: string, needle: string): number {
 }
 
 /**
- * Runs `npm run chat`'s entry point, compiled (`node dist/cli/chat.js ARGS`), with piped standard input, so
+ * Runs `npm run chat`'s entry point, compiled (`node dist/chat.js ARGS`), with piped standard input, so
  * a test types into it like a person at a terminal. The working directory is a new empty folder unless `cwd`
  * is given, so a developer's `.env` is never read.
  *

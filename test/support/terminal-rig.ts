@@ -28,7 +28,7 @@ function count(haystack: string, needle: string): number {
 }
 
 /**
- * `npm run chat`'s session in this process (src/cli/chat.ts without the process around it): the same
+ * `npm run chat`'s session in this process (src/chat.ts without the process around it): the same
  * services and session on a real database and a fake model, typed into through a scripted line reader. For
  * terminal behaviour that a real terminal adds nothing to; test/e2e/terminal-chat.test.ts runs the command.
  *

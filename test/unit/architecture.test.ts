@@ -161,7 +161,7 @@ describe('architecture', () => {
   });
 
   it('only the entry points import the wiring in compose/', () => {
-    const entries = ['main.ts', 'cli/chat.ts', 'workers/run-worker.ts'];
+    const entries = ['main.ts', 'chat.ts', 'worker-thread.ts'];
     const violations: string[] = [];
     for (const [file, targets] of graph) {
       if (folderOf(file) === 'compose' || entries.includes(file)) continue;

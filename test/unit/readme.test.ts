@@ -265,7 +265,7 @@ describe('README and docs', () => {
   });
 
   it("every npm run audit, db, policy and chat command the docs show uses a subcommand and flags of that CLI's usage", () => {
-    const chat = /const USAGE = '([^']+)'/.exec(read('src/cli/chat.ts'))?.[1] ?? '';
+    const chat = /const USAGE = '([^']+)'/.exec(read('src/chat.ts'))?.[1] ?? '';
     const usage: Record<string, string> = { audit: AUDIT_USAGE, db: DB_USAGE, policy: POLICY_USAGE, chat };
     const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
     const wrong: string[] = [];

@@ -1,16 +1,16 @@
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import { loadApprovalPolicy } from '../approvals/policy-file.js';
-import { createChatServices } from '../compose/terminal.js';
-import { loadConfig, withDotEnv } from '../config.js';
-import { describeError } from '../errors.js';
-import { createLogger } from '../logger.js';
-import { mcpServersFileProblem } from '../mcp/load-mcp-servers.js';
-import type { McpServers } from '../mcp/mcp-servers.js';
-import { toolNames } from '../tools/built-in-tools.js';
-import { runChatSession } from './chat-session.js';
-import { createLineReader } from './line-reader.js';
-import { TERMINAL_NAME, terminalThread } from './terminal-thread.js';
+import { loadApprovalPolicy } from './approvals/policy-file.js';
+import { runChatSession } from './cli/chat-session.js';
+import { createLineReader } from './cli/line-reader.js';
+import { TERMINAL_NAME, terminalThread } from './cli/terminal-thread.js';
+import { createChatServices } from './compose/terminal.js';
+import { loadConfig, withDotEnv } from './config.js';
+import { describeError } from './errors.js';
+import { createLogger } from './logger.js';
+import { mcpServersFileProblem } from './mcp/load-mcp-servers.js';
+import type { McpServers } from './mcp/mcp-servers.js';
+import { toolNames } from './tools/built-in-tools.js';
 
 const USAGE = 'Usage: npm run chat -- [--thread NAME] [--user NAME]';
 

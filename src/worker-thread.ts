@@ -1,9 +1,15 @@
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { composeWorker } from '../compose/worker.js';
-import { describeError } from '../errors.js';
-import { createLogger } from '../logger.js';
-import { type FromWorker, isWorkerData, type ToWorker, threadMemory, type WorkerData } from './protocol.js';
+import { composeWorker } from './compose/worker.js';
+import { describeError } from './errors.js';
+import { createLogger } from './logger.js';
+import {
+  type FromWorker,
+  isWorkerData,
+  type ToWorker,
+  threadMemory,
+  type WorkerData,
+} from './workers/protocol.js';
 
 /**
  * Lowers this thread's scheduling priority (on Linux the nice value belongs to each thread), so when the cores
