@@ -115,7 +115,11 @@ describe('SIGHUP reloads APPROVAL_POLICY_FILE (the real entry point)', () => {
     writeFileSync(file, JSON.stringify({ tools: { create_note: { approvers: ['nobody'] } } }));
     process.kill(bot.pid, 'SIGHUP');
     await waitUntil(() => bot.output().includes('approval policy not reloaded'), { timeoutMs: 10_000 });
-    expect(bot.output()).toContain(`tools.create_note.approvers[0]: \\"nobody\\" is not an approver`);
+    // Each problem is a log line of its own, written after that one: wait for it rather than expect it at once.
+    await waitUntil(
+      () => bot.output().includes(`tools.create_note.approvers[0]: \\"nobody\\" is not an approver`),
+      { timeoutMs: 5_000, message: `the problem was not logged; output:\n${bot.output()}` },
+    );
     const third = await askForNote(bot, 3);
     expect(blocksText(third)).toContain('Approvers: <@U0OTHER>');
     expect(await f.query("SELECT seq FROM audit_events WHERE kind = 'policy.loaded'")).toHaveLength(2);
