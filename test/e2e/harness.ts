@@ -23,6 +23,7 @@ import {
   postSlashCommand,
   slashCommandBody,
 } from '../support/slack-requests.js';
+import { placeMigratedSqlite } from '../support/sqlite-template.js';
 import { type DatabaseKind, type FreshDatabase, freshDatabase } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -127,6 +128,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...options.env,
   });
   if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
+  if (loaded.config.database.kind === 'sqlite') await placeMigratedSqlite(loaded.config.database.path);
   const logs: string[] = [];
   const logger = createLogger('debug', (line) => logs.push(line));
   const policy = loadApprovalPolicy(loaded.config.approvalPolicyFile, toolNames());

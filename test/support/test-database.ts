@@ -10,6 +10,7 @@ import type { StoreContext } from '../../src/db/store-context.js';
 import { createStores, type Stores } from '../../src/db/stores.js';
 import { randomId } from '../../src/ids.js';
 import { createServerDatabase } from './postgres-admin.js';
+import { placeMigratedSqlite } from './sqlite-template.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -49,9 +50,10 @@ export async function freshDatabase(kind: DatabaseKind): Promise<FreshDatabase> 
 
 /** Opens (and migrates) a fresh database as the bot does. */
 export async function openFresh(fresh: FreshDatabase): Promise<SqlDatabase> {
-  return fresh.config.kind === 'sqlite'
-    ? openSqliteDatabase(fresh.config.path)
-    : openPostgresDatabase(fresh.config.url, { poolSize: fresh.config.poolSize });
+  if (fresh.config.kind === 'postgres')
+    return openPostgresDatabase(fresh.config.url, { poolSize: fresh.config.poolSize });
+  await placeMigratedSqlite(fresh.config.path);
+  return openSqliteDatabase(fresh.config.path);
 }
 
 export interface TestStores {
