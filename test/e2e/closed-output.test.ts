@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startBotProcess } from '../support/bot-process.js';
+import { type BotProcess, startBotProcess } from '../support/bot-process.js';
 import { reply } from '../support/fake-openai.js';
 import { waitUntil } from '../support/wait.js';
 import { type ProcessFixture, startProcessFixture } from './process-fixture.js';
@@ -22,10 +22,16 @@ const healthz = async (url: string) => (await fetch(`${url}/healthz`)).status;
  */
 describe.runIf(process.platform === 'linux')('a bot whose output pipe is closed', () => {
   let f: ProcessFixture;
+  let running: BotProcess | undefined;
   beforeEach(async () => {
     f = await startProcessFixture();
   });
-  afterEach(async () => f.close());
+  afterEach(async () => {
+    // Killed here too, so a failed assertion leaves no bot running.
+    await running?.kill();
+    running = undefined;
+    await f.close();
+  });
 
   it('keeps answering /healthz without spinning, and its log lines are dropped, not looped', async () => {
     const bot = await startBotProcess({
@@ -33,6 +39,7 @@ describe.runIf(process.platform === 'linux')('a bot whose output pipe is closed'
       env: { ...f.env, LOG_LEVEL: 'debug' },
       closeOutputAfterLines: 4,
     });
+    running = bot;
     // Requests that make the bot log (an unsigned event is refused with a warning) after the pipe closed.
     for (let i = 0; i < 5; i += 1) {
       const refused = await fetch(`${bot.url}/slack/events`, { method: 'POST', body: '{}' });
