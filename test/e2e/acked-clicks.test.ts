@@ -39,6 +39,15 @@ describe.each(DATABASE_KINDS)('acknowledged clicks survive a crash, on %s', { ti
     let bot = await f.start(policy);
     for (let n = 1; n <= CLICKS; n += 1) await f.mention(bot, `note ${n}`);
     const cards = await f.waitForCards(CLICKS);
+    // A card Slack has shown but the bot has not yet recorded is posted again after a crash (a new ts): wait
+    // until all five are recorded, so the updates this test expects go to these cards.
+    await waitUntil(
+      async () =>
+        (await f.query('select id from approvals where message_ts is not null')).length === CLICKS
+          ? true
+          : undefined,
+      { timeoutMs: 15_000, message: 'the cards were not recorded' },
+    );
     for (let n = 1; n <= CLICKS; n += 1) f.model.enqueue(reply.text('Saved.'));
 
     const statuses = await Promise.all(cards.map((card) => f.click(bot, card, 'approve', 'U2')));
