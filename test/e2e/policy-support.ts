@@ -1,6 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { BotOverrides } from '../../src/compose/bot.js';
 import type { SlackCall } from '../support/fake-slack.js';
 import type { DatabaseKind } from '../support/test-database.js';
@@ -25,8 +25,11 @@ export function writePolicy(policy: unknown): string {
   return file;
 }
 
-/** A harness whose bot reads `policy` from APPROVAL_POLICY_FILE; deadlines are checked only when asked. */
-export function startPolicyHarness(
+/**
+ * A harness whose bot reads `policy` from APPROVAL_POLICY_FILE; deadlines are checked only when asked. Closing
+ * it removes the policy file too.
+ */
+export async function startPolicyHarness(
   policy: unknown,
   options: {
     env?: Record<string, string>;
@@ -35,12 +38,19 @@ export function startPolicyHarness(
     kind?: DatabaseKind;
   } = {},
 ): Promise<Harness> {
-  return startHarness({
-    env: { APPROVAL_POLICY_FILE: writePolicy(policy), ADMIN_USER_IDS: 'UADMIN', ...options.env },
+  const file = writePolicy(policy);
+  const harness = await startHarness({
+    env: { APPROVAL_POLICY_FILE: file, ADMIN_USER_IDS: 'UADMIN', ...options.env },
     overrides: { schedulerIntervalMs: 24 * HOUR, ...options.overrides },
     ...(options.dbPath ? { dbPath: options.dbPath } : {}),
     ...(options.kind ? { kind: options.kind } : {}),
   });
+  const close = harness.close.bind(harness);
+  harness.close = async () => {
+    await close();
+    rmSync(dirname(file), { recursive: true, force: true });
+  };
+  return harness;
 }
 
 /** Rows of a query on the bot's database (SQL valid on both engines). */
