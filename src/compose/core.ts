@@ -35,6 +35,8 @@ export interface CoreOverrides {
   tools?: (builtIn: AgentTool[]) => AgentTool[];
   /** How often cards and replies Slack did not accept are tried again; default 30 s. */
   deliveryRetryMs?: number;
+  /** How often a run's driver looks for a stop recorded by another process; default 1 s. */
+  stopPollMs?: number;
   /** The lease owner: a worker thread drives runs under its process's claims, so it takes the process's id. */
   owner?: string;
   /** Wraps the stores (tests make the database fail for some writes). */
@@ -171,6 +173,7 @@ export async function createCore<A extends SurfaceAdapters>(
     threadContextMessages: config.threadContextMessages,
     streamTasks: config.openai.stream,
     channelMembers: adapters.channelMembers,
+    ...(overrides.stopPollMs === undefined ? {} : { stopPollMs: overrides.stopPollMs }),
   });
   return {
     adapters,

@@ -223,7 +223,7 @@ describe("Slack's agent sessions", () => {
   });
 
   it('a stop recorded by another process reaches the process that drives the run', async () => {
-    h = await startHarness();
+    h = await startHarness({ overrides: { stopPollMs: 50 } });
     h.model.enqueue(reply.hang());
     const ts = await h.mention('take your time');
     await h.model.waitForRequests(1);
