@@ -1,13 +1,8 @@
-import type { LeaseRenewal, StopRequests } from '../agent/ports.js';
 import { initialRunState } from '../agent/run-state.js';
-import type { Runner } from '../agent/runner.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
-import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
-import type { IdGenerator } from '../ids.js';
-import type { Logger } from '../logger.js';
 import type { SurfaceKind } from '../surfaces.js';
-import { RunDriver, runStarted, startedBy } from './run-driver.js';
+import { RunDriver, type RunDriverDeps, runStarted, startedBy } from './run-driver.js';
 import { StopGate } from './stop-permission.js';
 import type { ConversationStore, DeliveryOutbox, RunRecovery } from './store-ports.js';
 import type {
@@ -20,31 +15,19 @@ import type {
 import { readThreadContext } from './thread-context.js';
 import { ThreadDelivery } from './thread-delivery.js';
 
-export interface ConversationServiceDeps {
+/** What the service needs besides what it hands its run driver (`RunDriverDeps`, documented there). */
+export interface ConversationServiceDeps
+  extends Omit<RunDriverDeps, 'queued' | 'surface' | 'outbox' | 'delivery' | 'deliveryRetryMs'> {
   store: ConversationStore;
   outbox: DeliveryOutbox;
   recovery: RunRecovery;
-  /** Renews this process's lease on the runs it drives, and reads stop requests. */
-  runs: LeaseRenewal & StopRequests;
-  runner: Runner;
   surface: ThreadSurface;
   /** Who this process serves: it creates, recovers and posts in these conversations only. */
   surfaceKind: SurfaceKind;
-  clock: Clock;
-  newId: IdGenerator;
-  logger: Logger;
-  /** Runs this thread drives at once (the others wait, leases kept): `MAX_ACTIVE_RUNS`. */
-  maxActiveRuns: number;
-  /** How long a run's lease lasts; it is renewed every third of it while the run is driven. */
-  leaseMs: number;
   /** The delivery retry interval (cards and replies Slack did not accept). */
   deliveryRetryMs: number;
   /** Earlier thread messages given to the model when the bot joins a thread mid-way; 0 turns it off. */
   threadContextMessages?: number;
-  /** How often a driven run looks for a stop request made through another process; default 1 s. */
-  stopPollMs?: number;
-  /** Answers are streamed (the model is asked to stream): tool calls are shown as tasks in them. */
-  streamTasks?: boolean;
   /** Who is in a channel, for who may stop its threads' work; without it only a thread's starter may. */
   channelMembers?: ChannelMembership | undefined;
 }
