@@ -15,7 +15,7 @@ export const DEFAULT_SUGGESTED_PROMPTS: readonly SuggestedPrompt[] = [
 ];
 
 /** Slack shows at most four prompts; titles and messages are kept short enough for its buttons. */
-export const suggestedPromptsSchema = z
+const suggestedPromptsSchema = z
   .array(z.object({ title: z.string().trim().min(1).max(75), message: z.string().trim().min(1).max(2000) }))
   .max(4, 'Slack shows at most 4 suggested prompts');
 

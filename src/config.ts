@@ -4,8 +4,6 @@ import { type ConfigPurpose, settingProblems } from './config-problems.js';
 import { type Env, envSchema } from './config-schema.js';
 import type { SuggestedPrompt } from './config-suggested-prompts.js';
 
-export type { ConfigPurpose } from './config-problems.js';
-
 export type SlackMode = { kind: 'socket'; appToken: string } | { kind: 'http'; signingSecret: string };
 
 /** SQLite (a file, the embedded default) or PostgreSQL (several bot processes sharing the work). */

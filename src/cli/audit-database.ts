@@ -5,7 +5,7 @@ import type { SqlDatabase } from '../db/sql/sql-database.js';
 import { describeError } from '../errors.js';
 
 /** Where a command tells what is wrong. */
-export interface ProblemOutput {
+interface ProblemOutput {
   err(line: string): void;
 }
 

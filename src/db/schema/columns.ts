@@ -4,7 +4,7 @@
  * `integer` is 32 bits on PostgreSQL and `bigInteger` 64 (both numbers in JavaScript); SQLite's integers are
  * all 64 bits.
  */
-export type ColumnKind = 'text' | 'integer' | 'bigInteger' | 'serialId';
+type ColumnKind = 'text' | 'integer' | 'bigInteger' | 'serialId';
 
 /** The values a text column may hold, when it is an enumeration (a status, a kind). */
 export type EnumValues = readonly [string, ...string[]];
