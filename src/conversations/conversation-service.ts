@@ -15,9 +15,11 @@ import type {
 import { readThreadContext } from './thread-context.js';
 import { ThreadDelivery } from './thread-delivery.js';
 
-/** What the service needs besides what it hands its run driver (`RunDriverDeps`, documented there). */
-export interface ConversationServiceDeps
-  extends Omit<RunDriverDeps, 'queued' | 'surface' | 'outbox' | 'delivery' | 'deliveryRetryMs'> {
+/**
+ * The run driver's settings (`RunDriverDeps`, documented there) but the ones built here, with the stores and the
+ * surface whole, and the service's own.
+ */
+export interface ConversationServiceDeps extends Omit<RunDriverDeps, 'queued' | 'surface' | 'delivery'> {
   store: ConversationStore;
   outbox: DeliveryOutbox;
   recovery: RunRecovery;

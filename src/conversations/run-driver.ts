@@ -1,25 +1,16 @@
 import type { LeaseRenewal, StopRequests } from '../agent/ports.js';
 import { initialRunState } from '../agent/run-state.js';
 import type { Runner, RunOutcome } from '../agent/runner.js';
-import type { ApprovalRecord } from '../approvals/approval.js';
 import { auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { IdGenerator } from '../ids.js';
 import type { Logger } from '../logger.js';
-import { updateCard } from './card-updates.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { RunPresenter, sessionTitle } from './run-presenter.js';
 import { RunSlots } from './run-slots.js';
-import type { OwedCardUpdates, QueuedRuns } from './store-ports.js';
-import type {
-  AnswerTarget,
-  CardUpdater,
-  ProgressTarget,
-  ThreadPoster,
-  ThreadRef,
-  WorkDisplay,
-} from './surface-ports.js';
+import type { QueuedRuns } from './store-ports.js';
+import type { AnswerTarget, ProgressTarget, ThreadPoster, ThreadRef, WorkDisplay } from './surface-ports.js';
 import type { ThreadDelivery } from './thread-delivery.js';
 
 export interface RunDriverDeps {
@@ -28,10 +19,8 @@ export interface RunDriverDeps {
   /** Renews this process's lease on the runs it drives, and reads stop requests. */
   runs: LeaseRenewal & StopRequests;
   runner: Runner;
-  surface: ThreadPoster & WorkDisplay & CardUpdater;
-  /** Where a card update Slack refuses is owed. */
-  outbox: Pick<OwedCardUpdates, 'oweCardUpdate'>;
-  /** Posts the cards and the reply of a run, owed until Slack has them. */
+  surface: ThreadPoster & WorkDisplay;
+  /** Posts the cards and the reply of a run, and updates cards, owed until Slack has them. */
   delivery: ThreadDelivery;
   clock: Clock;
   newId: IdGenerator;
@@ -40,8 +29,6 @@ export interface RunDriverDeps {
   maxActiveRuns: number;
   /** How long a run's lease lasts; it is renewed every third of it while the run is driven. */
   leaseMs: number;
-  /** The retry interval of a card update Slack refused. */
-  deliveryRetryMs: number;
   /** How often a driven run looks for a stop request made through another process; default 1 s. */
   stopPollMs?: number;
   /** Answers are streamed (the model is asked to stream): tool calls are shown as tasks in them. */
@@ -224,7 +211,7 @@ export class RunDriver {
         if (outcome.stoppedBy !== undefined) await presenter.abandonStream();
         else await presenter.endStream();
         await delivery.postReply(runId, thread, outcome.message);
-        for (const approval of outcome.cancelledApprovals) await this.#updateCard(approval);
+        for (const approval of outcome.cancelledApprovals) await this.#deps.delivery.updateCard(approval);
         return 'ended';
     }
   }
@@ -252,12 +239,6 @@ export class RunDriver {
         {},
       );
     }
-  }
-
-  /** A cancelled request's card loses its buttons; an update Slack refuses is owed and retried. */
-  #updateCard(approval: ApprovalRecord): Promise<void> {
-    const { surface, outbox, clock, logger, deliveryRetryMs } = this.#deps;
-    return updateCard({ surface, outbox, clock, logger, retryMs: deliveryRetryMs }, approval);
   }
 }
 

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { SurfaceKind } from '../surfaces.js';
+import { updateCard } from './card-updates.js';
 import { nextAttemptAt } from './delivery.js';
 import { UndeliveredAnswer } from './run-presenter.js';
 import type { Delivery, DeliveryOutbox, RecoveryScope } from './store-ports.js';
@@ -31,6 +32,12 @@ export class ThreadDelivery {
 
   constructor(deps: ThreadDeliveryDeps) {
     this.#deps = deps;
+  }
+
+  /** Shows a change to a request on its card now; an update Slack refuses is owed and retried (`updateCard`). */
+  updateCard(approval: ApprovalRecord): Promise<void> {
+    const { surface, outbox, clock, logger, retryMs } = this.#deps;
+    return updateCard({ surface, outbox, clock, logger, retryMs }, approval);
   }
 
   /** Posts the cards still owed for these requests (in order) and stores their ts. */
