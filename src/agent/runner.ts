@@ -1,7 +1,6 @@
 import type { ApprovalRecord } from '../approvals/approval.js';
 import type { ApprovalPolicy } from '../approvals/policy.js';
 import type { GrantorCheck, StandingApprovalStore } from '../approvals/ports.js';
-import type { AuditInput } from '../audit/audit-event.js';
 import { AppError } from '../errors.js';
 import type { IdGenerator } from '../ids.js';
 import { CallPlanner } from './call-planner.js';
@@ -227,7 +226,7 @@ export class Runner {
       .map((approval) => approval.id);
     if (
       await this.#deps.store.pauseIfPending(leaseOf(run), turn, [
-        this.#event(run, 'run.paused', { turn, pending: waiting }),
+        runEvent(this.#deps.clock, run, 'run.paused', { turn, pending: waiting }),
       ])
     ) {
       return undefined;
@@ -240,15 +239,5 @@ export class Runner {
       observer,
     );
     return current.pausedTurn ? undefined : current;
-  }
-
-  #event(
-    run: RunRecord,
-    kind: AuditInput['kind'],
-    payload: Record<string, unknown>,
-    approvalId: string | null = null,
-    actor?: string,
-  ) {
-    return runEvent(this.#deps.clock, run, kind, payload, approvalId, actor);
   }
 }

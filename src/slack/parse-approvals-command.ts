@@ -120,7 +120,8 @@ function readOptions(
       options.since = since;
     } else if (key === '' && allowed.includes('user') && USER.test(value) && !options.userId) {
       const match = USER.exec(value);
-      options.userId = match?.[1] ?? match?.[3] ?? value;
+      const userId = match?.[1] ?? match?.[3];
+      if (userId !== undefined) options.userId = userId;
     } else if (key === '' && allowed.includes('tool') && TOOL.test(value) && !options.tool) {
       options.tool = value;
     } else if (key === '' && value.startsWith('@')) {
