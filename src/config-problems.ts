@@ -62,6 +62,13 @@ function missingSettings(env: Settings, purpose: ConfigPurpose): string[] {
   if (env.AUDIT_WEBHOOK_SECRET && !env.AUDIT_WEBHOOK_URL) {
     problems.push('AUDIT_WEBHOOK_URL: required with AUDIT_WEBHOOK_SECRET (where to push the audit events)');
   }
+  if (Boolean(env.SLACK_CLIENT_ID) !== Boolean(env.SLACK_CLIENT_SECRET)) {
+    problems.push(
+      env.SLACK_CLIENT_ID
+        ? 'SLACK_CLIENT_SECRET: required with SLACK_CLIENT_ID (Basic Information → App Credentials)'
+        : 'SLACK_CLIENT_ID: required with SLACK_CLIENT_SECRET (Basic Information → App Credentials)',
+    );
+  }
   if (env.AUDIT_CHECKPOINT_CHANNEL && !env.AUDIT_SIGNING_KEY) {
     problems.push('AUDIT_SIGNING_KEY: required with AUDIT_CHECKPOINT_CHANNEL (checkpoints are signed)');
   }

@@ -16,6 +16,22 @@ const keyValues = () =>
       return z.NEVER;
     });
 
+/** A comma-separated list of Slack user IDs (empty when unset). */
+const userIds = () =>
+  z
+    .string()
+    .default('')
+    .transform((raw) =>
+      raw
+        .split(',')
+        .map((id) => id.trim())
+        .filter((id) => id.length > 0),
+    )
+    .refine(
+      (ids) => ids.every((id) => SLACK_USER_ID.test(id)),
+      'must be comma-separated Slack user IDs such as U012ABCDEF',
+    );
+
 /** Every environment variable the product reads, with its default and what a valid value looks like. */
 export const envSchema = z.object({
   SLACK_BOT_TOKEN: z
@@ -30,6 +46,14 @@ export const envSchema = z.object({
   SLACK_API_URL: z
     .url({ message: 'must be a URL such as https://slack.com/api/' })
     .default('https://slack.com/api/'),
+  CONSOLE_URL: z
+    .url({
+      protocol: /^https?$/,
+      message: "must be the console's public base URL, such as https://approvals.example.com",
+    })
+    .optional(),
+  SLACK_CLIENT_ID: z.string().min(1).optional(),
+  SLACK_CLIENT_SECRET: z.string().min(1).optional(),
   PORT: wholeNumber({ min: 0, max: 65535 }).default(3000),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.url({ message: 'must be a URL such as http://localhost:11434/v1' }).optional(),
@@ -47,19 +71,8 @@ export const envSchema = z.object({
   WORKERS: wholeNumber({ min: 0, max: 16, unit: 'worker threads' }).default(1),
   MAX_ACTIVE_RUNS: wholeNumber({ min: 1, max: 1000, unit: 'runs' }).default(32),
   RUN_LEASE_MS: wholeNumber({ min: 1000, max: 30_000, unit: 'milliseconds' }).default(30_000),
-  ADMIN_USER_IDS: z
-    .string()
-    .default('')
-    .transform((raw) =>
-      raw
-        .split(',')
-        .map((id) => id.trim())
-        .filter((id) => id.length > 0),
-    )
-    .refine(
-      (ids) => ids.every((id) => SLACK_USER_ID.test(id)),
-      'must be comma-separated Slack user IDs such as U012ABCDEF',
-    ),
+  ADMIN_USER_IDS: userIds(),
+  AUDITOR_USER_IDS: userIds(),
   APPROVAL_POLICY_FILE: z.string().min(1).optional(),
   MCP_SERVERS_FILE: z.string().min(1).optional(),
   AUDIT_INCLUDE_WORKSPACE_ADMINS: z.stringbool({ error: 'must be true or false' }).default(false),

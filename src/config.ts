@@ -29,6 +29,10 @@ export interface Config {
    */
   workers: number;
   adminUserIds: string[];
+  /** People who may read the audit log in the web console, and nothing more. */
+  auditorUserIds: string[];
+  /** The web console (docs/console.md). */
+  console: ConsoleConfig;
   /** Slack workspace admins and owners may also use /approvals and the admins' App Home (read-only rights). */
   auditIncludesWorkspaceAdmins: boolean;
   /** `/healthz` also reports its details (workers, MCP servers and their errors, memory); else only the status. */
@@ -46,6 +50,13 @@ export interface Config {
   audit: AuditDelivery;
   /** OpenTelemetry export (OTLP over HTTP, JSON); undefined when no OTEL_ endpoint is set: nothing is measured. */
   telemetry: TelemetryConfig | undefined;
+}
+
+export interface ConsoleConfig {
+  /** Its public base URL (CONSOLE_URL): set, it is served to everyone; unset, only on 127.0.0.1 (one-time links). */
+  publicUrl: string | undefined;
+  /** Sign in with Slack (OpenID Connect), when the app's client ID and secret are set. */
+  slackSignIn: { clientId: string; clientSecret: string } | undefined;
 }
 
 export interface TelemetryConfig {
@@ -129,6 +140,14 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
       maxActiveRuns: e.MAX_ACTIVE_RUNS,
       workers: e.WORKERS,
       adminUserIds: e.ADMIN_USER_IDS,
+      auditorUserIds: e.AUDITOR_USER_IDS,
+      console: {
+        publicUrl: e.CONSOLE_URL?.replace(/\/+$/, ''),
+        slackSignIn:
+          e.SLACK_CLIENT_ID && e.SLACK_CLIENT_SECRET
+            ? { clientId: e.SLACK_CLIENT_ID, clientSecret: e.SLACK_CLIENT_SECRET }
+            : undefined,
+      },
       auditIncludesWorkspaceAdmins: e.AUDIT_INCLUDE_WORKSPACE_ADMINS,
       healthzDetails: e.HEALTHZ_DETAILS,
       approvalPolicyFile: e.APPROVAL_POLICY_FILE,

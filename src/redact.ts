@@ -42,3 +42,12 @@ export function redactValue(value: unknown, depth = 0): unknown {
   }
   return value;
 }
+
+/** Arguments with secrets redacted, as JSON (or the raw text when they are not JSON). */
+export function redactedArguments(raw: string, space?: number): string {
+  try {
+    return JSON.stringify(redactValue(JSON.parse(raw)), null, space);
+  } catch {
+    return String(redactValue(raw));
+  }
+}

@@ -20,6 +20,8 @@ export interface DecisionRequest {
   standing?: boolean;
   /** Arguments a person edited before approving, already validated against the tool's schema. */
   editedArguments?: string | null;
+  /** Where the person decided, when not in Slack (recorded with the decision). */
+  surface?: 'web' | 'terminal';
 }
 
 export type DecisionResult =
@@ -117,6 +119,7 @@ export class ApprovalService {
             rule: approval.rule,
             ...(request.reason ? { reason: request.reason } : {}),
             ...(request.standing ? { standing: true } : {}),
+            ...(request.surface ? { surface: request.surface } : {}),
             ...(request.editedArguments ? { editedArguments: readable(request.editedArguments) } : {}),
             ...(delegation ? { onBehalfOf: delegation.delegatorId } : {}),
           },

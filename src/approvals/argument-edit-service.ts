@@ -87,7 +87,8 @@ export class ArgumentEditService {
   }
 }
 
-function prettyJson(raw: string): string {
+/** Arguments as a person edits them: pretty JSON when they parse, else the text the model sent. */
+export function prettyJson(raw: string): string {
   try {
     return JSON.stringify(JSON.parse(raw), null, 2);
   } catch {

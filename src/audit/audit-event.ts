@@ -28,7 +28,12 @@ export type AuditKind =
   | 'delegation.granted'
   | 'delegation.used'
   | 'delegation.ended'
-  | 'audit.pruned';
+  | 'audit.pruned'
+  | 'console.link_issued'
+  | 'console.signed_in'
+  | 'console.signed_out'
+  | 'console.refused'
+  | 'console.sessions_revoked';
 
 /** An audit event before it is chained; the store adds sequence, previous hash and hash. */
 export interface AuditInput {

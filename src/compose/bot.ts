@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { webApi } from '@slack/bolt';
 import { type ApprovalPolicy, ReloadablePolicy } from '../approvals/policy.js';
 import { auditEvent } from '../audit/audit-event.js';
@@ -15,6 +16,7 @@ import type { SlackIdentity } from '../slack/token-check.js';
 import { threadMemory } from '../workers/protocol.js';
 import { startWorkerPool, type WorkerPool } from '../workers/worker-pool.js';
 import { type BackgroundTimings, type BackgroundWork, startBackgroundWork } from './background.js';
+import { createConsole } from './console.js';
 import { type Core, type CoreOverrides, createCore } from './core.js';
 import { registerListeners } from './slack.js';
 
@@ -60,6 +62,8 @@ export async function createBot(
   const inForce = new ReloadablePolicy(policy);
   let pool: WorkerPool | undefined;
   let databaseHealth: DatabaseHealth | undefined;
+  /** The web console, once the core it stands on exists. */
+  let consolePages: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
   const database = async () => (await databaseHealth?.check()) ?? { ok: false as const, problem: 'opening' };
   const runtime = createSlackRuntime({
     botToken: config.slack.botToken,
@@ -79,6 +83,13 @@ export async function createBot(
     },
     available: async () => (await database()).ok,
     healthDetails: config.healthzDetails,
+    pages: {
+      prefix: '/console',
+      handler: (req, res) => {
+        if (consolePages) void consolePages(req, res);
+        else res.writeHead(503, { 'retry-after': '1' }).end('Starting');
+      },
+    },
     ...(overrides.retryConfig ? { retryConfig: overrides.retryConfig } : {}),
     ...(overrides.socketPingTimeoutMs ? { socketPingTimeoutMs: overrides.socketPingTimeoutMs } : {}),
     ...(overrides.slackIdentity ? { identity: overrides.slackIdentity } : {}),
@@ -117,6 +128,7 @@ export async function createBot(
       : undefined;
   const work: RunWork = pool ?? localWork(core.conversations, core.followUp, logger);
   const home = registerListeners(runtime, core, work, pool, config, logger);
+  consolePages = createConsole(core, work, runtime.app.client, config, logger);
   // Without workers, this thread follows decisions up: App Home is refreshed from here.
   if (!pool) core.followUp.watch(home);
   let background: BackgroundWork | undefined;

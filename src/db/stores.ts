@@ -12,6 +12,7 @@ import type {
 import type { AuditPushStore } from '../audit/audit-push.js';
 import type { CheckpointStore } from '../audit/checkpointer.js';
 import type { RetentionStore } from '../audit/retention.js';
+import type { ConsoleLinkStore, ConsoleSessionStore } from '../console/ports.js';
 import type {
   ConversationStore,
   DedupeStore,
@@ -26,6 +27,7 @@ import { createApprovalTimerStore } from './approval-timer-store.js';
 import { createAuditPushStore } from './audit-push-store.js';
 import { createAuditQueryStore } from './audit-query-store.js';
 import { createCheckpointStore } from './checkpoint-store.js';
+import { createConsoleLinkStore, createConsoleSessionStore } from './console-store.js';
 import { createConversationStore } from './conversation-store.js';
 import { createDedupeStore } from './dedupe-store.js';
 import { createDelegationStore } from './delegation-store.js';
@@ -60,6 +62,8 @@ export interface Stores {
   notes: NotesStore;
   homeViewers: HomeViewerStore;
   delegations: DelegationStore;
+  consoleSessions: ConsoleSessionStore;
+  consoleLinks: ConsoleLinkStore;
 }
 
 export function createStores(ctx: StoreContext): Stores {
@@ -82,5 +86,7 @@ export function createStores(ctx: StoreContext): Stores {
     notes: createNotesStore(ctx),
     homeViewers: createHomeViewerStore(ctx),
     delegations: createDelegationStore(ctx),
+    consoleSessions: createConsoleSessionStore(ctx),
+    consoleLinks: createConsoleLinkStore(ctx),
   };
 }

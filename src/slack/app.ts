@@ -46,6 +46,11 @@ export interface SlackRuntimeOptions {
   identity?: SlackIdentity;
   /** Admins, who get direct-message copies of cards whose rule says `notify: dm`. */
   adminUserIds?: readonly string[];
+  /**
+   * Other pages served on `port` beside Slack's endpoints, in both modes: every method and path under
+   * `prefix` goes to `handler` (the web console under `/console`).
+   */
+  pages?: { prefix: string; handler: (req: IncomingMessage, res: ServerResponse) => void };
 }
 
 export interface SlackRuntime {
@@ -113,7 +118,7 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
     logger: boltLogger,
     logLevel: BOLT_LEVELS[options.logLevel],
     port: options.port,
-    customRoutes: [{ path: '/healthz', method: ['GET'], handler: healthz }],
+    customRoutes: [{ path: '/healthz', method: ['GET'], handler: healthz }, ...pageRoutes(options.pages)],
     clientOptions: {
       slackApiUrl: options.apiUrl,
       ...(options.retryConfig ? { retryConfig: options.retryConfig } : {}),
@@ -249,6 +254,16 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
       acceptance = { accept, clicks };
     },
   };
+}
+
+/** Bolt's custom routes for every path under the pages' prefix, with each method a page may be asked with. */
+function pageRoutes(pages: SlackRuntimeOptions['pages']) {
+  if (!pages) return [];
+  return [pages.prefix, `${pages.prefix}/*rest`].map((path) => ({
+    path,
+    method: ['GET', 'HEAD', 'POST'],
+    handler: pages.handler,
+  }));
 }
 
 /** Rejects when nothing can listen on `port` (another process holds it). */

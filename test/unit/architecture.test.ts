@@ -4,11 +4,11 @@ import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
 /** The core: plain TypeScript that talks to the outside only through the ports it owns (docs/architecture.md). */
-const CORE = ['agent', 'approvals', 'audit', 'conversations', 'tools'];
+const CORE = ['agent', 'approvals', 'audit', 'console', 'conversations', 'tools'];
 
 /** Libraries of the outside world, each reached only through its adapter. */
 const OUTSIDE_LIBRARIES =
-  /^(openai|pg|better-sqlite3|drizzle-orm|drizzle-kit|@slack\/.+|@modelcontextprotocol\/.+|@opentelemetry\/.+)(\/|$)/;
+  /^(openai|pg|better-sqlite3|drizzle-orm|drizzle-kit|@slack\/.+|@modelcontextprotocol\/.+|@opentelemetry\/.+|hono|@hono\/.+|playwright-core)(\/|$)/;
 
 /** The one place each outside library may be imported from (a file, or a folder ending in `/`). */
 const HOMES: readonly { library: RegExp; home: string }[] = [
@@ -16,6 +16,7 @@ const HOMES: readonly { library: RegExp; home: string }[] = [
   { library: /^@opentelemetry\//, home: 'telemetry/otel.ts' },
   { library: /^@modelcontextprotocol\//, home: 'mcp/' },
   { library: /^(pg|better-sqlite3|drizzle-orm)(\/|$)/, home: 'db/' },
+  { library: /^(hono|@hono\/.+)(\/|$)/, home: 'web/' },
 ];
 
 /**
@@ -29,6 +30,7 @@ const LAYERS: Record<string, readonly string[]> = {
   tools: ['agent'],
   mcp: ['agent'],
   conversations: ['agent', 'approvals', 'audit', 'tools'],
+  console: ['approvals', 'audit'],
 };
 
 const SRC = new URL('../../src/', import.meta.url).pathname;

@@ -23,3 +23,5 @@ export const queuedMessages = pgTableOf(tables.queuedMessages);
 export const notes = pgTableOf(tables.notes);
 export const homeViewers = pgTableOf(tables.homeViewers);
 export const greetedUsers = pgTableOf(tables.greetedUsers);
+export const consoleSessions = pgTableOf(tables.consoleSessions);
+export const consoleLinks = pgTableOf(tables.consoleLinks);

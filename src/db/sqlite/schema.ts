@@ -23,3 +23,5 @@ export const queuedMessages = sqliteTableOf(tables.queuedMessages);
 export const notes = sqliteTableOf(tables.notes);
 export const homeViewers = sqliteTableOf(tables.homeViewers);
 export const greetedUsers = sqliteTableOf(tables.greetedUsers);
+export const consoleSessions = sqliteTableOf(tables.consoleSessions);
+export const consoleLinks = sqliteTableOf(tables.consoleLinks);

@@ -5,11 +5,11 @@ type Button = types.Button;
 
 import { type ApprovalRecord, formatDuration, notifiesThread } from '../../approvals/approval.js';
 import { describeApprovers } from '../../approvals/policy.js';
-import { redactText } from '../../redact.js';
+import { redactedArguments, redactText } from '../../redact.js';
 import { encodeApprovalButtonValue } from '../button-value.js';
 import { ACTION_IDS } from '../ids.js';
 import { escapeMrkdwn, safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
-import { cutWithin, preformatted, redactedArguments } from './approval-lines.js';
+import { cutWithin, preformatted } from './approval-lines.js';
 
 export interface SlackMessage {
   text: string;

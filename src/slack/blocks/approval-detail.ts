@@ -1,10 +1,10 @@
 import type { types } from '@slack/bolt';
 import type { ApprovalDetail } from '../../approvals/audit-queries.js';
 import { describeApprovers } from '../../approvals/policy.js';
-import { redactText } from '../../redact.js';
+import { redactedArguments, redactText } from '../../redact.js';
 import { escapeMrkdwn, safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
 import { appliedRuleText, type SlackMessage, viewAllButton } from './approval-card.js';
-import { context, cutWithin, header, mentions, preformatted, redactedArguments } from './approval-lines.js';
+import { context, cutWithin, header, mentions, preformatted } from './approval-lines.js';
 
 type KnownBlock = types.KnownBlock;
 

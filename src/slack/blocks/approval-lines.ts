@@ -1,6 +1,6 @@
 import type { types } from '@slack/bolt';
 import type { ApprovalRecord, ApprovalStatus } from '../../approvals/approval.js';
-import { redactValue } from '../../redact.js';
+import { redactedArguments } from '../../redact.js';
 import { escapeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
 
 type KnownBlock = types.KnownBlock;
@@ -25,15 +25,6 @@ const OUTCOME: Record<ApprovalStatus, string> = {
   expired: 'expired',
   cancelled: 'cancelled',
 };
-
-/** Arguments with secrets redacted, as JSON (or the raw text when they are not JSON). */
-export function redactedArguments(raw: string, space?: number): string {
-  try {
-    return JSON.stringify(redactValue(JSON.parse(raw)), null, space);
-  } catch {
-    return String(redactValue(raw));
-  }
-}
 
 /**
  * Text escaped for mrkdwn and then cut to `max` characters (escaping can grow it up to five times), never

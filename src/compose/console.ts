@@ -1,0 +1,56 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { WebClient } from '@slack/web-api';
+import type { Config } from '../config.js';
+import { ConsoleAccess } from '../console/console-access.js';
+import type { RunWork } from '../conversations/run-work.js';
+import type { Logger } from '../logger.js';
+import { consoleRequestListener } from '../web/console-app.js';
+import type { ConsoleDeps } from '../web/console-deps.js';
+import type { Core } from './core.js';
+
+/** The console's access rules on the core's stores: sessions, one-time links, their audit events. */
+export function consoleAccess(core: Core): ConsoleAccess {
+  const { stores } = core;
+  return new ConsoleAccess({
+    sessions: stores.consoleSessions,
+    links: stores.consoleLinks,
+    recordAudit: (events) => stores.approvals.recordAudit(events),
+    clock: core.clock,
+  });
+}
+
+/**
+ * The web console on the core (the same deciders, approval service and follow-up as Slack), answering under
+ * `/console` of the bot's HTTP server. `client` asks Slack once which workspace the bot is installed in.
+ */
+export function createConsole(
+  core: Core,
+  work: RunWork,
+  client: WebClient,
+  config: Pick<Config, 'console' | 'auditorUserIds' | 'slack'>,
+  logger: Logger,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  let team: Promise<string> | undefined;
+  const installedTeam = () => {
+    team ??= client.auth.test().then((answer) => answer.team_id ?? '');
+    // A failed question is asked again next time.
+    team.catch(() => {
+      team = undefined;
+    });
+    return team;
+  };
+  const deps: ConsoleDeps = {
+    access: consoleAccess(core),
+    deciders: core.deciders,
+    approvals: core.approvals,
+    edits: core.edits,
+    work,
+    queries: core.stores.auditQueries,
+    installedTeam,
+    auditorUserIds: config.auditorUserIds,
+    config: { ...config.console, slackApiUrl: config.slack.apiUrl },
+    clock: core.clock,
+    logger,
+  };
+  return consoleRequestListener(deps);
+}

@@ -1,0 +1,46 @@
+import type { ApprovalService } from '../approvals/approval-service.js';
+import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
+import type { AuditQueries } from '../approvals/audit-queries.js';
+import type { Deciders } from '../approvals/deciders.js';
+import type { Clock } from '../clock.js';
+import type { ConsoleConfig } from '../config.js';
+import type { ConsoleAccess } from '../console/console-access.js';
+import type { ConsoleSession } from '../console/ports.js';
+import type { RunWork } from '../conversations/run-work.js';
+import type { Logger } from '../logger.js';
+
+/** What the web console is built on: the same core services as the Slack surfaces. */
+export interface ConsoleDeps {
+  access: ConsoleAccess;
+  deciders: Deciders;
+  approvals: Pick<ApprovalService, 'decide'>;
+  edits: Pick<ArgumentEditService, 'submit' | 'readable'>;
+  /** What follows a decision (cards, the run, App Home), wherever it was made. */
+  work: Pick<RunWork, 'settled'>;
+  queries: AuditQueries;
+  /** The workspace the bot is installed in (asked of Slack once). */
+  installedTeam: () => Promise<string>;
+  /** Read-only readers of the audit log (AUDITOR_USER_IDS). */
+  auditorUserIds: readonly string[];
+  config: ConsoleConfig & { slackApiUrl: string };
+  clock: Clock;
+  logger: Logger;
+}
+
+/** What a request handler knows once the session is checked. */
+export interface ConsoleEnv {
+  Variables: { session: ConsoleSession; sessionToken: string };
+}
+
+/** What a signed-in person may do in the console. */
+export interface Roles {
+  /** Admins: every request of the workspace, the history, the policy. */
+  admin: boolean;
+  /** Admins and auditors: the history and charts. */
+  auditor: boolean;
+}
+
+export function rolesOf(deps: Pick<ConsoleDeps, 'deciders' | 'auditorUserIds'>, userId: string): Roles {
+  const admin = deps.deciders.isAdmin(userId);
+  return { admin, auditor: admin || deps.auditorUserIds.includes(userId) };
+}

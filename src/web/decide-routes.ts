@@ -1,0 +1,174 @@
+import { Hono } from 'hono';
+import { html } from 'hono/html';
+import type { ApprovalRecord } from '../approvals/approval.js';
+import type { ConsoleSession } from '../console/ports.js';
+import {
+  approvalView,
+  type DecisionInput,
+  decidableRequests,
+  decideFromWeb,
+  NOT_PERMITTED,
+  requestDetail,
+} from './console-actions.js';
+import { type ConsoleDeps, type ConsoleEnv, rolesOf } from './console-deps.js';
+import { formField } from './console-security.js';
+import { decideList, requestPage } from './pages/decide-page.js';
+import { page } from './pages/layout.js';
+
+const MAX_LIMIT = 100;
+
+/** Sentences for the outcome of a decision made on a page (the page reloads with its code). */
+const OUTCOMES: Record<string, string> = {
+  approved: 'Approved. The run goes on, and every copy of the card in Slack says so.',
+  executing: 'Approved. The run goes on, and every copy of the card in Slack says so.',
+  rejected: 'Rejected. The requester is told in the thread.',
+  counted: 'Your approval is counted; the request waits for more approvals.',
+  already_decided: 'This request was decided already; nothing changed.',
+  already_voted: 'You have already approved this request.',
+  invalid_arguments: 'The edited arguments do not fit the tool; nothing changed.',
+  not_permitted: NOT_PERMITTED.message,
+  not_recorded: 'Your decision could not be recorded; nothing changed. Try again.',
+};
+
+/** The decide page and a request's page, and the JSON API over the same handlers. */
+export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
+  const app = new Hono<ConsoleEnv>();
+  const who = (session: ConsoleSession) => ({ session, roles: rolesOf(deps, session.userId) });
+
+  app.get('/', async (c) => {
+    const session = c.get('session');
+    const requests = await decidableRequests(deps, session);
+    return c.html(
+      page(
+        {
+          title: 'Decide',
+          who: who(session),
+          current: 'decide',
+          notice: OUTCOMES[c.req.query('outcome') ?? ''],
+        },
+        decideList(requests, session),
+      ),
+    );
+  });
+
+  app.get('/approvals/:id', async (c) => {
+    const session = c.get('session');
+    const view = await requestDetail(deps, session, c.req.param('id'));
+    if (!view) return c.html(page({ title: 'Not found', who: who(session) }, notFound()), 403);
+    return c.html(
+      page(
+        {
+          title: view.tool,
+          who: who(session),
+          current: 'decide',
+          notice: OUTCOMES[c.req.query('outcome') ?? ''],
+        },
+        requestPage(view, session),
+      ),
+    );
+  });
+
+  app.post('/approvals/:id/decision', async (c) => {
+    const id = c.req.param('id');
+    const decision = await formField(c, 'decision');
+    if (decision !== 'approve' && decision !== 'reject') return c.text('Unknown decision', 400);
+    const edited = await formField(c, 'arguments');
+    const input: DecisionInput = {
+      decision,
+      reason: await formField(c, 'reason'),
+      ...(edited !== undefined ? { arguments: edited } : {}),
+    };
+    const answer = await decideFromWeb(deps, c.get('session'), id, input);
+    // Back to the request's page, which shows what came of it (a refused person is sent to their list).
+    const back = answer.status === 403 ? '/console' : `/console/approvals/${encodeURIComponent(id)}`;
+    return c.redirect(`${back}?outcome=${answer.code}`, 303);
+  });
+
+  app.get('/api/me', (c) => {
+    const session = c.get('session');
+    return c.json({
+      user: session.userId,
+      team: session.teamId,
+      via: session.via,
+      roles: rolesOf(deps, session.userId),
+      csrfToken: session.csrfToken,
+    });
+  });
+
+  app.get('/api/approvals', async (c) => {
+    const session = c.get('session');
+    const status = c.req.query('status') ?? 'pending';
+    const limit = Math.min(Math.max(Number(c.req.query('limit') ?? 50) || 50, 1), MAX_LIMIT);
+    const offset = Math.max(Number(c.req.query('cursor') ?? 0) || 0, 0);
+    if (status === 'pending') {
+      const all = await decidableRequests(deps, session);
+      return c.json(listPage(all.slice(offset, offset + limit), offset, limit, all.length));
+    }
+    if (status !== 'decided') return apiError(c, 400, 'bad_status', 'status must be pending or decided.');
+    // Admins and auditors see every decided request; anyone else those they asked for or voted on.
+    const everyone = rolesOf(deps, session.userId).auditor;
+    const history = await deps.queries.history({
+      teamId: session.teamId,
+      limit,
+      offset,
+      ...(everyone ? {} : { userId: session.userId }),
+    });
+    return c.json(listPage(history.items, offset, limit, history.total));
+  });
+
+  app.get('/api/approvals/:id', async (c) => {
+    const view = await requestDetail(deps, c.get('session'), c.req.param('id'));
+    return view ? c.json(view) : apiError(c, 403, NOT_PERMITTED.code, NOT_PERMITTED.message);
+  });
+
+  app.post('/api/approvals/:id/decision', async (c) => {
+    const body = await c.req.json().catch(() => undefined);
+    const input = decisionInput(body);
+    if (!input)
+      return apiError(
+        c,
+        400,
+        'bad_request',
+        'Send {"decision":"approve"|"reject","reason"?:string,"arguments"?:string} as JSON.',
+      );
+    const answer = await decideFromWeb(deps, c.get('session'), c.req.param('id'), input);
+    return answer.status === 200
+      ? c.json({ outcome: answer.code, message: answer.message })
+      : apiError(c, answer.status, answer.code, answer.message);
+  });
+
+  return app;
+}
+
+function listPage(items: readonly ApprovalRecord[], offset: number, limit: number, total: number) {
+  const next = offset + items.length;
+  return {
+    items: items.map(approvalView),
+    total,
+    nextCursor: next < total && items.length === limit ? String(next) : null,
+  };
+}
+
+function decisionInput(body: unknown): DecisionInput | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { decision, reason, arguments: args } = body as Record<string, unknown>;
+  if (decision !== 'approve' && decision !== 'reject') return undefined;
+  if (reason !== undefined && typeof reason !== 'string') return undefined;
+  if (args !== undefined && typeof args !== 'string') return undefined;
+  if (args !== undefined && decision === 'reject') return undefined;
+  return { decision, reason, ...(args !== undefined ? { arguments: args } : {}) };
+}
+
+/** A JSON error: a code to branch on and a sentence for people. */
+export function apiError(
+  c: { json: (body: unknown, status: 400 | 401 | 403 | 404 | 409 | 500) => Response },
+  status: 400 | 401 | 403 | 404 | 409 | 500,
+  code: string,
+  message: string,
+): Response {
+  return c.json({ error: { code, message } }, status);
+}
+
+function notFound() {
+  return html`<h1>Not found</h1><p>${NOT_PERMITTED.message}</p><p><a href="/console">← Decide</a></p>`;
+}

@@ -1,0 +1,152 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type ConsoleClient, signInWithLink } from '../../support/console-client.js';
+import { reply } from '../../support/fake-openai.js';
+import { rows } from '../db-rows.js';
+import { approvalIdOf, type Harness, startHarness } from '../harness.js';
+
+const auditRows = (h: Harness) =>
+  rows(h.dbPath, 'select kind, actor, payload from audit_events order by seq');
+
+const ADMIN = 'UADMIN';
+
+describe('web console: deciding from the web', () => {
+  let h: Harness;
+  let origin: string;
+  const env = () => ({ DATABASE_PATH: h.dbPath, ADMIN_USER_IDS: ADMIN });
+  beforeEach(async () => {
+    h = await startHarness({ env: { ADMIN_USER_IDS: ADMIN } });
+    origin = new URL(h.url).origin;
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  async function pendingCard(text = 'hello') {
+    h.model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text } }]),
+      reply.text('I added the note.'),
+    );
+    await h.mention(`please add a note saying ${text}`);
+    const [card] = await h.waitForCards(1);
+    if (!card) throw new Error('no card');
+    return { card, id: approvalIdOf(card) };
+  }
+
+  it('an admin signed in with a one-time link approves: every card is updated, the run answers, the audit says web', async () => {
+    const { card, id } = await pendingCard();
+    const admin = await signInWithLink(origin, env(), ADMIN);
+    const list = (await (await admin.get('/console/api/approvals?status=pending')).json()) as {
+      items: { id: string; tool: string }[];
+    };
+    expect(list.items.map((i) => i.id)).toEqual([id]);
+    expect(list.items[0]?.tool).toBe('create_note');
+
+    const decided = await admin.postJson(`/console/api/approvals/${id}/decision`, { decision: 'approve' });
+    expect(decided.status).toBe(200);
+    await h.waitForText((t) => t === 'I added the note.');
+    const update = await h.slack.waitForCall(
+      'chat.update',
+      (c) => c.params.ts === (card.reply as { ts: string }).ts,
+    );
+    expect(JSON.stringify(update.params.blocks)).toContain(`Approved by <@${ADMIN}>`);
+
+    const again = await admin.postJson(`/console/api/approvals/${id}/decision`, { decision: 'reject' });
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe('already_decided');
+    const approved = (await auditRows(h)).find((e) => e.kind === 'approval.approved');
+    expect(approved?.actor).toBe(ADMIN);
+    expect(JSON.parse(String(approved?.payload)).surface).toBe('web');
+  });
+
+  it('the decide page rejects with a reason through its form, and the run reads it', async () => {
+    const { id } = await pendingCard('secret plans');
+    const admin = await signInWithLink(origin, env(), ADMIN);
+    const pageHtml = await (await admin.get('/console')).text();
+    expect(pageHtml).toContain('create_note');
+    expect(pageHtml).toContain(`/console/approvals/${id}/decision`);
+    const rejected = await admin.postForm(`/console/approvals/${id}/decision`, {
+      decision: 'reject',
+      reason: 'not today',
+    });
+    expect(rejected.status).toBe(303);
+    expect(rejected.headers.get('location')).toBe(`/console/approvals/${id}?outcome=rejected`);
+    await h.slack.waitForCall('chat.update');
+    const toolOutput = await waitForToolOutput(h);
+    expect(toolOutput).toContain('not today');
+  });
+
+  it('without a session the API answers 401 and pages send to sign-in; without the CSRF token nothing is decided', async () => {
+    const { id } = await pendingCard();
+    expect((await fetch(`${origin}/console/api/me`)).status).toBe(401);
+    const pageAnswer = await fetch(`${origin}/console`, { redirect: 'manual' });
+    expect(pageAnswer.status).toBe(303);
+    expect(pageAnswer.headers.get('location')).toBe('/console/login');
+
+    const admin = await signInWithLink(origin, env(), ADMIN);
+    const missing = await admin.postJson(
+      `/console/api/approvals/${id}/decision`,
+      { decision: 'approve' },
+      null,
+    );
+    expect(missing.status).toBe(403);
+    const wrong = await admin.postForm(
+      `/console/approvals/${id}/decision`,
+      { decision: 'approve' },
+      'forged',
+    );
+    expect(wrong.status).toBe(403);
+    const still = (await (await admin.get(`/console/api/approvals/${id}`)).json()) as { status: string };
+    expect(still.status).toBe('pending');
+    expect(h.cards()).toHaveLength(1);
+  });
+
+  it('a person who may not decide a request gets 403 for it, as for an unknown ID, and cannot decide it', async () => {
+    const { id } = await pendingCard();
+    const stranger: ConsoleClient = await signInWithLink(origin, env(), 'USTRANGER');
+    const list = (await (await stranger.get('/console/api/approvals')).json()) as { items: unknown[] };
+    expect(list.items).toEqual([]);
+    const guessed = await stranger.get(`/console/api/approvals/${id}`);
+    const unknown = await stranger.get('/console/api/approvals/apr_000000000000000000000000');
+    expect(guessed.status).toBe(403);
+    expect(unknown.status).toBe(403);
+    expect(await guessed.json()).toEqual(await unknown.json());
+    const tried = await stranger.postJson(`/console/api/approvals/${id}/decision`, { decision: 'approve' });
+    expect(tried.status).toBe(403);
+    const page = await stranger.get(`/console/approvals/${id}`);
+    expect(page.status).toBe(403);
+    expect(await page.text()).not.toContain('hello');
+  });
+
+  it('a one-time link signs in once; sign-out and revoking every session end sessions', async () => {
+    const admin = await signInWithLink(origin, env(), ADMIN);
+    expect((await admin.get('/console/api/me')).status).toBe(200);
+    const other = await signInWithLink(origin, env(), ADMIN);
+    const out = await admin.postForm('/console/logout', {});
+    expect(out.status).toBe(303);
+    expect((await admin.get('/console/api/me')).status).toBe(401);
+    expect((await other.get('/console/api/me')).status).toBe(200);
+
+    const { runConsoleCli } = await import('../../../src/cli/console-cli.js');
+    const lines: string[] = [];
+    const code = await runConsoleCli(['sessions', '--revoke-all'], env(), {
+      out: (l) => lines.push(l),
+      err: (l) => lines.push(l),
+    });
+    expect(code).toBe(0);
+    expect(lines.join('\n')).toContain('Signed out 1 console session.');
+    expect((await other.get('/console/api/me')).status).toBe(401);
+    const kinds = (await auditRows(h)).map((e) => e.kind);
+    expect(kinds.filter((k) => k === 'console.link_issued')).toHaveLength(2);
+    expect(kinds.filter((k) => k === 'console.signed_in')).toHaveLength(2);
+    expect(kinds).toContain('console.signed_out');
+    expect(kinds).toContain('console.sessions_revoked');
+  });
+});
+
+async function waitForToolOutput(h: Harness): Promise<string> {
+  const { waitUntil } = await import('../../support/wait.js');
+  return waitUntil(
+    () => h.model.requests.at(1)?.messages.find((m) => m.role === 'tool')?.content as string | undefined,
+    { timeoutMs: 10_000, message: 'expected the rejection to reach the model' },
+  );
+}

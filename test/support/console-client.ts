@@ -1,0 +1,69 @@
+import { runConsoleCli } from '../../src/cli/console-cli.js';
+
+/** A person signed in to the web console through a one-time link, with their cookie and CSRF token. */
+export interface ConsoleClient {
+  base: string;
+  cookie: string;
+  csrf: string;
+  get(path: string): Promise<Response>;
+  /** A JSON POST with the CSRF header (unless `csrf` says otherwise). */
+  postJson(path: string, body: unknown, csrf?: string | null): Promise<Response>;
+  /** A form POST as a page sends it, with the CSRF field (unless `csrf` says otherwise). */
+  postForm(path: string, fields: Record<string, string>, csrf?: string | null): Promise<Response>;
+}
+
+/** Issues a one-time link as `npm run console -- link` does, on the bot's database; returns the printed URL. */
+export async function issueLink(
+  env: Record<string, string>,
+  user: string,
+): Promise<{ url: string; code: number; out: string[]; err: string[] }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runConsoleCli(['link', '--user', user], env, {
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+  });
+  return { url: out[0] ?? '', code, out, err };
+}
+
+/** Signs `user` in at the bot on `origin` (http://127.0.0.1:PORT) with a fresh link. */
+export async function signInWithLink(
+  origin: string,
+  env: Record<string, string>,
+  user: string,
+): Promise<ConsoleClient> {
+  const port = new URL(origin).port;
+  const link = await issueLink({ ...env, PORT: port }, user);
+  if (link.code !== 0) throw new Error(link.err.join('\n'));
+  const redeemed = await fetch(link.url, { method: 'POST', redirect: 'manual' });
+  const cookie = (redeemed.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  if (redeemed.status !== 303 || !cookie) throw new Error(`the link answered ${redeemed.status}`);
+  const me = (await (await fetch(`${origin}/console/api/me`, { headers: { cookie } })).json()) as {
+    csrfToken: string;
+  };
+  return consoleClient(origin, cookie, me.csrfToken);
+}
+
+export function consoleClient(base: string, cookie: string, csrf: string): ConsoleClient {
+  const headers = (token: string | null) => ({ cookie, ...(token ? { 'x-csrf-token': token } : {}) });
+  return {
+    base,
+    cookie,
+    csrf,
+    get: (path) => fetch(`${base}${path}`, { headers: { cookie }, redirect: 'manual' }),
+    postJson: (path, body, token = csrf) =>
+      fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { ...headers(token), 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        redirect: 'manual',
+      }),
+    postForm: (path, fields, token = csrf) =>
+      fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ...fields, ...(token ? { csrf: token } : {}) }),
+        redirect: 'manual',
+      }),
+  };
+}
