@@ -126,10 +126,10 @@ export class ConsoleAccess {
     ]);
   }
 
-  /** Ends every open session (`npm run console -- sessions --revoke-all`); returns how many. */
+  /** Ends every open session (`npm run console -- sessions --revoke-all`); returns how many were open. */
   revokeAll(): Promise<number> {
     const now = this.#deps.clock.now();
-    return this.#deps.sessions.revokeAll(now, (revoked) => [
+    return this.#deps.sessions.revokeAll(now, now - SESSION_IDLE_MS, (revoked) => [
       auditEvent('console.sessions_revoked', { at: now, payload: { revoked } }),
     ]);
   }

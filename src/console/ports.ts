@@ -23,8 +23,8 @@ export interface ConsoleSessionStore {
   touch(tokenHash: string, at: number): Promise<void>;
   /** Ends one session (sign-out); false when it had ended already. */
   revoke(tokenHash: string, at: number, audit: AuditInput[]): Promise<boolean>;
-  /** Ends every session still open; returns how many. */
-  revokeAll(at: number, audit: (revoked: number) => AuditInput[]): Promise<number>;
+  /** Ends every session not revoked and used since `activeSince`; returns how many. */
+  revokeAll(at: number, activeSince: number, audit: (revoked: number) => AuditInput[]): Promise<number>;
 }
 
 export interface ConsoleLink {

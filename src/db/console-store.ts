@@ -46,11 +46,10 @@ export function createConsoleSessionStore({ db }: StoreContext): ConsoleSessionS
         return ended > 0;
       });
     },
-    revokeAll(at, events) {
+    revokeAll(at, activeSince, events) {
       return db.write(function* () {
-        const ended = yield* count(
-          sql`update console_sessions set revoked_at = ${at} where revoked_at is null`,
-        );
+        const ended = yield* count(sql`update console_sessions set revoked_at = ${at}
+          where revoked_at is null and last_seen_at >= ${activeSince}`);
         yield* audit(events(ended));
         return ended;
       });
