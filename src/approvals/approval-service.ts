@@ -1,6 +1,6 @@
 import { auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
-import { type ApprovalRecord, approvalScope } from './approval.js';
+import { type ApprovalRecord, approvalScope, decisionOptions } from './approval.js';
 import type { Deciders } from './deciders.js';
 import type { Delegation } from './delegation.js';
 import type { DecisionPermission } from './policy.js';
@@ -216,9 +216,11 @@ function unavailableOption(
   edit: boolean,
 ): string | undefined {
   if (request.vote !== 'approve') return undefined;
+  const offered = decisionOptions(approval.rule);
   if (request.standing && !approval.rule.allowStandingApproval)
     return `${approval.toolName} cannot be approved for the whole thread; approve this call on its own.`;
-  if ((request.standing || edit) && approval.rule.quorum > 1)
+  // Allowed by the rule, yet not offered: the request needs several approvals.
+  if ((request.standing && !offered.standing) || (edit && !offered.edit))
     return `This request needs ${approval.rule.quorum} approvals, so it can only be approved as it is.`;
   return undefined;
 }

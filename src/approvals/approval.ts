@@ -76,6 +76,18 @@ export function notifiesByDm(rule: Pick<ApprovalRule, 'notify'>): boolean {
   return rule.notify?.includes('dm') ?? false;
 }
 
+/**
+ * What a request offers besides Approve and Reject: standing approvals and edits are one person's decision, so
+ * a request that needs several approvals offers neither; a rule may also forbid standing approvals.
+ */
+export function decisionOptions(rule: Pick<ApprovalRule, 'quorum' | 'allowStandingApproval'>): {
+  standing: boolean;
+  edit: boolean;
+} {
+  const single = rule.quorum === 1;
+  return { standing: single && rule.allowStandingApproval, edit: single };
+}
+
 /** A tool's entry in the policy: whether approval is required (undefined: the tool decides) and the rule. */
 export interface ToolPolicy {
   requireApproval: boolean | undefined;

@@ -46,6 +46,7 @@ export function createConsole(
     edits: core.edits,
     work,
     queries: core.stores.auditQueries,
+    votes: core.stores.approvals,
     installedTeam,
     auditorUserIds: config.auditorUserIds,
     config: { ...config.console, slackApiUrl: config.slack.apiUrl },

@@ -1,4 +1,4 @@
-import type { ApprovalRecord } from '../approvals/approval.js';
+import { type ApprovalRecord, decisionOptions } from '../approvals/approval.js';
 import type { DecisionResult } from '../approvals/approval-service.js';
 import { type EditResult, prettyJson } from '../approvals/argument-edit-service.js';
 import type { ApprovalVoteRecord } from '../approvals/audit-queries.js';
@@ -23,6 +23,10 @@ export interface ApprovalView {
   thread: string;
   threadUrl: string;
   rule: { approvers: ApprovalRecord['rule']['approvers']; quorum: number; appliedRule: string | null };
+  /** Who approved so far (a request that needs several approvals waits for the rest). */
+  approvedBy: string[];
+  /** What a decider may do besides Approve and Reject. */
+  offers: { standing: boolean; edit: boolean };
   createdAt: string;
   expiresAt: string | null;
   decidedBy: string | null;
@@ -40,7 +44,7 @@ export interface ApprovalDetailView extends ApprovalView {
   draft?: string;
 }
 
-export function approvalView(approval: ApprovalRecord): ApprovalView {
+export function approvalView(approval: ApprovalRecord, approvedBy: string[] = []): ApprovalView {
   const applied = approval.rule.appliedRule;
   return {
     id: approval.id,
@@ -57,6 +61,8 @@ export function approvalView(approval: ApprovalRecord): ApprovalView {
       quorum: approval.rule.quorum,
       appliedRule: applied ? `${applied.place} (${applied.when})` : null,
     },
+    approvedBy,
+    offers: decisionOptions(approval.rule),
     createdAt: iso(approval.createdAt),
     expiresAt: approval.expiresAt === null ? null : iso(approval.expiresAt),
     decidedBy: approval.decidedBy,
@@ -78,6 +84,16 @@ export async function decidableRequests(
   return pending.items.filter((approval) => ids.has(approval.id));
 }
 
+/** Requests as the console shows them, each with who approved it so far. */
+export async function withVotes(
+  deps: ConsoleDeps,
+  approvals: readonly ApprovalRecord[],
+): Promise<ApprovalView[]> {
+  return Promise.all(
+    approvals.map(async (a) => approvalView(a, a.rule.quorum > 1 ? await deps.votes.approvers(a.id) : [])),
+  );
+}
+
 /** One request in full, when this person may see it; undefined for an unknown one too (they look the same). */
 export async function requestDetail(
   deps: ConsoleDeps,
@@ -94,8 +110,12 @@ export async function requestDetail(
     approval.status === 'pending'
       ? (await deps.deciders.decidableFromHome([approval], session.userId, session.teamId)).has(approval.id)
       : false;
+  const votes = detail?.votes ?? [];
   return {
-    ...approvalView(approval),
+    ...approvalView(
+      approval,
+      votes.filter((v) => v.vote === 'approve').map((v) => v.userId),
+    ),
     votes: (detail?.votes ?? []).map((v) => ({ user: v.userId, vote: v.vote, at: iso(v.at) })),
     events: (detail?.events ?? []).map(eventLine),
     mayDecide: right,
@@ -109,6 +129,8 @@ export interface DecisionInput {
   reason?: string | undefined;
   /** Edited arguments (JSON text), checked against the tool's schema; approve only. */
   arguments?: string | undefined;
+  /** "Approve for this thread": later calls of the same tool in the conversation are approved too. */
+  standing?: boolean | undefined;
 }
 
 /** What a decision came to, in HTTP terms: the status and a code and a sentence for the person. */
@@ -130,6 +152,7 @@ export async function decideFromWeb(
   input: DecisionInput,
 ): Promise<DecisionAnswer> {
   const who = { approvalId, userId: session.userId, teamId: session.teamId, channelId: undefined };
+  const standing = input.decision === 'approve' && (input.standing ?? false);
   let result: EditResult;
   try {
     if (input.decision === 'approve' && input.arguments !== undefined)
@@ -139,6 +162,7 @@ export async function decideFromWeb(
         ...who,
         vote: input.decision,
         reason: input.decision === 'reject' ? input.reason?.trim() || null : null,
+        ...(standing ? { standing } : {}),
         surface: 'web',
       });
   } catch (error) {
@@ -149,17 +173,17 @@ export async function decideFromWeb(
       message: 'Your decision could not be recorded; nothing changed. Try again.',
     };
   }
-  return answer(deps, result);
+  return answer(deps, result, standing);
 }
 
-function answer(deps: ConsoleDeps, result: EditResult | DecisionResult): DecisionAnswer {
+function answer(deps: ConsoleDeps, result: EditResult | DecisionResult, standing: boolean): DecisionAnswer {
   switch (result.kind) {
     case 'decided':
       deps.work.settled({
         kind: 'decided',
         approval: result.approval,
         runClaimed: result.runClaimed,
-        standing: false,
+        standing,
       });
       return {
         status: 200,

@@ -1,14 +1,15 @@
 import { Hono } from 'hono';
 import { html } from 'hono/html';
-import type { ApprovalRecord } from '../approvals/approval.js';
+import { prettyJson } from '../approvals/argument-edit-service.js';
 import type { ConsoleSession } from '../console/ports.js';
 import {
-  approvalView,
+  type ApprovalView,
   type DecisionInput,
   decidableRequests,
   decideFromWeb,
   NOT_PERMITTED,
   requestDetail,
+  withVotes,
 } from './console-actions.js';
 import { type ConsoleDeps, type ConsoleEnv, rolesOf } from './console-deps.js';
 import { formField } from './console-security.js';
@@ -37,7 +38,9 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.get('/', async (c) => {
     const session = c.get('session');
-    const requests = await decidableRequests(deps, session);
+    const records = await decidableRequests(deps, session);
+    const views = await withVotes(deps, records);
+    const requests = views.map((view, i) => ({ view, draft: prettyJson(records[i]?.arguments ?? '') }));
     return c.html(
       page(
         {
@@ -46,7 +49,7 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
           current: 'decide',
           notice: OUTCOMES[c.req.query('outcome') ?? ''],
         },
-        decideList(requests, session),
+        decideList(requests, session, deps.clock.now()),
       ),
     );
   });
@@ -63,7 +66,7 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
           current: 'decide',
           notice: OUTCOMES[c.req.query('outcome') ?? ''],
         },
-        requestPage(view, session),
+        requestPage(view, session, deps.clock.now()),
       ),
     );
   });
@@ -76,6 +79,7 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const input: DecisionInput = {
       decision,
       reason: await formField(c, 'reason'),
+      standing: (await formField(c, 'standing')) === 'thread',
       ...(edited !== undefined ? { arguments: edited } : {}),
     };
     const answer = await decideFromWeb(deps, c.get('session'), id, input);
@@ -102,7 +106,9 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const offset = Math.max(Number(c.req.query('cursor') ?? 0) || 0, 0);
     if (status === 'pending') {
       const all = await decidableRequests(deps, session);
-      return c.json(listPage(all.slice(offset, offset + limit), offset, limit, all.length));
+      return c.json(
+        listPage(await withVotes(deps, all.slice(offset, offset + limit)), offset, limit, all.length),
+      );
     }
     if (status !== 'decided') return apiError(c, 400, 'bad_status', 'status must be pending or decided.');
     // Admins and auditors see every decided request; anyone else those they asked for or voted on.
@@ -113,7 +119,7 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
       offset,
       ...(everyone ? {} : { userId: session.userId }),
     });
-    return c.json(listPage(history.items, offset, limit, history.total));
+    return c.json(listPage(await withVotes(deps, history.items), offset, limit, history.total));
   });
 
   app.get('/api/approvals/:id', async (c) => {
@@ -129,7 +135,7 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         c,
         400,
         'bad_request',
-        'Send {"decision":"approve"|"reject","reason"?:string,"arguments"?:string} as JSON.',
+        'Send {"decision":"approve"|"reject","reason"?:string,"arguments"?:string,"standing"?:boolean} as JSON.',
       );
     const answer = await decideFromWeb(deps, c.get('session'), c.req.param('id'), input);
     return answer.status === 200
@@ -140,10 +146,10 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   return app;
 }
 
-function listPage(items: readonly ApprovalRecord[], offset: number, limit: number, total: number) {
+function listPage(items: readonly ApprovalView[], offset: number, limit: number, total: number) {
   const next = offset + items.length;
   return {
-    items: items.map(approvalView),
+    items,
     total,
     nextCursor: next < total && items.length === limit ? String(next) : null,
   };
@@ -151,12 +157,20 @@ function listPage(items: readonly ApprovalRecord[], offset: number, limit: numbe
 
 function decisionInput(body: unknown): DecisionInput | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
-  const { decision, reason, arguments: args } = body as Record<string, unknown>;
+  const { decision, reason, arguments: args, standing } = body as Record<string, unknown>;
   if (decision !== 'approve' && decision !== 'reject') return undefined;
   if (reason !== undefined && typeof reason !== 'string') return undefined;
   if (args !== undefined && typeof args !== 'string') return undefined;
-  if (args !== undefined && decision === 'reject') return undefined;
-  return { decision, reason, ...(args !== undefined ? { arguments: args } : {}) };
+  if (standing !== undefined && typeof standing !== 'boolean') return undefined;
+  // Only an approval may carry edited arguments or stand for the thread, and not both at once.
+  if (decision === 'reject' && (args !== undefined || standing)) return undefined;
+  if (args !== undefined && standing) return undefined;
+  return {
+    decision,
+    reason,
+    standing: standing === true,
+    ...(args !== undefined ? { arguments: args } : {}),
+  };
 }
 
 /** A JSON error: a code to branch on and a sentence for people. */

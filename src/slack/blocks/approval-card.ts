@@ -3,7 +3,12 @@ import type { types } from '@slack/bolt';
 type KnownBlock = types.KnownBlock;
 type Button = types.Button;
 
-import { type ApprovalRecord, formatDuration, notifiesThread } from '../../approvals/approval.js';
+import {
+  type ApprovalRecord,
+  decisionOptions,
+  formatDuration,
+  notifiesThread,
+} from '../../approvals/approval.js';
 import { describeApprovers } from '../../approvals/policy.js';
 import { redactedArguments, redactText } from '../../redact.js';
 import { encodeApprovalButtonValue } from '../button-value.js';
@@ -119,13 +124,11 @@ export function decisionButtons(approval: ApprovalRecord): Button[] {
     ...(style ? { style } : {}),
     value,
   });
-  const single = approval.rule.quorum === 1;
+  const offered = decisionOptions(approval.rule);
   return [
     button(ACTION_IDS.approve, 'Approve', 'primary'),
-    ...(single && approval.rule.allowStandingApproval
-      ? [button(ACTION_IDS.approveThread, 'Approve for this thread')]
-      : []),
-    ...(single ? [button(ACTION_IDS.edit, 'Edit')] : []),
+    ...(offered.standing ? [button(ACTION_IDS.approveThread, 'Approve for this thread')] : []),
+    ...(offered.edit ? [button(ACTION_IDS.edit, 'Edit')] : []),
     button(ACTION_IDS.reject, 'Reject', 'danger'),
   ];
 }

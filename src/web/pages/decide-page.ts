@@ -1,23 +1,27 @@
 import { html } from 'hono/html';
-import type { ApprovalRecord } from '../../approvals/approval.js';
-import { prettyJson } from '../../approvals/argument-edit-service.js';
 import type { ConsoleSession } from '../../console/ports.js';
-import { type ApprovalDetailView, type ApprovalView, approvalView } from '../console-actions.js';
+import type { ApprovalDetailView, ApprovalView } from '../console-actions.js';
 import { type Markup, time } from './layout.js';
 
+/** A request waiting for this person, with its arguments as sent (to edit before approving). */
+export interface Decidable {
+  view: ApprovalView;
+  draft: string;
+}
+
 /** The requests waiting for this person, each with its decision forms. */
-export function decideList(requests: readonly ApprovalRecord[], session: ConsoleSession): Markup {
+export function decideList(requests: readonly Decidable[], session: ConsoleSession, now: number): Markup {
   if (requests.length === 0)
     return html`<h1>Decide</h1><p class="muted">Nothing waits for your decision.</p>`;
   return html`<h1>Decide</h1>
 <p class="muted">${requests.length} request${requests.length === 1 ? '' : 's'} wait for your decision, oldest first.</p>
-${requests.map((approval) => requestCard(approvalView(approval), session, 'h2', prettyJson(approval.arguments)))}`;
+${requests.map(({ view, draft }) => requestCard(view, session, now, { heading: 'h2', draft }))}`;
 }
 
 /** One request in full: what the card shows, its votes and trail, and the forms when this person may decide. */
-export function requestPage(view: ApprovalDetailView, session: ConsoleSession): Markup {
+export function requestPage(view: ApprovalDetailView, session: ConsoleSession, now: number): Markup {
   return html`<p><a href="/console">← Decide</a></p>
-${requestCard(view, session, 'h1', view.draft)}
+${requestCard(view, session, now, { heading: 'h1', draft: view.draft })}
 ${
   view.votes.length > 0
     ? html`<h2>Votes</h2><ul>${view.votes.map((v) => html`<li>${v.user}: ${v.vote} at ${time(v.at)}</li>`)}</ul>`
@@ -30,19 +34,24 @@ ${
 function requestCard(
   view: ApprovalView,
   session: ConsoleSession,
-  heading: 'h1' | 'h2',
-  /** The arguments to edit, for a person who may decide; undefined shows no forms. */
-  draft: string | undefined,
+  now: number,
+  /** `draft`: the arguments to edit, for a person who may decide; undefined shows no forms. */
+  shown: { heading: 'h1' | 'h2'; draft: string | undefined },
 ): Markup {
-  const title = html`<a href="/console/approvals/${view.id}">${view.tool}</a>`;
+  const { draft } = shown;
   return html`<section class="card" aria-labelledby="title-${view.id}">
-  ${heading === 'h1' ? html`<h1 id="title-${view.id}">${view.tool}</h1>` : html`<h2 id="title-${view.id}">${title}</h2>`}
+  ${
+    shown.heading === 'h1'
+      ? html`<h1 id="title-${view.id}">${view.tool}</h1>`
+      : html`<h2 id="title-${view.id}"><a href="/console/approvals/${view.id}">${view.tool}</a></h2>`
+  }
   <dl class="facts">
     <dt>Requested by</dt><dd>${view.requester}</dd>
     <dt>Status</dt><dd>${view.status}</dd>
     <dt>Asked</dt><dd>${time(view.createdAt)}</dd>
-    <dt>Expires</dt><dd>${time(view.expiresAt)}</dd>
-    <dt>Rule</dt><dd>${view.rule.appliedRule ?? "the tool's policy"}; ${view.rule.quorum} approval${view.rule.quorum === 1 ? '' : 's'} needed</dd>
+    <dt>Expires</dt><dd>${time(view.expiresAt)}${view.status === 'pending' ? timeLeft(view.expiresAt, now) : ''}</dd>
+    <dt>Rule</dt><dd>${view.rule.appliedRule ?? "the tool's policy"}</dd>
+    <dt>Approvals</dt><dd>${quorum(view)}</dd>
     <dt>Thread</dt><dd><a href="${view.threadUrl}" rel="noreferrer">open in Slack</a></dd>
     ${view.decidedBy ? html`<dt>Decided by</dt><dd>${view.decidedBy} at ${time(view.decidedAt)}</dd>` : ''}
     ${view.reason ? html`<dt>Reason</dt><dd>${view.reason}</dd>` : ''}
@@ -53,6 +62,24 @@ function requestCard(
 </section>`;
 }
 
+function quorum(view: ApprovalView): string {
+  const needed = view.rule.quorum;
+  if (needed === 1) return 'one approval decides';
+  const given = view.approvedBy.length;
+  return `${given} of ${needed} given${given > 0 ? ` (${view.approvedBy.join(', ')})` : ''}`;
+}
+
+/** " (in 3 h 20 min)": what is left before a request expires (expiry never reads as a refusal). */
+function timeLeft(expiresAt: string | null, now: number): string {
+  if (expiresAt === null) return '';
+  const left = Date.parse(expiresAt) - now;
+  if (left <= 0) return ' (expiring now)';
+  const minutes = Math.ceil(left / 60_000);
+  const hours = Math.floor(minutes / 60);
+  if (hours >= 48) return ` (in ${Math.floor(hours / 24)} days)`;
+  return hours > 0 ? ` (in ${hours} h ${minutes % 60} min)` : ` (in ${minutes} min)`;
+}
+
 function decisionForms(view: ApprovalView, session: ConsoleSession, draft: string): Markup {
   const action = `/console/approvals/${view.id}/decision`;
   const csrf = html`<input type="hidden" name="csrf" value="${session.csrfToken}">`;
@@ -61,18 +88,30 @@ function decisionForms(view: ApprovalView, session: ConsoleSession, draft: strin
     ${csrf}<input type="hidden" name="decision" value="approve">
     <button type="submit" class="approve">Approve</button>
   </form>
+  ${
+    view.offers.standing
+      ? html`<form method="post" action="${action}">
+    ${csrf}<input type="hidden" name="decision" value="approve"><input type="hidden" name="standing" value="thread">
+    <button type="submit">Approve for this thread</button>
+  </form>`
+      : ''
+  }
   <form method="post" action="${action}">
     ${csrf}<input type="hidden" name="decision" value="reject">
     <label>Reason <input type="text" name="reason" maxlength="2000" placeholder="Why not (the requester sees it)"></label>
     <button type="submit" class="reject">Reject</button>
   </form>
 </div>
-<details>
+${
+  view.offers.edit
+    ? html`<details>
   <summary>Edit arguments, then approve</summary>
   <form method="post" action="${action}">
     ${csrf}<input type="hidden" name="decision" value="approve">
     <label>Arguments (JSON)<textarea name="arguments" spellcheck="false">${draft}</textarea></label>
     <button type="submit" class="approve">Approve with these arguments</button>
   </form>
-</details>`;
+</details>`
+    : ''
+}`;
 }

@@ -58,6 +58,32 @@ describe('web console: deciding from the web', () => {
     expect(JSON.parse(String(approved?.payload)).surface).toBe('web');
   });
 
+  it('"Approve for this thread" from the web approves the later calls of the tool in that thread', async () => {
+    const { id } = await pendingCard('first');
+    const admin = await signInWithLink(origin, env(), ADMIN);
+    const page = await (await admin.get(`/console/approvals/${id}`)).text();
+    expect(page).toContain('Approve for this thread');
+    const decided = await admin.postJson(`/console/api/approvals/${id}/decision`, {
+      decision: 'approve',
+      standing: true,
+    });
+    expect(decided.status).toBe(200);
+    await h.waitForText((t) => t === 'I added the note.');
+    const thread = h.cards()[0]?.params.thread_ts as string;
+    h.model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'second' } }]),
+      reply.text('Second note added.'),
+    );
+    await h.message('and another', { threadTs: thread });
+    await h.waitForText((t) => t === 'Second note added.');
+    expect(h.cards()).toHaveLength(1);
+    const bad = await admin.postJson(`/console/api/approvals/${id}/decision`, {
+      decision: 'reject',
+      standing: true,
+    });
+    expect(bad.status).toBe(400);
+  });
+
   it('the decide page rejects with a reason through its form, and the run reads it', async () => {
     const { id } = await pendingCard('secret plans');
     const admin = await signInWithLink(origin, env(), ADMIN);
