@@ -77,6 +77,11 @@ describe('Socket Mode', () => {
     expect(health.status).toBe(200);
     // Only the status: the details are opt-in (HEALTHZ_DETAILS).
     expect(await health.json()).toEqual({ status: 'ok' });
+    // The web console is served on the same port in Socket Mode too.
+    const signIn = await fetch(`http://127.0.0.1:${port}/console/login`);
+    expect(signIn.status).toBe(200);
+    expect(signIn.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect((await fetch(`http://127.0.0.1:${port}/console/api/me`)).status).toBe(401);
 
     model.enqueue(
       reply.toolCalls([{ name: 'create_note', arguments: { text: 'via socket' } }]),
