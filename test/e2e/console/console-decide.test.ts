@@ -84,6 +84,28 @@ describe('web console: deciding from the web', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('a web click racing a Slack click on the same request is one decision', async () => {
+    const { card, id } = await pendingCard();
+    const admin = await signInWithLink(origin, env(), ADMIN);
+    const [web, slack] = await Promise.all([
+      admin.postJson(`/console/api/approvals/${id}/decision`, {
+        decision: 'reject',
+        reason: 'web was first',
+      }),
+      h.click(card, 'approve', 'U2'),
+    ]);
+    expect(slack.status).toBe(200);
+    // The run went on after the decision, either way: the model read the tool's output.
+    await waitForToolOutput(h);
+    const decisions = (await auditRows(h)).filter((e) =>
+      ['approval.approved', 'approval.rejected'].includes(String(e.kind)),
+    );
+    expect(decisions).toHaveLength(1);
+    // The web answer says which way it went: its own decision, or the one that came first.
+    expect([200, 409]).toContain(web.status);
+    expect(web.status === 200).toBe(decisions[0]?.kind === 'approval.rejected');
+  });
+
   it('the decide page rejects with a reason through its form, and the run reads it', async () => {
     const { id } = await pendingCard('secret plans');
     const admin = await signInWithLink(origin, env(), ADMIN);
