@@ -13,6 +13,7 @@ export const SLOW_SUITES = [
   'test/e2e/audit-delivery.test.ts',
   'test/e2e/card-update-faults.test.ts',
   'test/e2e/closed-output.test.ts',
+  'test/e2e/console/console-process.test.ts',
   'test/e2e/crash-stages-*.test.ts',
   'test/e2e/database-faults.test.ts',
   'test/e2e/database-health.test.ts',
