@@ -7,6 +7,8 @@ import type { ConsoleLinkStore, ConsoleSession, ConsoleSessionStore, SignInMetho
 export const LINK_LIFETIME_MS = 10 * 60_000;
 /** A session ends after this long without a request. */
 export const SESSION_IDLE_MS = 12 * 60 * 60_000;
+/** Ended sessions and used or expired links are kept this long (their events stay in the audit log). */
+export const FORGET_AFTER_MS = 30 * 24 * 60 * 60_000;
 /** A session's last request is written at most this often (a page load makes several requests). */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -65,6 +67,7 @@ export class ConsoleAccess {
           payload: { userId, expiresAt: new Date(expiresAt).toISOString() },
         }),
       ],
+      now - FORGET_AFTER_MS,
     );
     return { token, expiresAt };
   }
@@ -97,14 +100,19 @@ export class ConsoleAccess {
       lastSeenAt: now,
       revokedAt: null,
     };
-    await this.#deps.sessions.open(digest(token), session, [
-      auditEvent('console.signed_in', {
-        at: now,
-        actor: person.userId,
-        teamId: person.teamId,
-        payload: { via },
-      }),
-    ]);
+    await this.#deps.sessions.open(
+      digest(token),
+      session,
+      [
+        auditEvent('console.signed_in', {
+          at: now,
+          actor: person.userId,
+          teamId: person.teamId,
+          payload: { via },
+        }),
+      ],
+      now - FORGET_AFTER_MS,
+    );
     return { token, session };
   }
 

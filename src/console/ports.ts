@@ -17,7 +17,13 @@ export interface ConsoleSession {
 
 /** Sessions, each found by the digest of its cookie's secret. Implemented over either database in src/db. */
 export interface ConsoleSessionStore {
-  open(tokenHash: string, session: Omit<ConsoleSession, 'revokedAt'>, audit: AuditInput[]): Promise<void>;
+  /** Opens a session; rows last used before `forgetBefore` (ended long ago) are deleted with it. */
+  open(
+    tokenHash: string,
+    session: Omit<ConsoleSession, 'revokedAt'>,
+    audit: AuditInput[],
+    forgetBefore: number,
+  ): Promise<void>;
   find(tokenHash: string): Promise<ConsoleSession | undefined>;
   /** Records a request at `at`, so the session's idle time starts again. */
   touch(tokenHash: string, at: number): Promise<void>;
@@ -37,7 +43,8 @@ export interface ConsoleLink {
 
 /** One-time sign-in links, each found by the digest of its secret. */
 export interface ConsoleLinkStore {
-  issue(tokenHash: string, link: ConsoleLink, audit: AuditInput[]): Promise<void>;
+  /** Stores a new link; links that expired before `forgetBefore` are deleted with it. */
+  issue(tokenHash: string, link: ConsoleLink, audit: AuditInput[], forgetBefore: number): Promise<void>;
   /**
    * Marks the link used at `at` and returns it, when it exists, was never used and has not expired; else
    * undefined. Of two redemptions racing, one wins.

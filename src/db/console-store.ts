@@ -19,8 +19,9 @@ function toSession(r: Row): ConsoleSession {
 /** The console's sessions, with their audit events in the same transaction. */
 export function createConsoleSessionStore({ db }: StoreContext): ConsoleSessionStore {
   return {
-    open(tokenHash, s, events) {
+    open(tokenHash, s, events, forgetBefore) {
       return db.write(function* () {
+        yield* count(sql`delete from console_sessions where last_seen_at < ${forgetBefore}`);
         yield* count(sql`insert into console_sessions
           (token_hash, team_id, user_id, via, csrf_token, created_at, last_seen_at)
           values (${tokenHash}, ${s.teamId}, ${s.userId}, ${s.via}, ${s.csrfToken}, ${s.createdAt}, ${s.lastSeenAt})`);
@@ -60,8 +61,9 @@ export function createConsoleSessionStore({ db }: StoreContext): ConsoleSessionS
 /** One-time sign-in links: a redemption is one conditional update, so of two racing, one wins. */
 export function createConsoleLinkStore({ db }: StoreContext): ConsoleLinkStore {
   return {
-    issue(tokenHash, link, events) {
+    issue(tokenHash, link, events, forgetBefore) {
       return db.write(function* () {
+        yield* count(sql`delete from console_links where expires_at < ${forgetBefore}`);
         yield* count(sql`insert into console_links (token_hash, user_id, team_id, created_at, expires_at)
           values (${tokenHash}, ${link.userId}, ${link.teamId}, ${link.createdAt}, ${link.expiresAt})`);
         yield* audit(events);

@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConsoleAccess, LINK_LIFETIME_MS, SESSION_IDLE_MS } from '../../src/console/console-access.js';
+import {
+  ConsoleAccess,
+  FORGET_AFTER_MS,
+  LINK_LIFETIME_MS,
+  SESSION_IDLE_MS,
+} from '../../src/console/console-access.js';
 import { rows } from '../e2e/db-rows.js';
 import { DATABASE_KINDS, openTestStores, type TestStores } from '../support/test-database.js';
 
@@ -70,6 +75,18 @@ describe.each(DATABASE_KINDS)('console access on %s', (kind) => {
     expect(await access.revokeAll()).toBe(1);
     expect(await access.session(used.token)).toBeUndefined();
     expect(await kinds()).toContain('console.sessions_revoked');
+  });
+
+  it('ended sessions and old links are deleted 30 days on, when the next ones are made', async () => {
+    await access.signIn({ teamId: 'T1', userId: 'U1' }, 'slack');
+    await access.issueLink('U1', undefined);
+    clock.at += FORGET_AFTER_MS + LINK_LIFETIME_MS + 1;
+    await access.signIn({ teamId: 'T1', userId: 'U2' }, 'slack');
+    await access.issueLink('U2', undefined);
+    const sessions = await rows(s.fresh.config, 'select user_id from console_sessions');
+    const links = await rows(s.fresh.config, 'select user_id from console_links');
+    expect(sessions.map((r) => r.user_id)).toEqual(['U2']);
+    expect(links.map((r) => r.user_id)).toEqual(['U2']);
   });
 
   it('stores only digests: neither a session nor a link secret is in the database', async () => {
