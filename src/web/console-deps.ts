@@ -5,7 +5,7 @@ import type { Deciders } from '../approvals/deciders.js';
 import type { Clock } from '../clock.js';
 import type { ConsoleConfig } from '../config.js';
 import type { ConsoleAccess } from '../console/console-access.js';
-import type { ConsoleSession } from '../console/ports.js';
+import type { ConsoleSession, SlackSignIn } from '../console/ports.js';
 import type { RunWork } from '../conversations/run-work.js';
 import type { Logger } from '../logger.js';
 
@@ -18,6 +18,8 @@ export interface ConsoleDeps {
   /** What follows a decision (cards, the run, App Home), wherever it was made. */
   work: Pick<RunWork, 'settled'>;
   queries: AuditQueries;
+  /** Sign in with Slack; undefined unless SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are set. */
+  slackSignIn: SlackSignIn | undefined;
   /** The workspace the bot is installed in (asked of Slack once). */
   installedTeam: () => Promise<string>;
   /** Read-only readers of the audit log (AUDITOR_USER_IDS). */
