@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import { ConsoleAccess } from '../console/console-access.js';
 import type { RunWork } from '../conversations/run-work.js';
 import type { Logger } from '../logger.js';
+import { createSlackSignIn } from '../slack/openid-sign-in.js';
 import { consoleRequestListener } from '../web/console-app.js';
 import type { ConsoleDeps } from '../web/console-deps.js';
 import type { Core } from './core.js';
@@ -21,13 +22,14 @@ export function consoleAccess(core: Core): ConsoleAccess {
 
 /**
  * The web console on the core (the same deciders, approval service and follow-up as Slack), answering under
- * `/console` of the bot's HTTP server. `client` asks Slack once which workspace the bot is installed in.
+ * `/console` of the bot's HTTP server. `client` asks Slack once which workspace the bot is installed in; Sign in
+ * with Slack asks Slack's Web API at the same SLACK_API_URL.
  */
 export function createConsole(
   core: Core,
   work: RunWork,
   client: WebClient,
-  config: Pick<Config, 'console' | 'auditorUserIds' | 'slack'>,
+  config: Pick<Config, 'console' | 'auditorUserIds' | 'slack' | 'logLevel'>,
   logger: Logger,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   let team: Promise<string> | undefined;
@@ -47,6 +49,15 @@ export function createConsole(
     work,
     queries: core.stores.auditQueries,
     votes: core.stores.approvals,
+    slackSignIn: config.console.slackSignIn
+      ? createSlackSignIn({
+          ...config.console.slackSignIn,
+          apiUrl: config.slack.apiUrl,
+          clock: core.clock,
+          logger,
+          logLevel: config.logLevel,
+        })
+      : undefined,
     installedTeam,
     auditorUserIds: config.auditorUserIds,
     config: { ...config.console, slackApiUrl: config.slack.apiUrl },

@@ -31,6 +31,7 @@ export type SignInRefusal =
   | 'link_unknown_or_used'
   | 'wrong_workspace'
   | 'state_mismatch'
+  | 'nonce_mismatch'
   | 'slack_refused'
   | 'not_allowed';
 
@@ -162,7 +163,8 @@ export function sameSecret(given: string | undefined, expected: string): boolean
   return timingSafeEqual(Buffer.from(digest(given), 'hex'), Buffer.from(digest(expected), 'hex'));
 }
 
-function newSecret(): string {
+/** A random secret of 32 bytes, base64url: session and link tokens, CSRF tokens, sign-in state and nonce. */
+export function newSecret(): string {
   return randomBytes(32).toString('base64url');
 }
 

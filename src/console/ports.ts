@@ -51,3 +51,25 @@ export interface ConsoleLinkStore {
    */
   redeem(tokenHash: string, at: number): Promise<ConsoleLink | undefined>;
 }
+
+/** Who Slack says signed in, or why it would not say. */
+export type SlackIdentity =
+  | {
+      ok: true;
+      teamId: string;
+      userId: string;
+      /** The `nonce` claim of the ID token: the one sent with the authorize request, unless replayed. */
+      nonce: string | undefined;
+    }
+  | { ok: false; problem: string };
+
+/**
+ * Sign in with Slack (OpenID Connect), as the console needs it: where to send the person, and who they are once
+ * Slack sends them back with a code. Implemented over Slack's Web API in src/slack.
+ */
+export interface SlackSignIn {
+  /** Slack's authorize URL asking for `openid profile`, with the state and nonce to bind to the browser. */
+  authorizeUrl(request: { redirectUri: string; state: string; nonce: string }): string;
+  /** Exchanges a code for the person it signs in; every failure (refused code, network) is a value. */
+  identify(code: string, redirectUri: string): Promise<SlackIdentity>;
+}

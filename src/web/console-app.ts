@@ -8,6 +8,7 @@ import { consoleHeaders, loopbackUnlessPublic, requireSession } from './console-
 import { CONSOLE_CSS } from './console-style.js';
 import { apiError, decideRoutes } from './decide-routes.js';
 import { signInRoutes } from './sign-in-routes.js';
+import { slackSignInRoutes } from './slack-sign-in-routes.js';
 
 /** The largest request body the console takes (a pasted policy, edited arguments). */
 const CONSOLE_BODY_LIMIT = 256 * 1024;
@@ -31,6 +32,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     c.body(CONSOLE_CSS, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'max-age=3600' }),
   );
   app.route('/', signInRoutes(deps));
+  app.route('/', slackSignInRoutes(deps));
   app.use(
     '/api/*',
     requireSession(deps, (c) => apiError(c, 401, 'signed_out', 'Sign in first (GET /console/login).')),

@@ -6,7 +6,7 @@ import type { ApprovalStore } from '../approvals/ports.js';
 import type { Clock } from '../clock.js';
 import type { ConsoleConfig } from '../config.js';
 import type { ConsoleAccess } from '../console/console-access.js';
-import type { ConsoleSession } from '../console/ports.js';
+import type { ConsoleSession, SlackSignIn } from '../console/ports.js';
 import type { RunWork } from '../conversations/run-work.js';
 import type { Logger } from '../logger.js';
 
@@ -21,6 +21,8 @@ export interface ConsoleDeps {
   queries: AuditQueries;
   /** Who approved a request so far (quorum progress). */
   votes: Pick<ApprovalStore, 'approvers'>;
+  /** Sign in with Slack; undefined unless SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are set. */
+  slackSignIn: SlackSignIn | undefined;
   /** The workspace the bot is installed in (asked of Slack once). */
   installedTeam: () => Promise<string>;
   /** Read-only readers of the audit log (AUDITOR_USER_IDS). */

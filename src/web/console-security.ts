@@ -46,8 +46,13 @@ export function setSessionCookie(c: Context, deps: Pick<ConsoleDeps, 'config'>, 
     path: '/console',
     httpOnly: true,
     sameSite: 'Lax',
-    secure: deps.config.publicUrl?.startsWith('https:') ?? false,
+    secure: secureCookies(deps),
   });
+}
+
+/** Cookies are sent over HTTPS only when the console's public URL is https. */
+export function secureCookies(deps: Pick<ConsoleDeps, 'config'>): boolean {
+  return deps.config.publicUrl?.startsWith('https:') ?? false;
 }
 
 export function clearSessionCookie(c: Context): void {

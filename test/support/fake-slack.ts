@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AUTHORIZE_PATH, createFakeSlackOpenId, type FakeSlackOpenId } from './fake-slack-openid.js';
 import { defaultSlackReply, type SlackIds } from './fake-slack-replies.js';
 import { isRecord } from './json-value.js';
 import { listenLocal, readBody, sendJson } from './local-server.js';
@@ -55,6 +56,11 @@ export interface FakeSlack {
   responseUrl(id?: string): string;
   /** The members `conversations.members` lists for `channel` (in pages, in this order) from now on. */
   setMembers(channel: string, users: readonly string[]): void;
+  /**
+   * Sign in with Slack: who the authorize page (`GET /openid/connect/authorize`, recorded as a call of that
+   * name) signs in, and codes made unusable. `openid.connect.token` and `.userInfo` answer accordingly.
+   */
+  openid: FakeSlackOpenId;
   /** Forgets recorded calls (scripted responses stay). */
   reset(): void;
   close(): Promise<void>;
@@ -83,6 +89,9 @@ export const slackReply = {
 /** The pseudo-method under which POSTs to a `responseUrl()` are recorded. */
 export const RESPONSE_URL_METHOD = 'response_url';
 
+/** The pseudo-method under which visits to the authorize page of Sign in with Slack are recorded. */
+export const AUTHORIZE_METHOD = 'openid.connect.authorize';
+
 /** Form fields that `@slack/web-api` sends JSON-encoded (it stringifies every non-primitive argument). */
 const JSON_FORM_FIELDS = new Set(['blocks', 'view', 'attachments', 'metadata', 'chunks', 'prompts']);
 
@@ -106,6 +115,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const handlers = new Map<string, SlackHandler>();
   let waiters: Waiter[] = [];
   const ids: SlackIds = { ts: 0, view: 0, dm: new Map(), members: new Map() };
+  const openid = createFakeSlackOpenId();
 
   const defaultReply = (method: string, params: Record<string, unknown>): FakeReply =>
     defaultSlackReply(method, params, ids);
@@ -119,6 +129,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (req.method === 'GET' && url.pathname === AUTHORIZE_PATH) {
+      record({ method: AUTHORIZE_METHOD, params: parseQuery(url), at: Date.now() });
+      openid.authorize(url.searchParams, res);
+      return;
+    }
     const api = /^\/api\/([A-Za-z0-9_.]+)$/.exec(url.pathname);
     const response = /^\/response\/([^/]+)$/.exec(url.pathname);
     const method = api?.[1] ?? (response ? RESPONSE_URL_METHOD : undefined);
@@ -134,7 +149,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     if (token !== undefined) call.token = token;
     record(call);
     const handler = handlers.get(method);
-    const reply = handler ? await handler(params, call) : defaultReply(method, params);
+    const reply = handler
+      ? await handler(params, call)
+      : (openid.reply(method, params, call.token) ?? defaultReply(method, params));
     call.reply = reply.body;
     sendJson(res, reply.status ?? 200, reply.body, reply.headers);
   };
@@ -181,6 +198,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     setMembers: (channel, users) => {
       ids.members.set(channel, [...users]);
     },
+    openid,
     reset: () => {
       calls.length = 0;
     },
