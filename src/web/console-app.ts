@@ -3,6 +3,7 @@ import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { describeError } from '../errors.js';
+import { chartsRoutes } from './charts-routes.js';
 import type { ConsoleDeps, ConsoleEnv } from './console-deps.js';
 import { consoleHeaders, loopbackUnlessPublic, requireSession } from './console-security.js';
 import { CONSOLE_CSS } from './console-style.js';
@@ -40,6 +41,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     requireSession(deps, (c) => c.redirect('/console/login', 303)),
   );
   app.route('/', decideRoutes(deps));
+  app.route('/', chartsRoutes(deps));
   app.notFound((c) => c.json({ error: { code: 'not_found', message: 'There is nothing here.' } }, 404));
   app.onError((error, c) => {
     deps.logger.error('console request failed', { path: c.req.path, error: describeError(error) });
