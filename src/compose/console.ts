@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import { ConsoleAccess } from '../console/console-access.js';
 import type { RunWork } from '../conversations/run-work.js';
 import type { Logger } from '../logger.js';
+import { toolNames } from '../tools/built-in-tools.js';
 import { consoleRequestListener } from '../web/console-app.js';
 import type { ConsoleDeps } from '../web/console-deps.js';
 import type { Core } from './core.js';
@@ -27,7 +28,7 @@ export function createConsole(
   core: Core,
   work: RunWork,
   client: WebClient,
-  config: Pick<Config, 'console' | 'auditorUserIds' | 'slack'>,
+  config: Pick<Config, 'console' | 'auditorUserIds' | 'adminUserIds' | 'slack'>,
   logger: Logger,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   let team: Promise<string> | undefined;
@@ -46,6 +47,7 @@ export function createConsole(
     edits: core.edits,
     work,
     queries: core.stores.auditQueries,
+    policy: { inForce: () => core.policy, toolNames: toolNames(), adminUserIds: config.adminUserIds },
     installedTeam,
     auditorUserIds: config.auditorUserIds,
     config: { ...config.console, slackApiUrl: config.slack.apiUrl },
