@@ -1,6 +1,7 @@
 import type { StoredAuditEvent } from '../audit/audit-event.js';
 import type { UsageTotals } from '../audit/usage.js';
 import type { ApprovalRecord, ApprovalStatus } from './approval.js';
+import type { TrendRows, TrendWindow } from './approval-trends.js';
 
 /** Filters of `npm run audit -- list|export`; every field narrows the result. Times are epoch milliseconds. */
 export interface AuditEventFilter {
@@ -89,6 +90,8 @@ export interface ApprovalReports {
   /** One request of this workspace, or undefined (unknown id, or another workspace's). */
   detail(teamId: string, approvalId: string): Promise<ApprovalDetail | undefined>;
   stats(teamId: string, since?: number): Promise<ApprovalStats>;
+  /** The figures of the console's charts over a bounded window of one workspace, grouped by UTC day. */
+  trends(window: TrendWindow): Promise<TrendRows>;
 }
 
 /** Every audit query, as the database answers them in one store. */

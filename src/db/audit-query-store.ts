@@ -12,6 +12,7 @@ import { toApprovalRecord } from './approval-rows.js';
 import { readEnum, readNumber, readOptionalString, readString } from './sql/columns.js';
 import { type Program, type Row, row, rows } from './sql/program.js';
 import type { SqlDatabase } from './sql/sql-database.js';
+import { readTrends } from './trend-queries.js';
 import { readRunUsage } from './usage-queries.js';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -164,6 +165,8 @@ export function createAuditQueryStore(db: SqlDatabase): AuditQueries {
           usage,
         };
       }),
+
+    trends: (window) => db.read(() => readTrends(db.dialect, window)),
 
     requestsBy: (teamId, userId, limit) =>
       db.read(function* () {

@@ -2,6 +2,7 @@ import type { ApprovalService } from '../approvals/approval-service.js';
 import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
 import type { AuditQueries } from '../approvals/audit-queries.js';
 import type { Deciders } from '../approvals/deciders.js';
+import type { ApprovalPolicy } from '../approvals/policy.js';
 import type { ApprovalStore } from '../approvals/ports.js';
 import type { Clock } from '../clock.js';
 import type { ConsoleConfig } from '../config.js';
@@ -23,6 +24,11 @@ export interface ConsoleDeps {
   votes: Pick<ApprovalStore, 'approvers'>;
   /** Sign in with Slack; undefined unless SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are set. */
   slackSignIn: SlackSignIn | undefined;
+  /**
+   * The policy in force (read at each request: a reload on SIGHUP shows at once), the tool names a candidate
+   * policy is checked against (as `npm run policy` checks a file), and the admins a replay counts as such.
+   */
+  policy: { inForce: () => ApprovalPolicy; toolNames: readonly string[]; adminUserIds: readonly string[] };
   /** The workspace the bot is installed in (asked of Slack once). */
   installedTeam: () => Promise<string>;
   /** Read-only readers of the audit log (AUDITOR_USER_IDS). */

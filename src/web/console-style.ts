@@ -36,4 +36,8 @@ th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--
 .filters { display: flex; flex-wrap: wrap; gap: .6rem; align-items: flex-end; margin-bottom: .8rem; }
 .chart { margin: 1rem 0 .2rem; }
 .chart svg { max-width: 100%; height: auto; }
+.chart h2 { font-size: 1.05rem; margin: 0 0 .4rem; }
+.legend { display: flex; flex-wrap: wrap; gap: .4rem 1rem; list-style: none; padding: 0; margin: .2rem 0; font-size: .9rem; }
+.legend svg { vertical-align: -1px; }
+.chart-data { font-size: .85rem; font-variant-numeric: tabular-nums; }
 `;
