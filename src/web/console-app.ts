@@ -7,6 +7,7 @@ import type { ConsoleDeps, ConsoleEnv } from './console-deps.js';
 import { consoleHeaders, loopbackUnlessPublic, requireSession } from './console-security.js';
 import { CONSOLE_CSS } from './console-style.js';
 import { apiError, decideRoutes } from './decide-routes.js';
+import { historyRoutes } from './history-routes.js';
 import { signInRoutes } from './sign-in-routes.js';
 
 /** The largest request body the console takes (a pasted policy, edited arguments). */
@@ -40,6 +41,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     requireSession(deps, (c) => c.redirect('/console/login', 303)),
   );
   app.route('/', decideRoutes(deps));
+  app.route('/', historyRoutes(deps));
   app.notFound((c) => c.json({ error: { code: 'not_found', message: 'There is nothing here.' } }, 404));
   app.onError((error, c) => {
     deps.logger.error('console request failed', { path: c.req.path, error: describeError(error) });

@@ -2,6 +2,7 @@ import type { ApprovalService } from '../approvals/approval-service.js';
 import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
 import type { AuditQueries } from '../approvals/audit-queries.js';
 import type { Deciders } from '../approvals/deciders.js';
+import type { ChainCheck } from '../audit/chain-check.js';
 import type { Clock } from '../clock.js';
 import type { ConsoleConfig } from '../config.js';
 import type { ConsoleAccess } from '../console/console-access.js';
@@ -18,6 +19,8 @@ export interface ConsoleDeps {
   /** What follows a decision (cards, the run, App Home), wherever it was made. */
   work: Pick<RunWork, 'settled'>;
   queries: AuditQueries;
+  /** The audit chain's verification, at most once a minute for pages, on demand for the button. */
+  chainCheck: Pick<ChainCheck, 'latest' | 'now'>;
   /** The workspace the bot is installed in (asked of Slack once). */
   installedTeam: () => Promise<string>;
   /** Read-only readers of the audit log (AUDITOR_USER_IDS). */
