@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebClient } from '@slack/web-api';
+import { ChainCheck } from '../audit/chain-check.js';
 import type { Config } from '../config.js';
 import { ConsoleAccess } from '../console/console-access.js';
 import type { RunWork } from '../conversations/run-work.js';
@@ -60,6 +61,7 @@ export function createConsole(
         })
       : undefined,
     policy: { inForce: () => core.policy, toolNames: toolNames(), adminUserIds: config.adminUserIds },
+    chainCheck: new ChainCheck({ chain: () => core.stores.auditQueries.chain(), clock: core.clock, logger }),
     installedTeam,
     auditorUserIds: config.auditorUserIds,
     config: { ...config.console, slackApiUrl: config.slack.apiUrl },

@@ -8,6 +8,7 @@ import type { ConsoleDeps, ConsoleEnv } from './console-deps.js';
 import { consoleHeaders, loopbackUnlessPublic, requireSession } from './console-security.js';
 import { CONSOLE_CSS } from './console-style.js';
 import { apiError, decideRoutes } from './decide-routes.js';
+import { historyRoutes } from './history-routes.js';
 import { policyRoutes } from './policy-routes.js';
 import { signInRoutes } from './sign-in-routes.js';
 import { slackSignInRoutes } from './slack-sign-in-routes.js';
@@ -46,6 +47,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.route('/', decideRoutes(deps));
   app.route('/', chartsRoutes(deps));
   app.route('/', policyRoutes(deps));
+  app.route('/', historyRoutes(deps));
   app.notFound((c) => c.json({ error: { code: 'not_found', message: 'There is nothing here.' } }, 404));
   app.onError((error, c) => {
     deps.logger.error('console request failed', { path: c.req.path, error: describeError(error) });

@@ -4,6 +4,7 @@ import type { AuditQueries } from '../approvals/audit-queries.js';
 import type { Deciders } from '../approvals/deciders.js';
 import type { ApprovalPolicy } from '../approvals/policy.js';
 import type { ApprovalStore } from '../approvals/ports.js';
+import type { ChainCheck } from '../audit/chain-check.js';
 import type { Clock } from '../clock.js';
 import type { ConsoleConfig } from '../config.js';
 import type { ConsoleAccess } from '../console/console-access.js';
@@ -29,6 +30,8 @@ export interface ConsoleDeps {
    * policy is checked against (as `npm run policy` checks a file), and the admins a replay counts as such.
    */
   policy: { inForce: () => ApprovalPolicy; toolNames: readonly string[]; adminUserIds: readonly string[] };
+  /** The audit chain's verification, at most once a minute for pages, on demand for the button. */
+  chainCheck: Pick<ChainCheck, 'latest' | 'now'>;
   /** The workspace the bot is installed in (asked of Slack once). */
   installedTeam: () => Promise<string>;
   /** Read-only readers of the audit log (AUDITOR_USER_IDS). */

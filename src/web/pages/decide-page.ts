@@ -28,6 +28,7 @@ ${
     : ''
 }
 <h2>Timeline</h2>
+<p><a href="/console/runs/${view.runId}">The whole run's timeline</a></p>
 <ol class="timeline">${view.events.map((e) => html`<li>${time(e.at)} · <code>${e.kind}</code> · ${e.actor}</li>`)}</ol>`;
 }
 
