@@ -100,8 +100,11 @@ export interface ApprovalStats {
 
 /** The audit log itself, for `npm run audit` (list, export, verify) and policy replays. */
 export interface AuditLogQueries {
-  /** The whole chain in sequence order, for verification. */
-  chain(): Promise<StoredAuditEvent[]>;
+  /**
+   * The chain in sequence order, for verification: all of it, or `limit` events after `afterSeq` (to read a
+   * long log a batch at a time).
+   */
+  chain(range?: { afterSeq: number; limit: number }): Promise<StoredAuditEvent[]>;
   events(filter: AuditEventFilter): Promise<AuditEventRow[]>;
   /** One page of a workspace's events that pass `filter`, fast however long the log (an index on team and seq). */
   eventPage(filter: AuditEventFilter & { teamId: string }, page: AuditPageRequest): Promise<AuditEventPage>;

@@ -1,8 +1,7 @@
 import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { StoredAuditEvent } from './audit-event.js';
-import { type ChainVerdict, verifyChain } from './verify-chain.js';
+import { type ChainReader, type ChainVerdict, verifyChainInBatches } from './verify-chain.js';
 
 /** A result of `verifyChain` over the whole log, and when it was read. */
 export interface ChainCheckResult {
@@ -11,8 +10,8 @@ export interface ChainCheckResult {
 }
 
 export interface ChainCheckDeps {
-  /** The whole chain in sequence order (the audit query port's `chain`). */
-  chain: () => Promise<StoredAuditEvent[]>;
+  /** The chain in sequence order, whole or a batch at a time (the audit query port's `chain`). */
+  chain: ChainReader;
   clock: Clock;
   logger: Logger;
 }
@@ -62,7 +61,9 @@ export class ChainCheck {
 
   async #check(): Promise<ChainCheckResult> {
     const checkedAt = this.#deps.clock.now();
-    const result = { verdict: verifyChain(await this.#deps.chain()), checkedAt };
+    // A batch at a time, letting the thread answer Slack between batches: a long log must not hold up an ack.
+    const verdict = await verifyChainInBatches(this.#deps.chain, () => new Promise((r) => setImmediate(r)));
+    const result = { verdict, checkedAt };
     this.#last = result;
     return result;
   }

@@ -61,7 +61,11 @@ export function createConsole(
         })
       : undefined,
     policy: { inForce: () => core.policy, toolNames: toolNames(), adminUserIds: config.adminUserIds },
-    chainCheck: new ChainCheck({ chain: () => core.stores.auditQueries.chain(), clock: core.clock, logger }),
+    chainCheck: new ChainCheck({
+      chain: (range) => core.stores.auditQueries.chain(range),
+      clock: core.clock,
+      logger,
+    }),
     installedTeam,
     auditorUserIds: config.auditorUserIds,
     config: { ...config.console, slackApiUrl: config.slack.apiUrl },

@@ -82,9 +82,14 @@ export function createAuditLogQueries(db: SqlDatabase): AuditLogQueries {
   }
 
   return {
-    chain: () =>
+    chain: (range) =>
       db.read(function* () {
-        return (yield* rows(sql`select * from audit_events order by seq`)).map(toStoredEvent);
+        const found = range
+          ? yield* rows(
+              sql`select * from audit_events where seq > ${range.afterSeq} order by seq limit ${range.limit}`,
+            )
+          : yield* rows(sql`select * from audit_events order by seq`);
+        return found.map(toStoredEvent);
       }),
 
     events: (filter) =>

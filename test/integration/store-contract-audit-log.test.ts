@@ -74,6 +74,19 @@ describe.each(DATABASE_KINDS)('audit log pages on %s', (kind) => {
     expect(exact.nextCursor).toBeNull();
   });
 
+  it('the whole chain reads a batch at a time after a sequence number, every workspace alike', async () => {
+    const whole = (await queries().chain()).map((e) => e.seq);
+    expect(whole).toHaveLength(8);
+    const batches: number[][] = [];
+    for (let after = 0; ; ) {
+      const batch = (await queries().chain({ afterSeq: after, limit: 4 })).map((e) => e.seq);
+      batches.push(batch);
+      if (batch.length < 4) break;
+      after = batch.at(-1) ?? after;
+    }
+    expect(batches).toEqual([whole.slice(0, 4), whole.slice(4, 8), []]);
+  });
+
   it('each filter narrows the page, and nothing of another workspace appears', async () => {
     expect(await kindsOf({ tool: 'send_email' })).toEqual([
       `approval.rejected:${ids.rejected}`,
