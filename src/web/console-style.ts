@@ -6,9 +6,9 @@ export const CONSOLE_CSS = `
 body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; }
 a { color: var(--accent); }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
-.top { display: flex; gap: 1.5rem; align-items: center; padding: .6rem 1.2rem; border-bottom: 1px solid var(--line); }
+.top { display: flex; flex-wrap: wrap; gap: .4rem 1.5rem; align-items: center; padding: .6rem 1.2rem; border-bottom: 1px solid var(--line); }
 .brand { font-weight: 700; text-decoration: none; }
-nav { display: flex; gap: 1rem; }
+nav { display: flex; flex-wrap: wrap; gap: .3rem 1rem; }
 nav a[aria-current="page"] { font-weight: 700; text-decoration: none; }
 .signout { margin-left: auto; display: flex; gap: .6rem; align-items: center; }
 .me { color: var(--muted); }
@@ -27,7 +27,7 @@ pre { background: rgba(127,127,127,.12); padding: .6rem; overflow: auto; max-hei
 details { margin-top: .8rem; }
 summary { cursor: pointer; width: max-content; }
 details form { margin-top: .4rem; }
-button { font: inherit; padding: .35rem .9rem; border-radius: 4px; border: 1px solid var(--line); cursor: pointer; }
+button { white-space: nowrap; font: inherit; padding: .35rem .9rem; border-radius: 4px; border: 1px solid var(--line); cursor: pointer; }
 button.approve { background: var(--ok); color: #fff; border-color: var(--ok); }
 button.reject { background: var(--bad); color: #fff; border-color: var(--bad); }
 label { display: flex; flex-direction: column; gap: .2rem; font-size: .9rem; }
