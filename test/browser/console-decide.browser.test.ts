@@ -14,7 +14,9 @@ const HOSTILE_TEXT =
   '<script>alert(1)</script> <a href="javascript:alert(2)">open</a> <img src=x onerror=alert(3)> ' +
   '<!channel> <https://x|y>';
 
-describe('web console in a browser: deciding', () => {
+// A browser test walks through several pages and waits for the run behind them: more than a plain test's 20 s
+// on a busy machine, while each browser action still gives up after 10 s.
+describe('web console in a browser: deciding', { timeout: 40_000 }, () => {
   const browser = useBrowser();
   let h: Harness;
   let origin: string;
@@ -142,6 +144,7 @@ describe('web console in a browser: deciding', () => {
       expect(policy, answer.url).not.toContain('unsafe-eval');
     }
     expect(browser.cspViolations).toEqual([]);
+    expect(browser.refused).toEqual([]);
 
     const ran = await page.locator('body').evaluate((body) => {
       const script = body.ownerDocument.createElement('script');
@@ -153,6 +156,16 @@ describe('web console in a browser: deciding', () => {
     await waitUntil(() => browser.cspViolations.length > 0, {
       message: 'expected the browser to report the blocked inline script',
     });
+  });
+
+  it('the decide page fits a phone: nothing is wider than the screen', async () => {
+    await pendingRequest('a note long enough to wrap on a narrow screen, as real requests are');
+    const { page } = browser;
+    await page.setViewportSize({ width: 360, height: 740 });
+    await signInInBrowser(page, origin, env(), ADMIN);
+    const overflow = await page.locator('html').evaluate((root) => root.scrollWidth - root.clientWidth);
+    expect(overflow).toBe(0);
+    await expect(page.getByRole('button', { name: 'Approve', exact: true }).isVisible()).resolves.toBe(true);
   });
 
   it('a one-time link signs in once: used again, it lands on the sign-in page with the refusal', async () => {

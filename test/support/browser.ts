@@ -25,6 +25,9 @@ const LAUNCH_ARGS = [
   '--disable-extensions',
 ];
 
+/** The hosts a test's pages may reach: the bot and the fakes listen on 127.0.0.1. */
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
 /** Each action (click, fill, wait for a selector) gives up well before the test's own timeout. */
 const ACTION_TIMEOUT_MS = 10_000;
 
@@ -51,6 +54,11 @@ export interface BrowserFixture {
   readonly dialogs: readonly string[];
   /** Console messages of the test's pages that report a Content-Security-Policy violation. */
   readonly cspViolations: readonly string[];
+  /**
+   * Requests the test's pages made to anywhere but this machine, each refused. A test that needs an outside
+   * page (Slack's authorize URL) answers it with its own `page.route`, which goes before this one.
+   */
+  readonly refused: readonly string[];
 }
 
 /**
@@ -73,12 +81,20 @@ export function useBrowser(): BrowserFixture {
   let responses: SeenResponse[] = [];
   let dialogs: string[] = [];
   let cspViolations: string[] = [];
+  let refused: string[] = [];
 
   const newPage = async (): Promise<Page> => {
     if (!browser) throw new Error('the browser did not start');
     const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
     context.setDefaultTimeout(ACTION_TIMEOUT_MS);
     contexts.push(context);
+    await context.route(
+      (url) => !LOOPBACK_HOSTS.has(url.hostname),
+      (route) => {
+        refused.push(route.request().url());
+        return route.abort('blockedbyclient');
+      },
+    );
     const page = await context.newPage();
     watch(page, { responses, dialogs, cspViolations });
     pages.push(page);
@@ -98,6 +114,7 @@ export function useBrowser(): BrowserFixture {
     responses = [];
     dialogs = [];
     cspViolations = [];
+    refused = [];
     pages = [];
     contexts = [];
     await newPage();
@@ -132,6 +149,9 @@ export function useBrowser(): BrowserFixture {
     },
     get cspViolations() {
       return cspViolations;
+    },
+    get refused() {
+      return refused;
     },
   };
 }
