@@ -120,11 +120,15 @@ export function useBrowser(): BrowserFixture {
     await newPage();
   });
   afterEach(async () => {
-    for (const [index, page] of pages.entries()) {
-      if (page.isClosed()) continue;
-      await save(page, screenshotPath(index === 0 ? '' : `-${index + 1}`));
+    try {
+      for (const [index, page] of pages.entries()) {
+        if (page.isClosed()) continue;
+        await save(page, screenshotPath(index === 0 ? '' : `-${index + 1}`));
+      }
+    } finally {
+      // Closed even when a screenshot failed (a crashed page), so the next test starts clean.
+      for (const each of contexts) await each.close();
     }
-    for (const each of contexts) await each.close();
   });
   afterAll(async () => {
     await browser?.close();
