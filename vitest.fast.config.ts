@@ -2,12 +2,13 @@ import { defineConfig } from 'vitest/config';
 import { COMMON_TEST_OPTIONS } from './vitest.config.js';
 
 /**
- * Suites that start the bot, the terminal chat or other programs as processes or worker threads, need
+ * Suites that start the bot, the terminal chat, a browser or other programs as processes or worker threads, need
  * PostgreSQL only, measure load (many requests), wait out real retry back-off (seconds per test), or read the
  * shared recordings of model servers: `npm test` runs them, `npm run test:fast` does not (docs/testing.md).
  */
 export const SLOW_SUITES = [
   'test/bench/**',
+  'test/browser/**',
   'test/e2e/acked-clicks.test.ts',
   'test/e2e/approve-restart-reject.test.ts',
   'test/e2e/audit-delivery.test.ts',

@@ -14,7 +14,7 @@ export function decideList(requests: readonly Decidable[], session: ConsoleSessi
   if (requests.length === 0)
     return html`<h1>Decide</h1><p class="muted">Nothing waits for your decision.</p>`;
   return html`<h1>Decide</h1>
-<p class="muted">${requests.length} request${requests.length === 1 ? '' : 's'} wait for your decision, oldest first.</p>
+<p class="muted">${requests.length === 1 ? '1 request waits' : `${requests.length} requests wait`} for your decision, oldest first.</p>
 ${requests.map(({ view, draft }) => requestCard(view, session, now, { heading: 'h2', draft }))}`;
 }
 
@@ -99,7 +99,8 @@ function decisionForms(view: ApprovalView, session: ConsoleSession, draft: strin
   }
   <form method="post" action="${action}">
     ${csrf}<input type="hidden" name="decision" value="reject">
-    <label>Reason <input type="text" name="reason" maxlength="2000" placeholder="Why not (the requester sees it)"></label>
+    <label for="reason-${view.id}">Reason</label>
+    <input type="text" id="reason-${view.id}" name="reason" maxlength="2000" placeholder="Why not (the requester sees it)">
     <button type="submit" class="reject">Reject</button>
   </form>
 </div>
@@ -109,7 +110,8 @@ ${
   <summary>Edit arguments, then approve</summary>
   <form method="post" action="${action}">
     ${csrf}<input type="hidden" name="decision" value="approve">
-    <label>Arguments (JSON)<textarea name="arguments" spellcheck="false">${draft}</textarea></label>
+    <label for="arguments-${view.id}">Arguments (JSON)</label>
+    <textarea id="arguments-${view.id}" name="arguments" spellcheck="false">${draft}</textarea>
     <button type="submit" class="approve">Approve with these arguments</button>
   </form>
 </details>`
