@@ -31,7 +31,7 @@ export function createConsole(
   core: Core,
   work: RunWork,
   client: WebClient,
-  config: Pick<Config, 'console' | 'auditorUserIds' | 'adminUserIds' | 'slack' | 'logLevel'>,
+  config: Pick<Config, 'console' | 'adminUserIds' | 'slack' | 'logLevel'>,
   logger: Logger,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   let team: Promise<string> | undefined;
@@ -67,7 +67,6 @@ export function createConsole(
       logger,
     }),
     installedTeam,
-    auditorUserIds: config.auditorUserIds,
     config: { ...config.console, slackApiUrl: config.slack.apiUrl },
     clock: core.clock,
     logger,

@@ -34,8 +34,6 @@ export interface ConsoleDeps {
   chainCheck: Pick<ChainCheck, 'latest' | 'now'>;
   /** The workspace the bot is installed in (asked of Slack once). */
   installedTeam: () => Promise<string>;
-  /** Read-only readers of the audit log (AUDITOR_USER_IDS). */
-  auditorUserIds: readonly string[];
   config: ConsoleConfig & { slackApiUrl: string };
   clock: Clock;
   logger: Logger;
@@ -54,7 +52,6 @@ export interface Roles {
   auditor: boolean;
 }
 
-export function rolesOf(deps: Pick<ConsoleDeps, 'deciders' | 'auditorUserIds'>, userId: string): Roles {
-  const admin = deps.deciders.isAdmin(userId);
-  return { admin, auditor: admin || deps.auditorUserIds.includes(userId) };
+export function rolesOf(deps: Pick<ConsoleDeps, 'deciders'>, userId: string): Roles {
+  return { admin: deps.deciders.isAdmin(userId), auditor: deps.deciders.isAuditor(userId) };
 }
