@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { SQL } from 'drizzle-orm';
-import { readMigrationFiles } from 'drizzle-orm/migrator';
+import { type MigrationMeta, readMigrationFiles } from 'drizzle-orm/migrator';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { AppError } from '../../errors.js';
 import { withAuditLast } from '../audit-writer.js';
@@ -57,6 +57,14 @@ export function openSqliteReadOnly(path: string): SqlDatabase {
   });
 }
 
+/** The generated migrations, read (and hashed) at the first opening in a process: they ship with its code. */
+let migrationsRead: MigrationMeta[] | undefined;
+
+function generatedMigrations(): MigrationMeta[] {
+  migrationsRead ??= readMigrationFiles({ migrationsFolder: MIGRATIONS });
+  return migrationsRead;
+}
+
 /**
  * Applies the migrations drizzle-kit generated that this file has not seen, recorded as drizzle's own migrator
  * records them (`__drizzle_migrations`: each migration's hash and folder time), so either may apply them. All in
@@ -64,7 +72,7 @@ export function openSqliteReadOnly(path: string): SqlDatabase {
  * migration once (the later ones find them applied).
  */
 function migrate(sqlite: Database.Database): void {
-  const migrations = readMigrationFiles({ migrationsFolder: MIGRATIONS });
+  const migrations = generatedMigrations();
   sqlite.exec(
     'CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)',
   );
