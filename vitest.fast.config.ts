@@ -52,6 +52,8 @@ export default defineConfig({
     include: [...COMMON_TEST_OPTIONS.include],
     exclude: SLOW_SUITES,
     env: { TEST_DATABASE_KINDS: 'sqlite' },
+    // Temporary files (every suite's SQLite databases) in RAM when there is room: see the file.
+    globalSetup: ['test/support/ram-temp-folder.ts'],
     // Keeps each module as transformed on disk (node_modules/.experimental-vitest-cache, keyed by its content),
     // so a run after the first does not transform the bot again (a few seconds of a run).
     experimental: { fsModuleCache: true },
