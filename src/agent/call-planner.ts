@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type ApprovalRule, standingExpiry } from '../approvals/approval.js';
+import { limitChecks } from '../approvals/approval-limits.js';
 import type { ApprovalPolicy } from '../approvals/policy.js';
 import { argumentsForRules } from '../approvals/policy-rules.js';
 import type { GrantorCheck, StandingApproval, StandingApprovalStore } from '../approvals/ports.js';
@@ -56,8 +57,8 @@ export interface CallPlan {
   /** Requests to store with the turn: pending, or approved by a standing approval. */
   approvals: NewApproval[];
   audit: AuditInput[];
-  /** What to say in the thread (a call approved automatically). */
-  notes: string[];
+  /** What to say in the thread (a call approved automatically), said only if it is stored approved. */
+  notes: { approvalId: string; text: string }[];
   /** Calls that already have their output (an unknown tool); it was appended to the turn's items. */
   done: Set<string>;
 }
@@ -86,7 +87,7 @@ export class CallPlanner {
       const parsed = tool.parseArguments(call.arguments);
       const requirement = await approvalRequirement(this.#deps.policy, tool, call, parsed, run);
       if (!requirement.required) continue;
-      const approval = this.#newApproval(call, requirement.rule);
+      const approval = this.#newApproval(call, requirement.rule, run);
       // A standing approval covers only calls whose arguments parse: a malformed call always asks a person.
       const found =
         parsed.ok && requirement.rule.allowStandingApproval
@@ -96,7 +97,10 @@ export class CallPlanner {
       if (grant) {
         plan.approvals.push({ ...approval, automatic: grant });
         plan.audit.push(this.#automaticApproval(run, call, approval.id, grant));
-        plan.notes.push(`\`${call.name}\` auto-approved (approved for this thread by <@${grant.grantedBy}>)`);
+        plan.notes.push({
+          approvalId: approval.id,
+          text: `\`${call.name}\` auto-approved (approved for this thread by <@${grant.grantedBy}>)`,
+        });
       } else {
         plan.approvals.push(approval);
         plan.audit.push(this.#approvalRequested(run, approval));
@@ -155,9 +159,17 @@ export class CallPlanner {
     });
   }
 
-  #newApproval(call: ToolCall, rule: ApprovalRule): NewApproval {
+  #newApproval(call: ToolCall, rule: ApprovalRule, run: RunRecord): NewApproval {
     const now = this.#deps.clock.now();
+    const limits = limitChecks(rule, {
+      teamId: run.teamId,
+      tool: call.name,
+      place: rule.appliedRule?.place,
+      requesterId: run.requesterId,
+      channelId: run.channelId,
+    });
     return {
+      ...(limits.length > 0 ? { limits } : {}),
       id: this.#deps.newId('apr'),
       callId: call.callId,
       toolName: call.name,

@@ -1,4 +1,5 @@
 import type { ApprovalRecord, ApprovalRule, ApprovalStatus } from '../approvals/approval.js';
+import type { LimitCheck } from '../approvals/approval-limits.js';
 import type { StandingApproval } from '../approvals/ports.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import { AppError } from '../errors.js';
@@ -53,6 +54,11 @@ export interface NewApproval {
   remindAt: number | null;
   /** Set when a standing approval covers the call: it is stored as approved by the person who granted it. */
   automatic?: StandingApproval;
+  /**
+   * The limits the request is counted against (approval-limits.ts). The store counts and records it in the
+   * transaction that stores it; past a limit it is stored refused (`cancelled`) or for admins only.
+   */
+  limits?: LimitCheck[];
 }
 
 /** An approval's final status and result, recorded with the state change that settles it. */

@@ -13,6 +13,7 @@ import { runEvent } from './run-events.js';
 import type { RunOutcome } from './run-outcome.js';
 import { parseRunState, type RunState } from './run-state.js';
 import type { ToolRegistry } from './tool-registry.js';
+import { turnNotes } from './turn-notes.js';
 import { type ToolProgress, TurnSettler } from './turn-settler.js';
 
 export type { RunOutcome } from './run-outcome.js';
@@ -199,7 +200,7 @@ export class Runner {
       approvals,
       audit,
     });
-    for (const note of notes) await hooks.notify(note);
+    for (const note of turnNotes(notes, created)) await hooks.notify(note);
     const settled = await this.#settleStoredTurn(run, saved, created);
     if (settled) return settled;
     return { kind: 'paused', approvals: created.filter((approval) => approval.status === 'pending') };

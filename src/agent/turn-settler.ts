@@ -4,6 +4,7 @@ import {
   expiryOutput,
   rejectionOutput,
 } from '../approvals/approval.js';
+import { limitOutput } from '../approvals/limit-outcome.js';
 import { describeApprovers } from '../approvals/policy.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
@@ -140,6 +141,12 @@ export class TurnSettler {
       case 'expired':
         return { text: expiryOutput(approval.rule.expiresAfterMs), status: 'expired', approvalStatus: null };
       case 'cancelled':
+        if (approval.rule.limitReached)
+          return {
+            text: limitOutput(call.name, approval.rule.limitReached),
+            status: 'cancelled',
+            approvalStatus: null,
+          };
         return {
           text: `The approval request was cancelled: ${approval.reason ?? 'no reason given'}.`,
           status: 'cancelled',

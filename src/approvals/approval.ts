@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { approvalLimitSchema, limitReachedSchema, OVER_LIMIT_ACTIONS } from './approval-limits.js';
 
 export const APPROVAL_STATUSES = [
   'pending',
@@ -56,6 +57,11 @@ export const approvalRuleSchema = z.object({
   escalatedAt: z.number().int().optional(),
   /** Set when one of the tool's conditional rules applied (absent: the tool's own fields). */
   appliedRule: appliedRuleSchema.optional(),
+  /** How many requests may be offered in a window (approval-limits.ts), and what happens past them. */
+  limits: z.array(approvalLimitSchema).min(1).optional(),
+  overLimit: z.enum(OVER_LIMIT_ACTIONS).optional(),
+  /** Set on a request that went past a limit: refused (status `cancelled`), or sent to admins only. */
+  limitReached: limitReachedSchema.optional(),
 });
 export type ApprovalRule = z.infer<typeof approvalRuleSchema>;
 

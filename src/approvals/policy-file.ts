@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { type ApprovalRule, approverSchema, standingExpiry, type ToolPolicy } from './approval.js';
+import { LIMIT_SCOPES, OVER_LIMIT_ACTIONS } from './approval-limits.js';
 import {
   type ApprovalPolicy,
   BASE_TOOL_POLICY,
@@ -38,7 +39,22 @@ const approver = z.string().superRefine((text, ctx) => {
     ctx.addIssue({ code: 'custom', message: `"${text}" is not an approver` });
 });
 
+/** `limits`: how many requests may be offered per requester, channel or team in a window (policy.md#limits). */
+const limitsField = z
+  .array(
+    z
+      .strictObject({
+        per: z.enum(LIMIT_SCOPES, `is not one of ${LIMIT_SCOPES.join(', ')}`),
+        max: z.number().int('must be a whole number').min(1, 'must be at least 1'),
+        window: duration,
+      })
+      .transform(({ per, max, window }) => ({ per, max, windowMs: window })),
+  )
+  .min(1, 'the list is empty');
+
 const ruleSchema = z.strictObject({
+  limits: limitsField.optional(),
+  overLimit: z.enum(OVER_LIMIT_ACTIONS, `is not one of ${OVER_LIMIT_ACTIONS.join(', ')}`).optional(),
   requireApproval: z.boolean().optional(),
   approvers: z.array(approver).min(1, 'the list is empty').optional(),
   allowSelfApproval: z.boolean().optional(),
@@ -229,6 +245,7 @@ function layer(base: ToolPolicy, over: FileRule): ToolPolicy {
         : over.standingApprovalExpiresAfter,
     ...notifyLayer(base.rule, over),
     ...escalationLayer(base.rule, over),
+    ...limitsLayer(base.rule, over),
   };
   return { requireApproval: over.requireApproval ?? base.requireApproval, rule };
 }
@@ -247,6 +264,13 @@ function escalationLayer(
   const after = over.escalateAfter === undefined ? base.escalateAfterMs : over.escalateAfter;
   const to = over.escalateTo ?? base.escalateTo;
   return { ...(after === undefined ? {} : { escalateAfterMs: after }), ...(to ? { escalateTo: to } : {}) };
+}
+
+/** Limit fields are left out of rules that never set them, like `notify`. */
+function limitsLayer(base: ApprovalRule, over: FileRule): Pick<ApprovalRule, 'limits' | 'overLimit'> {
+  const limits = over.limits ?? base.limits;
+  const overLimit = over.overLimit ?? base.overLimit;
+  return { ...(limits ? { limits } : {}), ...(overLimit ? { overLimit } : {}) };
 }
 
 /** A rule nobody could ever satisfy is a configuration error, not a request that waits forever. */

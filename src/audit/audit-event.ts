@@ -18,6 +18,7 @@ export type AuditKind =
   | 'approval.reminded'
   | 'approval.escalated'
   | 'approval.cancelled'
+  | 'approval.limited'
   | 'approval.card_posted'
   | 'standing.granted'
   | 'standing.revoked'

@@ -2,8 +2,10 @@ import { sql } from 'drizzle-orm';
 import type { RunStore } from '../agent/ports.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import { cancelledByRunEnd } from '../approvals/decision-rules.js';
+import type { AuditInput } from '../audit/audit-event.js';
 import { AppError } from '../errors.js';
 import { approvalsOfTurn, toApprovalRecord } from './approval-rows.js';
+import { countRequest, lockLimitKeys } from './limit-rows.js';
 import {
   conversationOf,
   historyOf,
@@ -39,18 +41,32 @@ export function createRunStore(ctx: StoreContext): RunStore {
           throw new AppError('conversation.not_found', `Conversation ${conversationId} not found`);
         yield* insertItems(conversationId, runId, state.turn, items, at);
         const stored: ApprovalRecord[] = [];
-        for (const { automatic, ...approval } of created) {
+        const scope = {
+          at,
+          actor: readString(run, 'requester_id'),
+          teamId: readString(conversation, 'team_id'),
+          conversationId,
+          runId,
+        };
+        yield* lockLimitKeys(ctx, created);
+        const replaced = new Map<string, AuditInput[]>();
+        for (const approval of created) {
+          const { rule, automatic, refusedReason, audit: limitEvents } = yield* countRequest(approval, scope);
+          if (limitEvents) replaced.set(approval.id, limitEvents);
           const decided = automatic
             ? sql`'approved', ${automatic.grantedBy}, ${at}, ${automatic.originApprovalId}`
-            : sql`'pending', null, null, null`;
+            : refusedReason === null
+              ? sql`'pending', null, null, null`
+              : sql`'cancelled', null, null, null`;
           const [inserted] =
             yield* rows(sql`insert into approvals (id, run_id, conversation_id, team_id, turn,
               call_id, tool_name, arguments, arguments_hash, rule, status, decided_by, decided_at,
-              origin_approval_id, requester_id, channel_id, thread_ts, expires_at, remind_at, created_at, updated_at)
-            values (${approval.id}, ${runId}, ${conversationId}, ${readString(conversation, 'team_id')},
+              origin_approval_id, reason, requester_id, channel_id, thread_ts, expires_at, remind_at, created_at,
+              updated_at)
+            values (${approval.id}, ${runId}, ${conversationId}, ${scope.teamId},
               ${state.turn}, ${approval.callId}, ${approval.toolName}, ${approval.arguments},
-              ${approval.argumentsHash}, ${JSON.stringify(approval.rule)}, ${decided},
-              ${readString(run, 'requester_id')}, ${readString(conversation, 'channel_id')},
+              ${approval.argumentsHash}, ${JSON.stringify(rule)}, ${decided}, ${refusedReason},
+              ${scope.actor}, ${readString(conversation, 'channel_id')},
               ${readString(conversation, 'thread_ts')}, ${approval.expiresAt}, ${approval.remindAt}, ${at}, ${at})
             returning *`);
           if (!inserted) throw new AppError('database.not_stored', `Approval ${approval.id} was not stored`);
@@ -63,7 +79,11 @@ export function createRunStore(ctx: StoreContext): RunStore {
         yield* count(sql`update runs set ${stateColumns(state, at)}, status = ${status}, ${held}
           where id = ${runId}`);
         if (reply !== undefined) yield* oweReply(ctx, { id: runId, conversationId }, reply, at);
-        yield* audit(events);
+        // A request a limit refused or sent to admins has the events of that fate instead of those planned.
+        yield* audit([
+          ...events.filter((event) => event.approvalId === null || !replaced.has(event.approvalId)),
+          ...[...replaced.values()].flat(),
+        ]);
         return stored;
       });
     },
