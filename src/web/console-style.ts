@@ -20,6 +20,7 @@ main { padding: 1rem 1.2rem; max-width: 72rem; }
 .facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: .4rem 0; }
 .facts dt { color: var(--muted); }
 .facts dd { margin: 0; }
+h1 code { overflow-wrap: anywhere; }
 pre { background: rgba(127,127,127,.12); padding: .6rem; overflow: auto; max-height: 24rem; white-space: pre-wrap; word-break: break-word; }
 .actions { display: flex; flex-wrap: wrap; gap: .6rem 1.5rem; align-items: center; margin-top: .6rem; }
 .actions form { display: flex; flex-wrap: wrap; gap: .4rem .6rem; align-items: center; }
@@ -31,8 +32,12 @@ button { white-space: nowrap; font: inherit; padding: .35rem .9rem; border-radiu
 button.approve { background: var(--ok); color: #fff; border-color: var(--ok); }
 button.reject { background: var(--bad); color: #fff; border-color: var(--bad); }
 label { display: flex; flex-direction: column; gap: .2rem; font-size: .9rem; }
-input[type=text], input[type=date], select, textarea { font: inherit; padding: .3rem; }
+input[type=text], input[type=date], input[type=number], select, textarea { font: inherit; padding: .3rem; }
+input[type=text], input[type=number], select { height: 2.2rem; }
 textarea { width: 100%; min-height: 8rem; font-family: ui-monospace, monospace; }
+.scroll-frame { overflow-x: auto; max-width: 100%; margin: .6rem 0 1.2rem; }
+.scroll-frame > table { margin: 0; }
+.scroll-frame th[scope="row"], .scroll-frame time { white-space: nowrap; }
 table { border-collapse: collapse; width: 100%; margin: .6rem 0 1.2rem; }
 th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 .muted { color: var(--muted); }
@@ -40,8 +45,11 @@ th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--
 .badge.ok { color: var(--ok); }
 .badge.bad { color: var(--bad); }
 .filters { display: flex; flex-wrap: wrap; gap: .6rem; align-items: flex-end; margin-bottom: .8rem; }
+.filters.chain { align-items: center; }
+.filters.chain p { margin: 0; }
 .chart { margin: 1rem 0 .2rem; }
-.chart svg { max-width: 100%; height: auto; }
+.chart .scroll-frame { margin: .4rem 0; }
+.chart svg[role="img"] { display: block; width: 100%; max-width: 720px; min-width: 30rem; height: auto; }
 .chart h2 { font-size: 1.05rem; margin: 0 0 .4rem; }
 .legend { display: flex; flex-wrap: wrap; gap: .4rem 1rem; list-style: none; padding: 0; margin: .2rem 0; font-size: .9rem; }
 .legend svg { vertical-align: -1px; }

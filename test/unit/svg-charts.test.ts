@@ -6,11 +6,31 @@ import {
   OTHERS,
   TOP_TOKEN_SERIES,
 } from '../../src/approvals/approval-trends.js';
-import { lineChart, stackedBarChart } from '../../src/web/pages/svg-charts.js';
+import { lineChart, PALETTE, stackedBarChart } from '../../src/web/pages/svg-charts.js';
 
 const render = async (markup: unknown) => String(await markup);
 
+/** WCAG's relative luminance of a `#rrggbb` colour. */
+function luminance(hex: string): number {
+  const [r = 0, g = 0, b = 0] = [1, 3, 5].map((at) => {
+    const channel = Number.parseInt(hex.slice(at, at + 2), 16) / 255;
+    return channel <= 0.03928 ? channel / 12.92 : ((channel + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+const contrast = (a: string, b: string) => {
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return ((light ?? 0) + 0.05) / ((dark ?? 0) + 0.05);
+};
+
 describe('server-side SVG charts', () => {
+  it('draws every series in a colour that stands out 3:1 on a white page and on a dark one', () => {
+    // The browser's page background in each scheme: white, and Chromium's dark canvas.
+    for (const background of ['#ffffff', '#121212'])
+      for (const colour of PALETTE)
+        expect(contrast(colour, background), `${colour} on ${background}`).toBeGreaterThanOrEqual(3);
+  });
+
   it('escapes every label and key, in the image and in its table', async () => {
     const svg = await render(
       stackedBarChart({

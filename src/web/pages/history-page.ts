@@ -2,7 +2,7 @@ import { html } from 'hono/html';
 import { APPROVAL_STATUSES } from '../../approvals/approval.js';
 import { type AuditRequest, queryString } from '../audit-filter.js';
 import type { AuditEventView, ChainStateView, RunTimelineView } from '../history-views.js';
-import { type Markup, time } from './layout.js';
+import { type Markup, scrolling, time } from './layout.js';
 
 export interface HistoryPageView {
   request: AuditRequest;
@@ -39,7 +39,7 @@ function chainBadge(chain: ChainStateView, given: AuditRequest['given']): Markup
         ? html`<span class="badge bad">Chain broken at event ${chain.seq}</span> ${chain.message}
             <span class="muted">checked ${time(chain.checkedAt)}</span>`
         : html`<span class="badge">Chain not checked yet</span> <span class="muted">a check is under way</span>`;
-  return html`<form class="filters" method="get" action="/console/history" aria-label="Audit chain">
+  return html`<form class="filters chain" method="get" action="/console/history" aria-label="Audit chain">
   <p role="status">${state}</p>
   ${Object.entries(given).map(([key, value]) => html`<input type="hidden" name="${key}" value="${value}">`)}
   <input type="hidden" name="verify" value="now">
@@ -71,7 +71,9 @@ function filterForm(given: Partial<Record<string, string>>): Markup {
 }
 
 function eventTable(events: readonly AuditEventView[]): Markup {
-  return html`<table>
+  return scrolling(
+    'Events',
+    html`<table class="events">
 <thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Actor</th><th scope="col">Tool</th><th scope="col">Outcome</th><th scope="col">Request</th></tr></thead>
 <tbody>
 ${events.map(
@@ -83,7 +85,8 @@ ${events.map(
 </tr>`,
 )}
 </tbody>
-</table>`;
+</table>`,
+  );
 }
 
 /** A run's story from its audit events: request, card, reminders, decision, tool output, answer. */

@@ -68,3 +68,11 @@ export function time(isoTime: string | null): Markup {
   if (isoTime === null) return html`—`;
   return html`<time datetime="${isoTime}">${isoTime.replace('T', ' ').slice(0, 16)} UTC</time>`;
 }
+
+/**
+ * A table or chart in a frame that scrolls sideways on a narrow screen, so the page itself never gets wider than the
+ * screen. The frame is a named region that takes the focus, so it can be scrolled with the keyboard too.
+ */
+export function scrolling(label: string, content: Markup): Markup {
+  return html`<div class="scroll-frame" role="region" aria-label="${label}" tabindex="0">${content}</div>`;
+}

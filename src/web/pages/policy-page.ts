@@ -2,7 +2,7 @@ import { html } from 'hono/html';
 import type { PolicyTableRow } from '../../approvals/policy-summary.js';
 import type { ConsoleSession } from '../../console/ports.js';
 import { DEFAULT_REPLAY_DAYS, type ReplayAnswer, type ReplayOutcome } from '../policy-replay-run.js';
-import { type Markup, time } from './layout.js';
+import { type Markup, scrolling, time } from './layout.js';
 
 export interface PolicyInForce {
   source: string;
@@ -28,8 +28,10 @@ export function policyPage(
   return html`<h1>Policy</h1>
 <p>In force: <code>${policy.source}</code>. It is read from the file at start-up and on <code>SIGHUP</code>; this
 page changes nothing.</p>
-<table class="policy">
-<caption class="muted">${policy.summary}</caption>
+<p class="muted" id="policy-summary">${policy.summary}</p>
+${scrolling(
+  'Policy in force',
+  html`<table class="policy" aria-describedby="policy-summary">
 <thead><tr><th scope="col">Tool</th><th scope="col">Approval</th><th scope="col">Approvers</th><th scope="col">Quorum</th>
 <th scope="col">Self-approval</th><th scope="col">Standing approval</th><th scope="col">Expires after</th>
 <th scope="col">Reminder every</th><th scope="col">Escalation</th><th scope="col">Conditional rules</th></tr></thead>
@@ -40,7 +42,8 @@ page changes nothing.</p>
 <td>${row.escalation ?? 'none'}</td>
 <td>${row.rules.length === 0 ? '—' : html`<ol>${row.rules.map((r) => html`<li><code>${r.when}</code>: ${r.effect}</li>`)}</ol>`}</td></tr>`,
   )}</tbody>
-</table>
+</table>`,
+)}
 <h2 id="replay">Replay a candidate policy</h2>
 <p class="muted">Paste a policy file's JSON: it is checked as <code>npm run policy -- check</code> checks a file, then
 replayed over this workspace's requests of the last days as <code>npm run policy -- replay</code> does. Nothing is
@@ -66,27 +69,33 @@ function replayResult(outcome: ReplayOutcome): Markup {
 function replayTables(answer: ReplayAnswer): Markup {
   return html`<section aria-labelledby="replay-result">
 <h2 id="replay-result">Replay of ${answer.requests} request(s) since ${time(answer.since)}</h2>
-<table class="replay-summary">
+${scrolling(
+  'Replay by tool',
+  html`<table class="replay-summary">
 <thead><tr><th scope="col">Tool</th><th scope="col">Requests</th><th scope="col">Need approval</th>
 <th scope="col">No approval</th><th scope="col">Decider refused</th><th scope="col">Differ</th></tr></thead>
 <tbody>${answer.summary.map(
     (r) =>
       html`<tr><th scope="row"><code>${r.tool}</code></th><td>${r.requests}</td><td>${r.stillNeedApproval}</td><td>${r.noApproval}</td><td>${r.deciderRefused}</td><td>${r.differ}</td></tr>`,
   )}</tbody>
-</table>
+</table>`,
+)}
 <h3>${answer.changed.length === 0 ? 'No decision would change.' : `Decisions that would change (${answer.changed.length})`}</h3>
 ${
   answer.changed.length === 0
     ? ''
-    : html`<table class="replay-changed">
+    : scrolling(
+        'Decisions that would change',
+        html`<table class="replay-changed">
 <thead><tr><th scope="col">Request</th><th scope="col">Asked</th><th scope="col">Tool</th><th scope="col">Requester</th>
 <th scope="col">Status</th><th scope="col">What would change</th></tr></thead>
 <tbody>${answer.changed.map(
-        (r) => html`<tr><td><a href="/console/approvals/${r.approvalId}">${r.approvalId}</a></td>
+          (r) => html`<tr><td><a href="/console/approvals/${r.approvalId}">${r.approvalId}</a></td>
 <td>${time(new Date(r.at).toISOString())}</td><td><code>${r.tool}</code></td><td>${r.requesterId}</td><td>${r.status}</td>
 <td>${r.differences.join('; ')}${r.after.error ? ` (rule could not be evaluated: ${r.after.error})` : ''}</td></tr>`,
-      )}</tbody>
-</table>`
+        )}</tbody>
+</table>`,
+      )
 }
 ${
   answer.pruned.count > 0

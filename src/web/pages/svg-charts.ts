@@ -1,5 +1,5 @@
 import { html } from 'hono/html';
-import type { Markup } from './layout.js';
+import { type Markup, scrolling } from './layout.js';
 
 /** One named row of numbers, a value per label of the chart. */
 export interface ChartSeries {
@@ -22,15 +22,27 @@ export interface ChartInput {
 
 const WIDTH = 720;
 const HEIGHT = 240;
-const PAD = { left: 56, right: 12, top: 12, bottom: 28 };
+const PAD = { left: 64, right: 12, top: 12, bottom: 28 };
 const PLOT_W = WIDTH - PAD.left - PAD.right;
 const PLOT_H = HEIGHT - PAD.top - PAD.bottom;
-/** Series colours, in order (SVG `fill`/`stroke` attributes: presentation, not CSS, so the CSP allows them). */
-const PALETTE = ['#1264a3', '#2eb67d', '#e01e5a', '#ecb22e', '#7c3aed', '#36c5f0', '#8d8d8d', '#b45309'];
+/**
+ * Series colours, in order (SVG `fill`/`stroke` attributes: presentation, not CSS, so the CSP allows them). Each
+ * stands out at 3:1 or more against both a white page and a dark one (#121212), so one palette serves both schemes.
+ */
+export const PALETTE = [
+  '#2f7fc1',
+  '#1f9160',
+  '#e01e5a',
+  '#c27c0e',
+  '#8b5cf6',
+  '#1a93b8',
+  '#8d8d8d',
+  '#b45309',
+];
 /** At most this many labels are written along the x axis; the table has them all. */
 const MAX_AXIS_LABELS = 10;
 
-const colour = (index: number) => PALETTE[index % PALETTE.length] ?? '#1264a3';
+const colour = (index: number) => PALETTE[index % PALETTE.length] ?? '#2f7fc1';
 const plain = (value: number) => value.toLocaleString('en-US');
 const fixed = (n: number) => Math.round(n * 10) / 10;
 
@@ -102,19 +114,27 @@ function roundUp(max: number): number {
 
 /** The chart in its figure: the SVG (titled, described by its table), its legend, and the table it was drawn from. */
 function figure(chart: ChartInput, y: ReturnType<typeof scale>, marks: readonly Markup[]): Markup {
+  return html`<figure class="chart" id="${chart.id}">
+<h2 id="${chart.id}-title">${chart.title}</h2>
+${scrolling(`${chart.title}: chart`, drawing(chart, y, marks))}
+${legend(chart.series)}
+${dataTable(chart, chart.format ?? plain)}
+</figure>`;
+}
+
+/** The SVG itself: axes, labels along them, and the marks. */
+function drawing(chart: ChartInput, y: ReturnType<typeof scale>, marks: readonly Markup[]): Markup {
   const format = chart.format ?? plain;
   const every = Math.ceil(chart.labels.length / MAX_AXIS_LABELS);
   const band = PLOT_W / Math.max(chart.labels.length, 1);
   const empty = chart.series.length === 0 || chart.labels.length === 0;
-  return html`<figure class="chart" id="${chart.id}">
-<h2 id="${chart.id}-title">${chart.title}</h2>
-<svg role="img" aria-labelledby="${chart.id}-svg-title" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" xmlns="http://www.w3.org/2000/svg">
+  return html`<svg role="img" aria-labelledby="${chart.id}-svg-title" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" xmlns="http://www.w3.org/2000/svg">
 <title id="${chart.id}-svg-title">${chart.title}${empty ? ': nothing in this range' : ''}</title>
 <g class="axis" stroke="currentColor" stroke-opacity="0.3">
   <line x1="${PAD.left}" y1="${y(0)}" x2="${WIDTH - PAD.right}" y2="${y(0)}"></line>
   <line x1="${PAD.left}" y1="${y(y.top)}" x2="${WIDTH - PAD.right}" y2="${y(y.top)}" stroke-dasharray="4 4"></line>
 </g>
-<g class="axis-labels" fill="currentColor" font-size="11">
+<g class="axis-labels" fill="currentColor" font-size="13">
   <text x="${PAD.left - 6}" y="${y(0)}" text-anchor="end">0</text>
   <text x="${PAD.left - 6}" y="${y(y.top) + 4}" text-anchor="end">${format(y.top)}</text>
   ${chart.labels.map((label, i) =>
@@ -124,10 +144,7 @@ function figure(chart: ChartInput, y: ReturnType<typeof scale>, marks: readonly 
   )}
 </g>
 ${marks}
-</svg>
-${legend(chart.series)}
-${dataTable(chart, format)}
-</figure>`;
+</svg>`;
 }
 
 function legend(series: readonly ChartSeries[]): Markup {
@@ -140,11 +157,14 @@ function legend(series: readonly ChartSeries[]): Markup {
 
 /** The figures the chart was drawn from, one row per label: readable by a screen reader and copyable. */
 function dataTable(chart: ChartInput, format: (value: number) => string): Markup {
-  return html`<table class="chart-data" aria-labelledby="${chart.id}-title">
+  return scrolling(
+    `${chart.title}: figures`,
+    html`<table class="chart-data" aria-labelledby="${chart.id}-title">
 <thead><tr><th scope="col">${chart.labelHeading}</th>${chart.series.map((s) => html`<th scope="col">${s.key}</th>`)}</tr></thead>
 <tbody>${chart.labels.map(
-    (label, i) =>
-      html`<tr><th scope="row">${label}</th>${chart.series.map((s) => html`<td>${format(s.values[i] ?? 0)}</td>`)}</tr>`,
-  )}</tbody>
-</table>`;
+      (label, i) =>
+        html`<tr><th scope="row">${label}</th>${chart.series.map((s) => html`<td>${format(s.values[i] ?? 0)}</td>`)}</tr>`,
+    )}</tbody>
+</table>`,
+  );
 }
