@@ -180,6 +180,13 @@ describe('web console in a browser: history and a run’s timeline', { timeout: 
     expect(await page.getByRole('link', { name: 'create_note' }).getAttribute('href')).toBe(
       `/console/approvals/${realRun.approvalId}`,
     );
+    // An auditor reads the request too, with no decision to make.
+    await Promise.all([
+      page.waitForURL(`${origin}/console/approvals/${realRun.approvalId}`),
+      page.getByRole('link', { name: 'create_note' }).click(),
+    ]);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('create_note');
+    expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
     expect(browser.cspViolations).toEqual([]);
   });
 
