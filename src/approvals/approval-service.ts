@@ -22,6 +22,8 @@ export interface DecisionRequest {
   editedArguments?: string | null;
   /** Where the person decided, when not in Slack (recorded with the decision). */
   surface?: 'web' | 'terminal';
+  /** Decided with others in one selection (App Home, the console): still its own check and audit event. */
+  batch?: boolean;
 }
 
 export type DecisionResult =
@@ -120,6 +122,7 @@ export class ApprovalService {
             ...(request.reason ? { reason: request.reason } : {}),
             ...(request.standing ? { standing: true } : {}),
             ...(request.surface ? { surface: request.surface } : {}),
+            ...(request.batch ? { batch: true } : {}),
             ...(request.editedArguments ? { editedArguments: readable(request.editedArguments) } : {}),
             ...(delegation ? { onBehalfOf: delegation.delegatorId } : {}),
           },

@@ -12,6 +12,7 @@ import { slackClickReply } from '../slack/clicks/click-reply.js';
 import { type ClickDeps, localClicks } from '../slack/clicks/decide-click.js';
 import { createHomePublisher, type HomePublisher } from '../slack/home-publisher.js';
 import { registerActionListeners } from '../slack/listeners/actions.js';
+import { registerBatchListeners } from '../slack/listeners/batch-decisions.js';
 import { registerCommandListeners } from '../slack/listeners/commands.js';
 import { registerDecisionModalListeners } from '../slack/listeners/decision-modals.js';
 import { registerHomeListeners } from '../slack/listeners/home.js';
@@ -122,6 +123,7 @@ export function registerListeners(
     edits: core.edits,
     modalKey,
   });
+  registerBatchListeners(app, decisions);
   registerCommandListeners(app, {
     queries: stores.auditQueries,
     access,

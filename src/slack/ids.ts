@@ -8,6 +8,12 @@ export const ACTION_IDS = {
   viewArguments: 'approval:view_arguments',
   /** Another page of that modal. */
   argumentsPage: 'approval:arguments_page',
+  /** A request's checkbox in App Home: selects it for a batch decision (decides nothing by itself). */
+  select: 'approval:select',
+  /** App Home: approve every selected request. */
+  batchApprove: 'approval:batch_approve',
+  /** App Home: reject every selected request, after one reason in a modal. */
+  batchReject: 'approval:batch_reject',
 } as const;
 
 /** Matches the buttons that decide at once (the others open a modal first). */
@@ -17,6 +23,7 @@ export const DECISION_ACTION = /^approval:(approve|approve_thread)$/;
 export const CALLBACK_IDS = {
   rejectModal: 'approval:reject_modal',
   editModal: 'approval:edit_modal',
+  batchRejectModal: 'approval:batch_reject_modal',
 } as const;
 
 export const MODAL_INPUTS = {

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { html } from 'hono/html';
 import { prettyJson } from '../approvals/argument-edit-service.js';
 import type { ConsoleSession } from '../console/ports.js';
+import { batchInput, batchNotice, batchRedirect, decideBatchFromWeb } from './batch-decision.js';
 import {
   type ApprovalView,
   type DecisionInput,
@@ -29,6 +30,7 @@ const OUTCOMES: Record<string, string> = {
   invalid_arguments: 'The edited arguments do not fit the tool; nothing changed.',
   not_permitted: NOT_PERMITTED.message,
   not_recorded: 'Your decision could not be recorded; nothing changed. Try again.',
+  nothing_selected: 'Nothing was selected, so nothing changed. Tick the requests first.',
 };
 
 /** The decide page and a request's page, and the JSON API over the same handlers. */
@@ -47,7 +49,7 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
           title: 'Decide',
           who: who(session),
           current: 'decide',
-          notice: OUTCOMES[c.req.query('outcome') ?? ''],
+          notice: OUTCOMES[c.req.query('outcome') ?? ''] ?? batchNotice((name) => c.req.query(name)),
         },
         decideList(requests, session, deps.clock.now()),
       ),
@@ -86,6 +88,28 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     // Back to the request's page, which shows what came of it (a refused person is sent to their list).
     const back = answer.status === 403 ? '/console' : `/console/approvals/${encodeURIComponent(id)}`;
     return c.redirect(`${back}?outcome=${answer.code}`, 303);
+  });
+
+  // The decide page's batch form: the ticked requests (`ids`, repeated), one decision and one reason for all.
+  app.post('/decisions', async (c) => {
+    const form = await c.req.parseBody({ all: true }).catch(() => ({}) as Record<string, unknown>);
+    const ids = form.ids === undefined ? [] : [form.ids].flat().filter((id) => typeof id === 'string');
+    const input = batchInput({ ids, decision: form.decision, reason: form.reason });
+    if (!input) return c.redirect('/console?outcome=nothing_selected', 303);
+    const answer = await decideBatchFromWeb(deps, c.get('session'), input);
+    return c.redirect(batchRedirect(answer, input.decision), 303);
+  });
+
+  app.post('/api/approvals/decisions', async (c) => {
+    const input = batchInput(await c.req.json().catch(() => undefined));
+    if (!input)
+      return apiError(
+        c,
+        400,
+        'bad_request',
+        'Send {"ids":[...] (1 to 50 request ids),"decision":"approve"|"reject","reason"?:string} as JSON.',
+      );
+    return c.json(await decideBatchFromWeb(deps, c.get('session'), input));
   });
 
   app.get('/api/me', (c) => {

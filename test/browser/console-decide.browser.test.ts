@@ -107,6 +107,36 @@ describe('web console in a browser: deciding', { timeout: 40_000 }, () => {
     await h.slack.waitForCall('chat.update', (c) => c.params.ts === cardTs(card));
   });
 
+  it('with two requests waiting, each can be ticked from the keyboard and Approve selected decides both', async () => {
+    for (const text of ['one', 'two']) {
+      h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text } }]));
+      await h.mention(`please add a note saying ${text}`);
+      await h.waitForCards(text === 'one' ? 1 : 2);
+    }
+    h.model.enqueue(reply.text('I added the note.'), reply.text('I added the note.'));
+    const { page } = browser;
+    await signInInBrowser(page, origin, env(), ADMIN);
+    // Each request's own buttons keep their order; its checkbox comes before them.
+    const stops: string[] = [];
+    for (let press = 0; press < 30 && stops.filter((s) => s === 'button Reject').length < 1; press++) {
+      await page.keyboard.press('Tab');
+      stops.push((await describeFocus(page)).name);
+    }
+    const at = (name: string) => stops.indexOf(name);
+    expect(at('input Select')).toBeGreaterThan(at('button Approve selected'));
+    expect(at('button Approve')).toBeGreaterThan(at('input Select'));
+    expect(at('button Reject')).toBe(at('button Approve') + 3);
+    for (const box of await page.getByRole('checkbox', { name: 'Select' }).all()) await box.check();
+    await Promise.all([
+      page.waitForURL((url) => url.searchParams.get('batch') === 'approve'),
+      page.getByRole('button', { name: 'Approve selected' }).click(),
+    ]);
+    expect(await page.getByRole('status').textContent()).toBe('Approved 2 selected requests.');
+    for (const card of h.cards())
+      await h.slack.waitForCall('chat.update', (c) => c.params.ts === cardTs(card));
+    expect(browser.cspViolations).toEqual([]);
+  });
+
   it('tool arguments holding a script, a javascript: link and Slack markup are shown as text and do nothing', async () => {
     const { id } = await pendingRequest(HOSTILE_TEXT);
     const { page } = browser;

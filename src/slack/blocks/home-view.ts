@@ -2,6 +2,7 @@ import type { types } from '@slack/bolt';
 import type { ApprovalRecord } from '../../approvals/approval.js';
 import { decisionButtons, viewAllButton } from './approval-card.js';
 import { approvalSection, context, header } from './approval-lines.js';
+import { batchBar, selectBox } from './batch-blocks.js';
 
 type KnownBlock = types.KnownBlock;
 
@@ -71,9 +72,19 @@ function decidable(
   const shown = items.slice(0, MAX_PENDING_SHOWN);
   const blocks: KnownBlock[] = [header('pending-title', `${title} (${total})`)];
   if (shown.length === 0) blocks.push(context('pending-empty', 'Nothing is waiting.'));
+  const mayDecide = (approval: ApprovalRecord) => !withButtons || withButtons.has(approval.id);
+  // Selecting takes a tick per request and one click for all: offered once two or more can be decided.
+  const batch = shown.filter(mayDecide).length >= 2;
+  if (batch) blocks.push(...batchBar());
   for (const approval of shown) {
-    blocks.push(approvalSection(approval, 'pending'));
-    if (withButtons && !withButtons.has(approval.id)) continue;
+    const section = approvalSection(approval, 'pending');
+    if (!mayDecide(approval)) {
+      blocks.push(section);
+      continue;
+    }
+    blocks.push(
+      batch && section.type === 'section' ? { ...section, accessory: selectBox(approval) } : section,
+    );
     // Home shows a one-line summary: every argument is one click away before deciding.
     blocks.push({
       type: 'actions',

@@ -13,9 +13,26 @@ export interface Decidable {
 export function decideList(requests: readonly Decidable[], session: ConsoleSession, now: number): Markup {
   if (requests.length === 0)
     return html`<h1>Decide</h1><p class="muted">Nothing waits for your decision.</p>`;
+  // Two or more: each can be ticked, and the ticked ones decided together by one form.
+  const batch = requests.length >= 2;
   return html`<h1>Decide</h1>
 <p class="muted">${requests.length === 1 ? '1 request waits' : `${requests.length} requests wait`} for your decision, oldest first.</p>
-${requests.map(({ view, draft }) => requestCard(view, session, now, { heading: 'h2', draft }))}`;
+${batch ? batchForm(session) : ''}
+${requests.map(({ view, draft }) => requestCard(view, session, now, { heading: 'h2', draft, batch }))}`;
+}
+
+/**
+ * Decides the ticked requests (their checkboxes belong to this form through `form="batch"`), each on its own.
+ * Reject comes first in the form, so Enter in the reason rejects, as in a request's own reject form.
+ */
+function batchForm(session: ConsoleSession): Markup {
+  return html`<form id="batch" class="actions" method="post" action="/console/decisions" aria-label="Decide the selected requests">
+  <input type="hidden" name="csrf" value="${session.csrfToken}">
+  <label for="batch-reason">Reason for rejecting the selected</label>
+  <input type="text" id="batch-reason" name="reason" maxlength="2000" placeholder="One reason for all (the requesters see it)">
+  <button type="submit" name="decision" value="reject" class="reject">Reject selected</button>
+  <button type="submit" name="decision" value="approve" class="approve">Approve selected</button>
+</form>`;
 }
 
 /** One request in full: what the card shows, its votes and trail, and the forms when this person may decide. */
@@ -37,7 +54,7 @@ function requestCard(
   session: ConsoleSession,
   now: number,
   /** `draft`: the arguments to edit, for a person who may decide; undefined shows no forms. */
-  shown: { heading: 'h1' | 'h2'; draft: string | undefined },
+  shown: { heading: 'h1' | 'h2'; draft: string | undefined; batch?: boolean },
 ): Markup {
   const { draft } = shown;
   return html`<section class="card" aria-labelledby="title-${view.id}">
@@ -45,6 +62,11 @@ function requestCard(
     shown.heading === 'h1'
       ? html`<h1 id="title-${view.id}">${view.tool}</h1>`
       : html`<h2 id="title-${view.id}"><a href="/console/approvals/${view.id}">${view.tool}</a></h2>`
+  }
+  ${
+    shown.batch && view.status === 'pending'
+      ? html`<p><label><input type="checkbox" name="ids" value="${view.id}" form="batch" aria-describedby="title-${view.id}"> Select</label></p>`
+      : ''
   }
   <dl class="facts">
     <dt>Requested by</dt><dd>${view.requester}</dd>
