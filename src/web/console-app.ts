@@ -63,5 +63,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
 export function consoleRequestListener(
   deps: ConsoleDeps,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  return getRequestListener(createConsoleApp(deps).fetch);
+  // The bot's own fetch calls (the model client, Slack) keep Node's Request and Response: the adapter would
+  // otherwise put lighter copies in their place for the whole process.
+  return getRequestListener(createConsoleApp(deps).fetch, { overrideGlobalObjects: false });
 }

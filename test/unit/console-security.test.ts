@@ -33,3 +33,14 @@ describe('the console outside the sign-in', () => {
     expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
   });
 });
+
+describe('the console inside the bot process', () => {
+  it("leaves Node's own Request and Response in place for the bot's other fetch calls", async () => {
+    const { Request: before, Response: beforeResponse } = globalThis;
+    const { consoleRequestListener } = await import('../../src/web/console-app.js');
+    const deps = {} as Parameters<typeof consoleRequestListener>[0];
+    consoleRequestListener(deps);
+    expect(globalThis.Request).toBe(before);
+    expect(globalThis.Response).toBe(beforeResponse);
+  });
+});
