@@ -56,6 +56,8 @@ export const approvalRuleSchema = z.object({
   escalatedAt: z.number().int().optional(),
   /** Set when one of the tool's conditional rules applied (absent: the tool's own fields). */
   appliedRule: appliedRuleSchema.optional(),
+  /** `false`: no admin may break glass on this request (absent: they may, see break-glass.ts). */
+  breakGlass: z.boolean().optional(),
 });
 export type ApprovalRule = z.infer<typeof approvalRuleSchema>;
 
@@ -119,6 +121,16 @@ export interface ApprovalRecord {
   result: string | null;
   expiresAt: number | null;
   createdAt: number;
+  /** Set when an admin approved it by breaking glass (absent for every other decision). */
+  breakGlass?: BreakGlassMark | undefined;
+}
+
+/** A break-glass approval: who overrode the policy, why, and the other admin who acknowledged it afterwards. */
+export interface BreakGlassMark {
+  by: string;
+  justification: string;
+  acknowledgedBy: string | null;
+  acknowledgedAt: number | null;
 }
 
 /** The audit scope of an approval: its team, conversation, run and id. */

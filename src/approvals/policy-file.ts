@@ -58,6 +58,8 @@ const ruleSchema = z.strictObject({
     .optional(),
   escalateAfter: duration.nullable().optional(),
   escalateTo: z.array(approver).min(1, 'the list is empty').optional(),
+  /** `false`: no admin may break glass on the tool's requests. */
+  breakGlass: z.boolean().optional(),
 });
 type FileRule = z.infer<typeof ruleSchema>;
 
@@ -229,6 +231,7 @@ function layer(base: ToolPolicy, over: FileRule): ToolPolicy {
         : over.standingApprovalExpiresAfter,
     ...notifyLayer(base.rule, over),
     ...escalationLayer(base.rule, over),
+    ...breakGlassLayer(base.rule, over),
   };
   return { requireApproval: over.requireApproval ?? base.requireApproval, rule };
 }
@@ -247,6 +250,12 @@ function escalationLayer(
   const after = over.escalateAfter === undefined ? base.escalateAfterMs : over.escalateAfter;
   const to = over.escalateTo ?? base.escalateTo;
   return { ...(after === undefined ? {} : { escalateAfterMs: after }), ...(to ? { escalateTo: to } : {}) };
+}
+
+/** `breakGlass` is left out of rules that never set it (break glass allowed), like `notify`. */
+function breakGlassLayer(base: ApprovalRule, over: FileRule): Pick<ApprovalRule, 'breakGlass'> {
+  const breakGlass = over.breakGlass ?? base.breakGlass;
+  return breakGlass === undefined ? {} : { breakGlass };
 }
 
 /** A rule nobody could ever satisfy is a configuration error, not a request that waits forever. */

@@ -19,6 +19,8 @@ export type AuditKind =
   | 'approval.escalated'
   | 'approval.cancelled'
   | 'approval.card_posted'
+  | 'approval.break_glass'
+  | 'approval.break_glass_acknowledged'
   | 'standing.granted'
   | 'standing.revoked'
   | 'tool.started'
