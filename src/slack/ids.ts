@@ -8,6 +8,10 @@ export const ACTION_IDS = {
   viewArguments: 'approval:view_arguments',
   /** Another page of that modal. */
   argumentsPage: 'approval:arguments_page',
+  /** App Home, for an admin the policy refuses: opens the justification form (see break-glass.ts). */
+  breakGlass: 'approval:break_glass',
+  /** On the review card of a break-glass approval: another admin acknowledges it. */
+  acknowledgeBreakGlass: 'approval:break_glass_ack',
 } as const;
 
 /** Matches the buttons that decide at once (the others open a modal first). */
@@ -17,9 +21,11 @@ export const DECISION_ACTION = /^approval:(approve|approve_thread)$/;
 export const CALLBACK_IDS = {
   rejectModal: 'approval:reject_modal',
   editModal: 'approval:edit_modal',
+  breakGlassModal: 'approval:break_glass_modal',
 } as const;
 
 export const MODAL_INPUTS = {
   reason: { blockId: 'reason', actionId: 'reason_input' },
   arguments: { blockId: 'arguments', actionId: 'arguments_input' },
+  justification: { blockId: 'justification', actionId: 'justification_input' },
 } as const;

@@ -2,6 +2,7 @@ import type { types } from '@slack/bolt';
 import type { ApprovalRecord } from '../../approvals/approval.js';
 import { decisionButtons, viewAllButton } from './approval-card.js';
 import { approvalSection, context, header } from './approval-lines.js';
+import { breakGlassButton } from './break-glass.js';
 
 type KnownBlock = types.KnownBlock;
 
@@ -20,6 +21,8 @@ export type HomeContent =
       decisions: ApprovalRecord[];
       /** The pending requests this person may decide: only those get buttons (an auditor may decide none). */
       decidable: ReadonlySet<string>;
+      /** Of the others, those this admin may approve only by breaking glass: they get "Break glass…". */
+      breakGlass?: ReadonlySet<string>;
     }
   | { kind: 'user'; waiting: ApprovalRecord[]; requests: ApprovalRecord[] };
 
@@ -43,6 +46,7 @@ export function buildHomeView(content: HomeContent): HomeView {
             content.pendingTotal,
             'All pending: `/approvals pending`',
             content.decidable,
+            content.breakGlass,
           ),
           { type: 'divider' } as const,
           header('decisions-title', 'Latest decisions'),
@@ -67,13 +71,22 @@ function decidable(
   total: number,
   more: string,
   withButtons?: ReadonlySet<string>,
+  breakGlass?: ReadonlySet<string>,
 ): KnownBlock[] {
   const shown = items.slice(0, MAX_PENDING_SHOWN);
   const blocks: KnownBlock[] = [header('pending-title', `${title} (${total})`)];
   if (shown.length === 0) blocks.push(context('pending-empty', 'Nothing is waiting.'));
   for (const approval of shown) {
     blocks.push(approvalSection(approval, 'pending'));
-    if (withButtons && !withButtons.has(approval.id)) continue;
+    if (withButtons && !withButtons.has(approval.id)) {
+      if (breakGlass?.has(approval.id))
+        blocks.push({
+          type: 'actions',
+          block_id: `break-glass-${approval.id}`,
+          elements: [breakGlassButton(approval), viewAllButton(approval)],
+        });
+      continue;
+    }
     // Home shows a one-line summary: every argument is one click away before deciding.
     blocks.push({
       type: 'actions',
