@@ -1,6 +1,7 @@
 import { auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
 import { type ApprovalRecord, approvalScope, decisionOptions } from './approval.js';
+import { breakGlassEvent, breakGlassRefusal, checkJustification } from './break-glass.js';
 import type { Deciders } from './deciders.js';
 import type { Delegation } from './delegation.js';
 import type { DecisionPermission } from './policy.js';
@@ -24,6 +25,11 @@ export interface DecisionRequest {
   surface?: 'web' | 'terminal';
   /** Decided with others in one selection (App Home, the console): still its own check and audit event. */
   batch?: boolean;
+  /**
+   * Break glass: an admin approves what the rule would refuse them, with a justification another admin reviews
+   * (see break-glass.ts). Always a plain approval by this one person, whatever the quorum.
+   */
+  breakGlass?: { justification: string };
 }
 
 export type DecisionResult =
@@ -91,9 +97,12 @@ export class ApprovalService {
   }
 
   async decide(request: DecisionRequest): Promise<DecisionResult> {
+    const why = request.breakGlass && checkJustification(request.breakGlass.justification);
+    if (why && !why.ok) return { ok: false, kind: 'not_allowed', message: why.message };
     const checked = await this.#checked(request, Boolean(request.editedArguments));
     if (checked.ok === false) return checked;
-    const { approval, delegation } = checked;
+    const { approval, delegation, overrides } = checked;
+    const glass = overrides && why ? { overrides, justification: why.text } : undefined;
     const { store, clock } = this.#deps;
     const scope = approvalScope(approval);
     // An edit is its own kind of decision: approval with arguments a person rewrote.
@@ -125,8 +134,10 @@ export class ApprovalService {
             ...(request.batch ? { batch: true } : {}),
             ...(request.editedArguments ? { editedArguments: readable(request.editedArguments) } : {}),
             ...(delegation ? { onBehalfOf: delegation.delegatorId } : {}),
+            ...(glass ? { breakGlass: true } : {}),
           },
         }),
+        ...(glass ? [breakGlassEvent(approval, request.userId, glass, clock.now())] : []),
         ...(delegation
           ? [
               auditEvent('delegation.used', {
@@ -144,6 +155,7 @@ export class ApprovalService {
           : []),
       ],
       onBehalfOf: delegation?.delegatorId ?? null,
+      breakGlass: glass ? { justification: glass.justification } : null,
     });
     switch (result.kind) {
       case 'decided':
@@ -160,7 +172,15 @@ export class ApprovalService {
   async #checked(
     request: Omit<DecisionRequest, 'editedArguments'>,
     edit: boolean,
-  ): Promise<Refusal | { ok: undefined; approval: ApprovalRecord; delegation?: Delegation }> {
+  ): Promise<
+    | Refusal
+    | {
+        ok: undefined;
+        approval: ApprovalRecord;
+        delegation?: Delegation;
+        overrides?: 'self_approval' | 'not_an_approver';
+      }
+  > {
     const { store, clock, deciders } = this.#deps;
     const approval = await store.get(request.approvalId);
     // An approval of another workspace is as unknown as a forged id: reveal nothing.
@@ -169,6 +189,7 @@ export class ApprovalService {
     // Past its deadline the request is expired, even before the scheduler's next check records it.
     if (approval.expiresAt !== null && approval.expiresAt <= clock.now())
       return { ok: false, kind: 'already_decided', approval: { ...approval, status: 'expired' } };
+    if (request.breakGlass) return this.#breakGlassChecked(approval, request);
     const { permission, delegation } = await deciders.right(approval, request.userId, request.channelId);
     const unavailable = unavailableOption(approval, request, edit);
     if (permission.ok && unavailable) return { ok: false, kind: 'not_allowed', message: unavailable };
@@ -185,20 +206,64 @@ export class ApprovalService {
         kind: 'not_allowed',
         message: `You may decide this request only because it was escalated, so you cannot approve ${approval.toolName} for the whole thread; approve this call on its own.`,
       };
-    if (!permission.ok) {
-      if (!this.#refusals.allow(request.userId, clock.now()))
-        return { ok: false, kind: 'not_allowed', message: 'Too many refused clicks.', quiet: true };
-      await store.recordAudit([
-        auditEvent('approval.refused', {
-          at: clock.now(),
-          actor: request.userId,
-          ...approvalScope(approval),
-          payload: { vote: request.vote, reason: permission.reason, rule: approval.rule },
-        }),
-      ]);
-      return { ok: false, kind: 'not_allowed', message: refusal(approval, permission) };
-    }
+    if (!permission.ok)
+      return this.#refused(approval, request, permission.reason, refusal(approval, permission));
     return { ok: undefined, approval, ...(delegation ? { delegation } : {}) };
+  }
+
+  /**
+   * A break-glass approval's check: an admin the rule refuses, approving this one call on a request whose rule
+   * allows it. A non-admin is refused with the same sentence as for Approve; every refusal is recorded.
+   */
+  async #breakGlassChecked(approval: ApprovalRecord, request: Omit<DecisionRequest, 'editedArguments'>) {
+    const glass = await this.#deps.deciders.breakGlass(approval, request.userId);
+    if (glass.ok && request.vote === 'approve' && !request.standing)
+      return { ok: undefined, approval, overrides: glass.overrides } as const;
+    if (glass.ok)
+      return this.#refused(approval, request, 'break_glass', breakGlassRefusal('not_plain', approval));
+    switch (glass.reason) {
+      case 'not_needed':
+        return {
+          ok: false,
+          kind: 'not_allowed',
+          message: breakGlassRefusal('not_needed', approval),
+        } as const;
+      case 'forbidden':
+        return this.#refused(
+          approval,
+          request,
+          'break_glass_forbidden',
+          breakGlassRefusal('forbidden', approval),
+        );
+      case 'not_an_admin':
+        return this.#refused(approval, request, glass.refused.reason, refusal(approval, glass.refused));
+    }
+  }
+
+  /** A refusal, recorded (at most so many a person, see RefusalLimiter) as `approval.refused`. */
+  async #refused(
+    approval: ApprovalRecord,
+    request: Pick<DecisionRequest, 'userId' | 'vote' | 'breakGlass'>,
+    reason: string,
+    message: string,
+  ): Promise<Refusal> {
+    const { store, clock } = this.#deps;
+    if (!this.#refusals.allow(request.userId, clock.now()))
+      return { ok: false, kind: 'not_allowed', message: 'Too many refused clicks.', quiet: true };
+    await store.recordAudit([
+      auditEvent('approval.refused', {
+        at: clock.now(),
+        actor: request.userId,
+        ...approvalScope(approval),
+        payload: {
+          vote: request.vote,
+          reason,
+          rule: approval.rule,
+          ...(request.breakGlass ? { breakGlass: true } : {}),
+        },
+      }),
+    ]);
+    return { ok: false, kind: 'not_allowed', message };
   }
 }
 

@@ -62,6 +62,8 @@ export const approvalRuleSchema = z.object({
   overLimit: z.enum(OVER_LIMIT_ACTIONS).optional(),
   /** Set on a request that went past a limit: refused (status `cancelled`), or sent to admins only. */
   limitReached: limitReachedSchema.optional(),
+  /** `false`: no admin may break glass on this request (absent: they may, see break-glass.ts). */
+  breakGlass: z.boolean().optional(),
 });
 export type ApprovalRule = z.infer<typeof approvalRuleSchema>;
 
@@ -125,6 +127,16 @@ export interface ApprovalRecord {
   result: string | null;
   expiresAt: number | null;
   createdAt: number;
+  /** Set when an admin approved it by breaking glass (absent for every other decision). */
+  breakGlass?: BreakGlassMark | undefined;
+}
+
+/** A break-glass approval: who overrode the policy, why, and the other admin who acknowledged it afterwards. */
+export interface BreakGlassMark {
+  by: string;
+  justification: string;
+  acknowledgedBy: string | null;
+  acknowledgedAt: number | null;
 }
 
 /** The audit scope of an approval: its team, conversation, run and id. */

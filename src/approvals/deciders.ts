@@ -1,5 +1,11 @@
 import type { Clock } from '../clock.js';
 import type { ApprovalRecord, ApprovalRule, Approver } from './approval.js';
+import {
+  type AcknowledgePermission,
+  type BreakGlassPermission,
+  mayAcknowledge,
+  mayBreakGlass,
+} from './break-glass.js';
 import { type Delegation, type DelegationStore, maySomeoneDecide } from './delegation.js';
 import { type DecisionPermission, decidingRule, mayDecide } from './policy.js';
 import type { GroupDirectory } from './ports.js';
@@ -93,6 +99,20 @@ export class Deciders {
   }
 
   /**
+   * Whether `userId` may break glass on `approval` (approve it though its rule would refuse them): an admin
+   * whom the rule, from anywhere, does not let decide it, on a request whose rule does not forbid it.
+   */
+  async breakGlass(approval: ApprovalRecord, userId: string): Promise<BreakGlassPermission> {
+    const { permission } = await this.right(approval, userId, undefined);
+    return mayBreakGlass(approval.rule, permission, this.isAdmin(userId));
+  }
+
+  /** Whether `userId` may acknowledge the break-glass approval of `approval`: another admin, once. */
+  mayAcknowledge(approval: ApprovalRecord, userId: string): AcknowledgePermission {
+    return mayAcknowledge(approval.breakGlass, userId, this.isAdmin(userId));
+  }
+
+  /**
    * Whether this person may read a request's every argument: whoever may decide it (from anywhere), its
    * requester, admins and auditors, and the members of the conversation it was posted in (their click came from its
    * channel, or from the rule's approval channel where its copy is posted).
@@ -166,6 +186,24 @@ export class Deciders {
       if (allowed) decidable.add(approval.id);
     }
     return decidable;
+  }
+
+  /**
+   * Where the review card of a break-glass approval goes: the rule's approval channel, else every other admin by
+   * direct message (the admin who broke glass cannot acknowledge it).
+   */
+  breakGlassReviewers(approval: ApprovalRecord): string[] {
+    if (approval.rule.approvalChannel) return [approval.rule.approvalChannel];
+    return this.#deps.adminUserIds.filter((id) => id !== approval.breakGlass?.by);
+  }
+
+  /** Of these pending requests, the ids on which this person may break glass from App Home. */
+  async breakGlassFromHome(pending: readonly ApprovalRecord[], userId: string): Promise<Set<string>> {
+    const allowed = new Set<string>();
+    if (!this.isAdmin(userId)) return allowed;
+    for (const approval of pending)
+      if ((await this.breakGlass(approval, userId)).ok) allowed.add(approval.id);
+    return allowed;
   }
 
   /**

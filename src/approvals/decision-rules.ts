@@ -21,13 +21,17 @@ export type Tally =
 
 /**
  * What the votes cast so far (in order, the newest last) make of a request: one rejection ends it; it is
- * approved once `quorum` different people approved.
+ * approved once `quorum` different people approved, or at once when the newest vote broke glass.
  */
-export function tallyVotes(rule: Pick<ApprovalRule, 'quorum'>, votes: readonly CastVote[]): Tally {
+export function tallyVotes(
+  rule: Pick<ApprovalRule, 'quorum'>,
+  votes: readonly CastVote[],
+  breakGlass = false,
+): Tally {
   const approvers = votes.filter((v) => v.vote === 'approve').map((v) => v.userId);
   const rejection = votes.find((v) => v.vote === 'reject');
   if (rejection) return { kind: 'decided', status: 'rejected', decidedBy: rejection.userId, approvers };
-  if (approvers.length < rule.quorum) return { kind: 'counted', approvers };
+  if (approvers.length < rule.quorum && !breakGlass) return { kind: 'counted', approvers };
   return { kind: 'decided', status: 'approved', decidedBy: approvers.join(','), approvers };
 }
 

@@ -74,6 +74,8 @@ const ruleSchema = z.strictObject({
     .optional(),
   escalateAfter: duration.nullable().optional(),
   escalateTo: z.array(approver).min(1, 'the list is empty').optional(),
+  /** `false`: no admin may break glass on the tool's requests. */
+  breakGlass: z.boolean().optional(),
 });
 type FileRule = z.infer<typeof ruleSchema>;
 
@@ -246,6 +248,7 @@ function layer(base: ToolPolicy, over: FileRule): ToolPolicy {
     ...notifyLayer(base.rule, over),
     ...escalationLayer(base.rule, over),
     ...limitsLayer(base.rule, over),
+    ...breakGlassLayer(base.rule, over),
   };
   return { requireApproval: over.requireApproval ?? base.requireApproval, rule };
 }
@@ -271,6 +274,12 @@ function limitsLayer(base: ApprovalRule, over: FileRule): Pick<ApprovalRule, 'li
   const limits = over.limits ?? base.limits;
   const overLimit = over.overLimit ?? base.overLimit;
   return { ...(limits ? { limits } : {}), ...(overLimit ? { overLimit } : {}) };
+}
+
+/** `breakGlass` is left out of rules that never set it (break glass allowed), like `notify`. */
+function breakGlassLayer(base: ApprovalRule, over: FileRule): Pick<ApprovalRule, 'breakGlass'> {
+  const breakGlass = over.breakGlass ?? base.breakGlass;
+  return breakGlass === undefined ? {} : { breakGlass };
 }
 
 /** A rule nobody could ever satisfy is a configuration error, not a request that waits forever. */

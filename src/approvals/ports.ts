@@ -30,6 +30,8 @@ export interface ApprovalStore {
     editedArguments: string | null;
     /** The person who delegated deciding to the voter, when the vote was cast through a delegation. */
     onBehalfOf?: string | null;
+    /** An admin breaking glass: the vote settles the request as approved whatever the quorum, marked so. */
+    breakGlass?: { justification: string } | null;
     audit: AuditInput[];
   }): Promise<VoteResult>;
   /** Approvers who voted approve so far, in order. */

@@ -20,6 +20,8 @@ export type AuditKind =
   | 'approval.cancelled'
   | 'approval.limited'
   | 'approval.card_posted'
+  | 'approval.break_glass'
+  | 'approval.break_glass_acknowledged'
   | 'standing.granted'
   | 'standing.revoked'
   | 'tool.started'

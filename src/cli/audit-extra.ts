@@ -1,3 +1,4 @@
+import { runBreakGlass } from './audit-break-glass.js';
 import { runPrune } from './audit-prune.js';
 import { type FollowIo, runTail } from './audit-tail.js';
 import { runUsage } from './audit-usage.js';
@@ -13,7 +14,9 @@ export const EXTRA_USAGE = `  prune --before 90d|2026-03-01
                          the model's tokens over the runs that ended in the window (default: 30 days, by user)
   tail [--lines N] [--after SEQ] [--follow]
                          the newest events as JSON lines (default 10; --after: every event after SEQ);
-                         --follow keeps printing new events as they are written (for Vector, Fluent Bit)`;
+                         --follow keeps printing new events as they are written (for Vector, Fluent Bit)
+  break-glass [--team T…] [--format table|jsonl]
+                         break-glass approvals no other admin has acknowledged yet (exit 1 when any)`;
 
 /** The commands this module answers; the others are audit-cli.ts's. */
 export function isExtraCommand(argv: readonly string[]): boolean {
@@ -21,6 +24,7 @@ export function isExtraCommand(argv: readonly string[]): boolean {
     argv[0] === 'tail' ||
     argv[0] === 'usage' ||
     argv[0] === 'prune' ||
+    argv[0] === 'break-glass' ||
     (argv[0] === 'verify' && argv.some((arg) => arg === '--public-key' || arg.startsWith('--public-key=')))
   );
 }
@@ -35,5 +39,6 @@ export async function runExtraCommand(
   if (argv[0] === 'verify') return runVerifyWithKey(argv, env, io, seeHelp);
   if (argv[0] === 'prune') return runPrune(argv, env, io, seeHelp);
   if (argv[0] === 'usage') return runUsage(argv, env, io, seeHelp);
+  if (argv[0] === 'break-glass') return runBreakGlass(argv, env, io, seeHelp);
   return runTail(argv, env, io, seeHelp);
 }

@@ -1,5 +1,7 @@
 import { WebClient } from '@slack/web-api';
+import { BreakGlassReviews } from '../approvals/break-glass-reviews.js';
 import type { Config } from '../config.js';
+import type { DecisionWatchers } from '../conversations/decision-follow-up.js';
 import type { RunWork } from '../conversations/run-work.js';
 import { WelcomeService } from '../conversations/welcome-service.js';
 import { randomId } from '../ids.js';
@@ -7,12 +9,14 @@ import type { Logger } from '../logger.js';
 import { groupCommit } from '../slack/accepted-requests.js';
 import type { SlackRuntime } from '../slack/app.js';
 import { type AuditAccess, createAuditAccess } from '../slack/audit-access.js';
+import { createBreakGlassReviewPoster } from '../slack/break-glass-review-poster.js';
 import type { ClickWork } from '../slack/clicks/click.js';
 import { slackClickReply } from '../slack/clicks/click-reply.js';
 import { type ClickDeps, localClicks } from '../slack/clicks/decide-click.js';
 import { createHomePublisher, type HomePublisher } from '../slack/home-publisher.js';
 import { registerActionListeners } from '../slack/listeners/actions.js';
 import { registerBatchListeners } from '../slack/listeners/batch-decisions.js';
+import { registerBreakGlassListeners } from '../slack/listeners/break-glass.js';
 import { registerCommandListeners } from '../slack/listeners/commands.js';
 import { registerDecisionModalListeners } from '../slack/listeners/decision-modals.js';
 import { registerHomeListeners } from '../slack/listeners/home.js';
@@ -44,14 +48,15 @@ export function createWebClient(
 
 /**
  * App Home's publisher and who may read the audit log from Slack, built alike in the thread answering Slack
- * and in a worker (which refreshes App Home after the decisions it follows up).
+ * and in a worker (which refreshes App Home after the decisions it follows up); `watcher` is what the Slack side
+ * does after every decision: App Home, and the review card of a break-glass approval.
  */
 export function createHome(
   client: WebClient,
   core: SlackCore,
   config: Pick<Config, 'auditIncludesWorkspaceAdmins'>,
   logger: Logger,
-): { home: HomePublisher; access: AuditAccess } {
+): { home: HomePublisher; access: AuditAccess; watcher: DecisionWatchers } {
   const access = createAuditAccess(client, {
     isAdmin: (userId) => core.deciders.isAdmin(userId),
     includeWorkspaceAdmins: config.auditIncludesWorkspaceAdmins,
@@ -66,7 +71,14 @@ export function createHome(
     clock: core.clock,
     logger,
   });
-  return { home, access };
+  const reviews = createBreakGlassReviewPoster(client, { deciders: core.deciders, logger });
+  const watcher: DecisionWatchers = {
+    afterDecision: async (approval, deciders) => {
+      await reviews.afterDecision(approval, deciders);
+      await home.afterDecision(approval, deciders);
+    },
+  };
+  return { home, access, watcher };
 }
 
 /**
@@ -89,8 +101,8 @@ export function clickDeps(core: SlackCore, work: RunWork, client: WebClient, log
 
 /**
  * Registers every listener of the Slack app on the core: messages, card buttons and forms, `/approvals`,
- * App Home and the Messages tab. Returns App Home's publisher, which the follow-up of decisions refreshes (in
- * whichever thread that work runs).
+ * App Home and the Messages tab. Returns what the follow-up of decisions does on the Slack side (App Home, the
+ * review card of a break-glass approval), in whichever thread that work runs.
  */
 export function registerListeners(
   runtime: SlackRuntime,
@@ -101,10 +113,10 @@ export function registerListeners(
   clicks: ClickWork | undefined,
   config: Pick<Config, 'auditIncludesWorkspaceAdmins' | 'suggestedPrompts' | 'slack'>,
   logger: Logger,
-): HomePublisher {
+): DecisionWatchers {
   const { app } = runtime;
   const { stores } = core;
-  const { home, access } = createHome(app.client, core, config, logger);
+  const { home, access, watcher } = createHome(app.client, core, config, logger);
   // First: no listener sees a request whose ids are malformed or of a workspace Slack never names.
   app.use(rejectMalformedIds(logger));
   registerMessageListeners(app, { conversations: core.conversations, work, logger });
@@ -124,6 +136,12 @@ export function registerListeners(
     modalKey,
   });
   registerBatchListeners(app, decisions);
+  registerBreakGlassListeners(app, {
+    ...decisions,
+    approvals: core.approvals,
+    reviews: new BreakGlassReviews({ store: stores.breakGlass, clock: core.clock, deciders: core.deciders }),
+    modalKey,
+  });
   registerCommandListeners(app, {
     queries: stores.auditQueries,
     access,
@@ -150,5 +168,5 @@ export function registerListeners(
   app.error(async (error) => {
     logger.error('slack listener error', { error: error.message, code: error.code });
   });
-  return home;
+  return watcher;
 }

@@ -58,7 +58,7 @@ export async function composeWorker(data: WorkerData, logger: Logger): Promise<W
     { owner: data.owner },
   );
   const client = createWebClient(config.slack, config.logLevel, logger);
-  core.followUp.watch(createHome(client, core, config, logger).home);
+  core.followUp.watch(createHome(client, core, config, logger).watcher);
   const decisions = clickDeps(core, localWork(core.conversations, core.followUp, logger), client, logger);
   await core.mcp.connectAll();
   const background: BackgroundWork | undefined = data.background

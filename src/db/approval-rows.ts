@@ -29,6 +29,21 @@ export function toApprovalRecord(r: Row): ApprovalRecord {
     result: readOptionalString(r, 'result'),
     expiresAt: readOptionalNumber(r, 'expires_at'),
     createdAt: readNumber(r, 'created_at'),
+    ...breakGlassOf(r),
+  };
+}
+
+/** The break-glass mark, on rows that have one (absent otherwise, as on rows written before it existed). */
+function breakGlassOf(r: Row): Pick<ApprovalRecord, 'breakGlass'> {
+  const by = readOptionalString(r, 'break_glass_by');
+  if (by === null) return {};
+  return {
+    breakGlass: {
+      by,
+      justification: readOptionalString(r, 'break_glass_reason') ?? '',
+      acknowledgedBy: readOptionalString(r, 'break_glass_acked_by'),
+      acknowledgedAt: readOptionalNumber(r, 'break_glass_acked_at'),
+    },
   };
 }
 

@@ -24,7 +24,17 @@ export function createApprovalStore(ctx: StoreContext): ApprovalStore {
 
     approvers: (approvalId) => db.read(() => approversOf(approvalId)),
 
-    vote({ approvalId, userId, vote, reason, standing, editedArguments, onBehalfOf, audit: events }) {
+    vote({
+      approvalId,
+      userId,
+      vote,
+      reason,
+      standing,
+      editedArguments,
+      onBehalfOf,
+      breakGlass,
+      audit: events,
+    }) {
       const at = clock.now();
       return db.write(function* () {
         const current = yield* lockRunThenApproval(ctx, approvalId);
@@ -36,14 +46,16 @@ export function createApprovalStore(ctx: StoreContext): ApprovalStore {
             (approval_id, user_id, vote, on_behalf_of, created_at)
           values (${approvalId}, ${userId}, ${vote}, ${onBehalfOf ?? null}, ${at}) on conflict do nothing`);
         if (inserted === 0) return { kind: 'already_voted' as const, approval: current };
-        const tally = tallyVotes(current.rule, [...cast, { userId, vote }]);
+        const tally = tallyVotes(current.rule, [...cast, { userId, vote }], Boolean(breakGlass));
         if (tally.kind === 'counted') {
           yield* audit(events);
           return { kind: 'counted' as const, approval: current, approvers: tally.approvers };
         }
         const edited = tally.status === 'approved' && editedArguments ? editedArguments : null;
+        const glass = tally.status === 'approved' ? (breakGlass ?? null) : null;
         const [updated] = yield* rows(sql`update approvals set status = ${tally.status},
             decided_by = ${tally.decidedBy}, decided_at = ${at}, reason = ${reason},
+            break_glass_by = ${glass ? userId : null}, break_glass_reason = ${glass?.justification ?? null},
             edited_arguments = coalesce(${edited}, edited_arguments), updated_at = ${at}
           where id = ${approvalId} and status = 'pending' returning *`);
         if (!updated)

@@ -1,5 +1,6 @@
 import type { RunStore } from '../agent/ports.js';
 import type { AuditQueries } from '../approvals/audit-queries.js';
+import type { BreakGlassStore } from '../approvals/break-glass.js';
 import type { RequestLedger } from '../approvals/click-inbox.js';
 import type { DelegationStore } from '../approvals/delegation.js';
 import type { HomeViewerStore } from '../approvals/home-viewers.js';
@@ -26,6 +27,7 @@ import { createApprovalStore } from './approval-store.js';
 import { createApprovalTimerStore } from './approval-timer-store.js';
 import { createAuditPushStore } from './audit-push-store.js';
 import { createAuditQueryStore } from './audit-query-store.js';
+import { createBreakGlassStore } from './break-glass-store.js';
 import { createCheckpointStore } from './checkpoint-store.js';
 import { createConsoleLinkStore, createConsoleSessionStore } from './console-store.js';
 import { createConversationStore } from './conversation-store.js';
@@ -52,6 +54,7 @@ export interface Stores {
   cards: ApprovalCardStore;
   timers: ApprovalTimerStore;
   standing: StandingApprovalStore;
+  breakGlass: BreakGlassStore;
   auditQueries: AuditQueries;
   auditPush: AuditPushStore;
   checkpoints: CheckpointStore;
@@ -76,6 +79,7 @@ export function createStores(ctx: StoreContext): Stores {
     cards: createApprovalCardStore(ctx),
     timers: createApprovalTimerStore(ctx),
     standing: createStandingApprovalStore(ctx),
+    breakGlass: createBreakGlassStore(ctx),
     auditQueries: createAuditQueryStore(ctx.db),
     auditPush: createAuditPushStore(ctx),
     checkpoints: createCheckpointStore(ctx.db),

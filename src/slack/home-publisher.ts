@@ -28,7 +28,7 @@ export interface HomePublisherDeps {
   viewers: HomeViewerStore;
   access: AuditAccess;
   /** Which requests a person may decide from Home (no conversation). */
-  deciders: Pick<Deciders, 'decidableFromHome'>;
+  deciders: Pick<Deciders, 'decidableFromHome' | 'breakGlassFromHome'>;
   clock: Clock;
   logger: Logger;
 }
@@ -43,7 +43,16 @@ export function createHomePublisher(client: webApi.WebClient, deps: HomePublishe
       const decisions = (await deps.queries.history({ teamId, limit: HOME_DECISIONS, offset: 0 })).items;
       // Auditors see every request; buttons only where they could decide from Home.
       const decidable = await deps.deciders.decidableFromHome(pending.items, userId, teamId);
-      return { kind: 'admin', pending: pending.items, pendingTotal: pending.total, decisions, decidable };
+      const undecidable = pending.items.filter((approval) => !decidable.has(approval.id));
+      const breakGlass = await deps.deciders.breakGlassFromHome(undecidable, userId);
+      return {
+        kind: 'admin',
+        pending: pending.items,
+        pendingTotal: pending.total,
+        decisions,
+        decidable,
+        breakGlass,
+      };
     }
     const scanned = (await deps.queries.pending(teamId, { limit: PENDING_SCAN, offset: 0 })).items;
     const decidable = await deps.deciders.decidableFromHome(scanned, userId, teamId);

@@ -14,6 +14,10 @@ export const ACTION_IDS = {
   batchApprove: 'approval:batch_approve',
   /** App Home: reject every selected request, after one reason in a modal. */
   batchReject: 'approval:batch_reject',
+  /** App Home, for an admin the policy refuses: opens the justification form (see break-glass.ts). */
+  breakGlass: 'approval:break_glass',
+  /** On the review card of a break-glass approval: another admin acknowledges it. */
+  acknowledgeBreakGlass: 'approval:break_glass_ack',
 } as const;
 
 /** Matches the buttons that decide at once (the others open a modal first). */
@@ -24,9 +28,11 @@ export const CALLBACK_IDS = {
   rejectModal: 'approval:reject_modal',
   editModal: 'approval:edit_modal',
   batchRejectModal: 'approval:batch_reject_modal',
+  breakGlassModal: 'approval:break_glass_modal',
 } as const;
 
 export const MODAL_INPUTS = {
   reason: { blockId: 'reason', actionId: 'reason_input' },
   arguments: { blockId: 'arguments', actionId: 'arguments_input' },
+  justification: { blockId: 'justification', actionId: 'justification_input' },
 } as const;

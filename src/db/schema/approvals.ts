@@ -37,6 +37,12 @@ export const approvals = table(
     result: text('result'),
     expiresAt: time('expires_at'),
     remindAt: time('remind_at'),
+    /** The admin who approved it by breaking glass, and why (see src/approvals/break-glass.ts). */
+    breakGlassBy: text('break_glass_by'),
+    breakGlassReason: text('break_glass_reason'),
+    /** The other admin who acknowledged that break-glass approval afterwards, and when. */
+    breakGlassAckedBy: text('break_glass_acked_by'),
+    breakGlassAckedAt: time('break_glass_acked_at'),
     createdAt: createdAt(),
     updatedAt: millis('updated_at'),
   },

@@ -15,6 +15,7 @@ import { encodeApprovalButtonValue } from '../button-value.js';
 import { ACTION_IDS } from '../ids.js';
 import { escapeMrkdwn, safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
 import { cutWithin, preformatted } from './approval-lines.js';
+import { breakGlassCardLine } from './break-glass.js';
 
 export interface SlackMessage {
   text: string;
@@ -84,6 +85,7 @@ export function buildApprovalCard(
       block_id: `outcome-${version}`,
       elements: [{ type: 'mrkdwn', text: outcomeText(approval, options.standing ?? false, name) }],
     });
+    blocks.push(...breakGlassCardLine(approval, `break-glass-${version}`));
     if (approval.editedArguments && approval.originApprovalId === null && approved(approval)) {
       const edited = redactedArguments(approval.editedArguments, 2);
       blocks.push(

@@ -88,8 +88,16 @@ export function approvalLine(approval: ApprovalRecord): string {
       ? `waiting since ${slackDate(approval.createdAt)}`
       : `${OUTCOME[approval.status]}${approval.decidedBy ? ` by ${mentions(approval.decidedBy)}` : ''}${
           approval.decidedAt ? ` ${slackDate(approval.decidedAt)}` : ''
-        }${approval.status === 'executing' ? ' · running' : approval.status === 'executed' ? ' · ran' : ''}`;
+        }${approval.status === 'executing' ? ' · running' : approval.status === 'executed' ? ' · ran' : ''}${breakGlassNote(approval)}`;
   return `${STATUS_EMOJI[approval.status]} \`${approval.toolName}\` \`${args}\`\nRequested by <@${approval.requesterId}> · ${state} · \`${approval.id}\``;
+}
+
+/** "break glass by <@A>", and whether another admin acknowledged it: for one-line lists (App Home, `/approvals`). */
+export function breakGlassNote(approval: ApprovalRecord): string {
+  const mark = approval.breakGlass;
+  if (!mark) return '';
+  const review = mark.acknowledgedBy ? `acknowledged by <@${mark.acknowledgedBy}>` : 'not yet acknowledged';
+  return ` · :rotating_light: break glass by <@${mark.by}> (${review})`;
 }
 
 export function approvalSection(approval: ApprovalRecord, blockPrefix: string): KnownBlock {

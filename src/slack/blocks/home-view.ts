@@ -3,6 +3,7 @@ import type { ApprovalRecord } from '../../approvals/approval.js';
 import { decisionButtons, viewAllButton } from './approval-card.js';
 import { approvalSection, context, header } from './approval-lines.js';
 import { batchBar, selectBox } from './batch-blocks.js';
+import { breakGlassButton } from './break-glass.js';
 
 type KnownBlock = types.KnownBlock;
 
@@ -21,6 +22,8 @@ export type HomeContent =
       decisions: ApprovalRecord[];
       /** The pending requests this person may decide: only those get buttons (an auditor may decide none). */
       decidable: ReadonlySet<string>;
+      /** Of the others, those this admin may approve only by breaking glass: they get "Break glass…". */
+      breakGlass?: ReadonlySet<string>;
     }
   | { kind: 'user'; waiting: ApprovalRecord[]; requests: ApprovalRecord[] };
 
@@ -44,6 +47,7 @@ export function buildHomeView(content: HomeContent): HomeView {
             content.pendingTotal,
             'All pending: `/approvals pending`',
             content.decidable,
+            content.breakGlass,
           ),
           { type: 'divider' } as const,
           header('decisions-title', 'Latest decisions'),
@@ -68,6 +72,7 @@ function decidable(
   total: number,
   more: string,
   withButtons?: ReadonlySet<string>,
+  breakGlass?: ReadonlySet<string>,
 ): KnownBlock[] {
   const shown = items.slice(0, MAX_PENDING_SHOWN);
   const blocks: KnownBlock[] = [header('pending-title', `${title} (${total})`)];
@@ -80,6 +85,12 @@ function decidable(
     const section = approvalSection(approval, 'pending');
     if (!mayDecide(approval)) {
       blocks.push(section);
+      if (breakGlass?.has(approval.id))
+        blocks.push({
+          type: 'actions',
+          block_id: `break-glass-${approval.id}`,
+          elements: [breakGlassButton(approval), viewAllButton(approval)],
+        });
       continue;
     }
     blocks.push(

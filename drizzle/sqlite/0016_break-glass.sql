@@ -1,0 +1,4 @@
+ALTER TABLE `approvals` ADD `break_glass_by` text;--> statement-breakpoint
+ALTER TABLE `approvals` ADD `break_glass_reason` text;--> statement-breakpoint
+ALTER TABLE `approvals` ADD `break_glass_acked_by` text;--> statement-breakpoint
+ALTER TABLE `approvals` ADD `break_glass_acked_at` integer;
