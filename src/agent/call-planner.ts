@@ -94,7 +94,10 @@ export class CallPlanner {
           : undefined;
       const grant = found && (await this.#usable(found, requirement.rule, run)) ? found : undefined;
       if (grant) {
-        plan.approvals.push({ ...approval, automatic: grant });
+        plan.approvals.push({
+          ...approval,
+          automatic: { decidedBy: grant.grantedBy, originApprovalId: grant.originApprovalId },
+        });
         plan.audit.push(this.#automaticApproval(run, call, approval.id, grant));
         plan.notes.push(`\`${call.name}\` auto-approved (approved for this thread by <@${grant.grantedBy}>)`);
       } else {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ApprovalReview } from './approval-review.js';
 
 export const APPROVAL_STATUSES = [
   'pending',
@@ -56,6 +57,8 @@ export const approvalRuleSchema = z.object({
   escalatedAt: z.number().int().optional(),
   /** Set when one of the tool's conditional rules applied (absent: the tool's own fields). */
   appliedRule: appliedRuleSchema.optional(),
+  /** `review`: the reviewer (a model) approves the request when its note raises no flag (`reviewerMayApprove`). */
+  autoApprove: z.literal('review').optional(),
 });
 export type ApprovalRule = z.infer<typeof approvalRuleSchema>;
 
@@ -119,6 +122,8 @@ export interface ApprovalRecord {
   result: string | null;
   expiresAt: number | null;
   createdAt: number;
+  /** The reviewer's note, written by a model before the card was posted (absent: no review ran or it failed). */
+  review?: ApprovalReview;
 }
 
 /** The audit scope of an approval: its team, conversation, run and id. */

@@ -58,6 +58,8 @@ const ruleSchema = z.strictObject({
     .optional(),
   escalateAfter: duration.nullable().optional(),
   escalateTo: z.array(approver).min(1, 'the list is empty').optional(),
+  /** `"review"`: a clean note of the reviewer (a model) approves the call; null turns a default off. */
+  autoApprove: z.literal('review', 'must be "review" or null').nullable().optional(),
 });
 type FileRule = z.infer<typeof ruleSchema>;
 
@@ -229,6 +231,7 @@ function layer(base: ToolPolicy, over: FileRule): ToolPolicy {
         : over.standingApprovalExpiresAfter,
     ...notifyLayer(base.rule, over),
     ...escalationLayer(base.rule, over),
+    ...autoApproveLayer(base.rule, over),
   };
   return { requireApproval: over.requireApproval ?? base.requireApproval, rule };
 }
@@ -247,6 +250,12 @@ function escalationLayer(
   const after = over.escalateAfter === undefined ? base.escalateAfterMs : over.escalateAfter;
   const to = over.escalateTo ?? base.escalateTo;
   return { ...(after === undefined ? {} : { escalateAfterMs: after }), ...(to ? { escalateTo: to } : {}) };
+}
+
+/** `autoApprove` is left out of rules that never set it, like `notify`. */
+function autoApproveLayer(base: ApprovalRule, over: FileRule): Pick<ApprovalRule, 'autoApprove'> {
+  const auto = over.autoApprove === undefined ? base.autoApprove : over.autoApprove;
+  return auto ? { autoApprove: auto } : {};
 }
 
 /** A rule nobody could ever satisfy is a configuration error, not a request that waits forever. */

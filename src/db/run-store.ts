@@ -39,19 +39,20 @@ export function createRunStore(ctx: StoreContext): RunStore {
           throw new AppError('conversation.not_found', `Conversation ${conversationId} not found`);
         yield* insertItems(conversationId, runId, state.turn, items, at);
         const stored: ApprovalRecord[] = [];
-        for (const { automatic, ...approval } of created) {
+        for (const { automatic, review, ...approval } of created) {
           const decided = automatic
-            ? sql`'approved', ${automatic.grantedBy}, ${at}, ${automatic.originApprovalId}`
+            ? sql`'approved', ${automatic.decidedBy}, ${at}, ${automatic.originApprovalId}`
             : sql`'pending', null, null, null`;
           const [inserted] =
             yield* rows(sql`insert into approvals (id, run_id, conversation_id, team_id, turn,
               call_id, tool_name, arguments, arguments_hash, rule, status, decided_by, decided_at,
-              origin_approval_id, requester_id, channel_id, thread_ts, expires_at, remind_at, created_at, updated_at)
+              origin_approval_id, requester_id, channel_id, thread_ts, expires_at, remind_at, review, created_at, updated_at)
             values (${approval.id}, ${runId}, ${conversationId}, ${readString(conversation, 'team_id')},
               ${state.turn}, ${approval.callId}, ${approval.toolName}, ${approval.arguments},
               ${approval.argumentsHash}, ${JSON.stringify(approval.rule)}, ${decided},
               ${readString(run, 'requester_id')}, ${readString(conversation, 'channel_id')},
-              ${readString(conversation, 'thread_ts')}, ${approval.expiresAt}, ${approval.remindAt}, ${at}, ${at})
+              ${readString(conversation, 'thread_ts')}, ${approval.expiresAt}, ${approval.remindAt},
+              ${review ? JSON.stringify(review) : null}, ${at}, ${at})
             returning *`);
           if (!inserted) throw new AppError('database.not_stored', `Approval ${approval.id} was not stored`);
           const record = toApprovalRecord(inserted);

@@ -37,6 +37,8 @@ export const approvals = table(
     result: text('result'),
     expiresAt: time('expires_at'),
     remindAt: time('remind_at'),
+    /** The reviewer's note (JSON: summary, flags, structured), written by a model before the card was posted. */
+    review: text('review'),
     createdAt: createdAt(),
     updatedAt: millis('updated_at'),
   },

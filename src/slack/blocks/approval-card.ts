@@ -15,6 +15,7 @@ import { encodeApprovalButtonValue } from '../button-value.js';
 import { ACTION_IDS } from '../ids.js';
 import { escapeMrkdwn, safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
 import { cutWithin, preformatted } from './approval-lines.js';
+import { reviewNoteBlocks } from './review-note.js';
 
 export interface SlackMessage {
   text: string;
@@ -56,6 +57,7 @@ export function buildApprovalCard(
       },
     },
     preformatted(`arguments-${version}`, argumentsText(approval)),
+    ...reviewNoteBlocks(approval.review, `review-${version}`),
     {
       type: 'context',
       block_id: `details-${version}`,
