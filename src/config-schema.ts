@@ -58,6 +58,9 @@ export const envSchema = z.object({
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.url({ message: 'must be a URL such as http://localhost:11434/v1' }).optional(),
   OPENAI_MODEL: z.string().min(1).default('gpt-5-mini'),
+  /** Unset: on when APPROVAL_REVIEW_MODEL names a model; `off` wins over that. */
+  APPROVAL_REVIEW: z.enum(['on', 'off'], { message: 'must be on or off' }).optional(),
+  APPROVAL_REVIEW_MODEL: z.string().min(1).optional(),
   OPENAI_TIMEOUT_MS: wholeNumber({ min: 1, unit: 'milliseconds' }).default(60_000),
   DATABASE_PATH: z.string().min(1).default('./data/bot.db'),
   DATABASE_URL: z

@@ -17,6 +17,11 @@ export interface Config {
   openai: { apiKey: string; baseURL: string | undefined; model: string; stream: boolean; timeoutMs: number };
   database: DatabaseConfig;
   /**
+   * The reviewer's note on each request before its card is posted (APPROVAL_REVIEW=on, or a model named by
+   * APPROVAL_REVIEW_MODEL): the model it asks; undefined: no review.
+   */
+  review: { model: string } | undefined;
+  /**
    * How long a process may hold a running run without renewing its claim; after that another process takes
    * the run over (its owner stopped). Renewed every third of it while the run is driven.
    */
@@ -133,6 +138,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
         stream: e.OPENAI_STREAM,
         timeoutMs: e.OPENAI_TIMEOUT_MS,
       },
+      review:
+        e.APPROVAL_REVIEW === 'on' || (e.APPROVAL_REVIEW === undefined && e.APPROVAL_REVIEW_MODEL)
+          ? { model: e.APPROVAL_REVIEW_MODEL ?? e.OPENAI_MODEL }
+          : undefined,
       database: e.DATABASE_URL
         ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
         : { kind: 'sqlite', path: e.DATABASE_PATH },

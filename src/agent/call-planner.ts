@@ -95,7 +95,10 @@ export class CallPlanner {
           : undefined;
       const grant = found && (await this.#usable(found, requirement.rule, run)) ? found : undefined;
       if (grant) {
-        plan.approvals.push({ ...approval, automatic: grant });
+        plan.approvals.push({
+          ...approval,
+          automatic: { decidedBy: grant.grantedBy, originApprovalId: grant.originApprovalId },
+        });
         plan.audit.push(this.#automaticApproval(run, call, approval.id, grant));
         plan.notes.push({
           approvalId: approval.id,

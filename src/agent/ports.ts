@@ -1,6 +1,6 @@
 import type { ApprovalRecord, ApprovalRule, ApprovalStatus } from '../approvals/approval.js';
 import type { LimitCheck } from '../approvals/approval-limits.js';
-import type { StandingApproval } from '../approvals/ports.js';
+import type { ApprovalReview } from '../approvals/approval-review.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import { AppError } from '../errors.js';
 import type { HistoryItem, StoredItem } from './history.js';
@@ -52,8 +52,13 @@ export interface NewApproval {
   rule: ApprovalRule;
   expiresAt: number | null;
   remindAt: number | null;
-  /** Set when a standing approval covers the call: it is stored as approved by the person who granted it. */
-  automatic?: StandingApproval;
+  /**
+   * Set when the call is approved without a person deciding it now: by a standing approval (stored as approved
+   * by its grantor, pointing to the request that granted it), or by the reviewer (`reviewerMayApprove`).
+   */
+  automatic?: { decidedBy: string; originApprovalId: string | null };
+  /** The reviewer's note, stored with the request. */
+  review?: ApprovalReview;
   /**
    * The limits the request is counted against (approval-limits.ts). The store counts and records it in the
    * transaction that stores it; past a limit it is stored refused (`cancelled`) or for admins only.

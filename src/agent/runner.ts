@@ -4,7 +4,8 @@ import type { GrantorCheck, StandingApprovalStore } from '../approvals/ports.js'
 import { AppError } from '../errors.js';
 import type { IdGenerator } from '../ids.js';
 import { CallPlanner } from './call-planner.js';
-import type { HistoryItem, ToolCall } from './history.js';
+import type { CallReviewer } from './call-reviewer.js';
+import type { HistoryItem, StoredItem, ToolCall } from './history.js';
 import { type ChatModel, ModelError } from './model.js';
 import { type ModelTurn, type TextStreamHooks, takeModelTurn } from './model-turn.js';
 import { leaseOf, type RunnerStore, type RunRecord } from './ports.js';
@@ -53,6 +54,8 @@ export interface RunnerDeps extends RunEndingDeps {
   grantors?: GrantorCheck;
   newId: IdGenerator;
   limits?: RunnerLimits;
+  /** Writes a note on each request before its card is posted (`APPROVAL_REVIEW`); none without it. */
+  reviewer?: CallReviewer;
 }
 
 /**
@@ -153,7 +156,7 @@ export class Runner {
       if (response.toolCalls.length === 0) {
         return this.#ending.complete(run, state, items, response.text?.trim() ? response.text : 'Done.');
       }
-      const next = await this.#runCalls(run, state, calls, items, hooks);
+      const next = await this.#runCalls(run, state, calls, items, hooks, { history, signal });
       if ('kind' in next) return next;
       state = next;
     }
@@ -171,8 +174,12 @@ export class Runner {
     calls: ToolCall[],
     items: HistoryItem[],
     hooks: RunHooks,
+    context: { history: readonly StoredItem[]; signal: AbortSignal | undefined },
   ): Promise<RunOutcome | RunState> {
-    const { approvals, audit, notes, done } = await this.#planner.plan(run, calls, items);
+    const plan = await this.#planner.plan(run, calls, items);
+    // Outside any transaction: the turn is saved once the notes are written (or their reviews given up).
+    await this.#deps.reviewer?.reviewPlan(run, plan, { history: context.history, items }, context.signal);
+    const { approvals, audit, notes, done } = plan;
     const pending = approvals.filter((approval) => !approval.automatic);
     const rounds = state.approvalRounds + (pending.length > 0 ? 1 : 0);
     if (rounds > this.#limits.maxApprovalRounds) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { approvalLimitSchema, limitReachedSchema, OVER_LIMIT_ACTIONS } from './approval-limits.js';
+import type { ApprovalReview } from './approval-review.js';
 
 export const APPROVAL_STATUSES = [
   'pending',
@@ -64,6 +65,8 @@ export const approvalRuleSchema = z.object({
   limitReached: limitReachedSchema.optional(),
   /** `false`: no admin may break glass on this request (absent: they may, see break-glass.ts). */
   breakGlass: z.boolean().optional(),
+  /** `review`: the reviewer (a model) approves the request when its note raises no flag (`reviewerMayApprove`). */
+  autoApprove: z.literal('review').optional(),
 });
 export type ApprovalRule = z.infer<typeof approvalRuleSchema>;
 
@@ -129,6 +132,8 @@ export interface ApprovalRecord {
   createdAt: number;
   /** Set when an admin approved it by breaking glass (absent for every other decision). */
   breakGlass?: BreakGlassMark | undefined;
+  /** The reviewer's note, written by a model before the card was posted (absent: no review ran or it failed). */
+  review?: ApprovalReview;
 }
 
 /** A break-glass approval: who overrode the policy, why, and the other admin who acknowledged it afterwards. */

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { ApprovalRecord, ApprovalRule, Approver } from './approval.js';
+import type { ApprovalReview } from './approval-review.js';
 import {
   type AcknowledgePermission,
   type BreakGlassPermission,
@@ -242,4 +243,17 @@ export class Deciders {
       groupMembers,
     }).ok;
   }
+}
+
+/**
+ * Whether the reviewer (a model, never a person) may approve a request on its own: only when the rule says
+ * `autoApprove: "review"`, the request needs one approval, and the reviewer's note is a structured answer
+ * that raised no flag. Anything else, a note it could not write included, leaves the request to people.
+ */
+export function reviewerMayApprove(
+  rule: Pick<ApprovalRule, 'autoApprove' | 'quorum'>,
+  review: ApprovalReview | undefined,
+): boolean {
+  if (rule.autoApprove !== 'review' || rule.quorum !== 1 || !review) return false;
+  return review.structured && review.flags.length === 0;
 }

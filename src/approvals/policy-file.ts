@@ -76,6 +76,8 @@ const ruleSchema = z.strictObject({
   escalateTo: z.array(approver).min(1, 'the list is empty').optional(),
   /** `false`: no admin may break glass on the tool's requests. */
   breakGlass: z.boolean().optional(),
+  /** `"review"`: a clean note of the reviewer (a model) approves the call; null turns a default off. */
+  autoApprove: z.literal('review', 'must be "review" or null').nullable().optional(),
 });
 type FileRule = z.infer<typeof ruleSchema>;
 
@@ -249,6 +251,7 @@ function layer(base: ToolPolicy, over: FileRule): ToolPolicy {
     ...escalationLayer(base.rule, over),
     ...limitsLayer(base.rule, over),
     ...breakGlassLayer(base.rule, over),
+    ...autoApproveLayer(base.rule, over),
   };
   return { requireApproval: over.requireApproval ?? base.requireApproval, rule };
 }
@@ -280,6 +283,12 @@ function limitsLayer(base: ApprovalRule, over: FileRule): Pick<ApprovalRule, 'li
 function breakGlassLayer(base: ApprovalRule, over: FileRule): Pick<ApprovalRule, 'breakGlass'> {
   const breakGlass = over.breakGlass ?? base.breakGlass;
   return breakGlass === undefined ? {} : { breakGlass };
+}
+
+/** `autoApprove` is left out of rules that never set it, like `notify`. */
+function autoApproveLayer(base: ApprovalRule, over: FileRule): Pick<ApprovalRule, 'autoApprove'> {
+  const auto = over.autoApprove === undefined ? base.autoApprove : over.autoApprove;
+  return auto ? { autoApprove: auto } : {};
 }
 
 /** A rule nobody could ever satisfy is a configuration error, not a request that waits forever. */

@@ -10,6 +10,7 @@ export type AuditKind =
   | 'run.cancelled'
   | 'run.stop_refused'
   | 'approval.requested'
+  | 'approval.reviewed'
   | 'approval.approved'
   | 'approval.rejected'
   | 'approval.refused'

@@ -23,6 +23,44 @@ export const USAGE_END_KIND: AuditKind = 'run.completed';
  */
 export const EARLY_END_KINDS: readonly AuditKind[] = ['run.failed', 'run.cancelled'];
 
+/** The reviewer's note on a request (`APPROVAL_REVIEW`): its tokens are counted apart from the runs'. */
+export const REVIEW_USAGE_KIND: AuditKind = 'approval.reviewed';
+
+/** The reviewer's tokens: reviews asked for (those skipped included) and what they used. */
+export interface ReviewUsage {
+  reviews: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** Adds up the payloads of `approval.reviewed` events (JSON text; unreadable ones count with 0 tokens). */
+export function reviewUsage(payloads: readonly string[]): ReviewUsage {
+  let promptTokens = 0;
+  let completionTokens = 0;
+  for (const text of payloads) {
+    let payload: unknown;
+    try {
+      payload = JSON.parse(text);
+    } catch {
+      payload = {};
+    }
+    const usage = readUsagePayload(
+      payload !== null && typeof payload === 'object' && !Array.isArray(payload)
+        ? (payload as Record<string, unknown>)
+        : {},
+    );
+    promptTokens += usage.promptTokens;
+    completionTokens += usage.completionTokens;
+  }
+  return { reviews: payloads.length, promptTokens, completionTokens };
+}
+
+/** The line under the usage table that shows the reviewer's tokens, apart from the runs' total. */
+export function formatReviewUsage(usage: ReviewUsage): string {
+  const total = usage.promptTokens + usage.completionTokens;
+  return `reviews (model notes on requests, not in the runs' total): ${number(usage.reviews)} reviews, prompt ${number(usage.promptTokens)}, completion ${number(usage.completionTokens)}, total ${number(total)}`;
+}
+
 export const USAGE_GROUPS = ['user', 'tool', 'team'] as const;
 export type UsageGroup = (typeof USAGE_GROUPS)[number];
 

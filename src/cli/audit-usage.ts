@@ -1,7 +1,14 @@
 import { parseArgs } from 'node:util';
 import { parseTimePoint } from '../audit/time-filter.js';
-import { formatUsageTable, USAGE_GROUPS, type UsageGroup, usageBy, usageTotals } from '../audit/usage.js';
-import { readRunUsage, type UsageFilter } from '../db/usage-queries.js';
+import {
+  formatReviewUsage,
+  formatUsageTable,
+  USAGE_GROUPS,
+  type UsageGroup,
+  usageBy,
+  usageTotals,
+} from '../audit/usage.js';
+import { readReviewUsage, readRunUsage, type UsageFilter } from '../db/usage-queries.js';
 import { argumentProblem } from './argument-problem.js';
 import { withDatabase } from './audit-database.js';
 import type { CliIo } from './audit-io.js';
@@ -26,11 +33,18 @@ export async function runUsage(
   }
   return withDatabase(env, io, async (db) => {
     const runs = await db.read(() => readRunUsage(db.dialect, args.filter));
+    const reviews = await db.read(() => readReviewUsage(args.filter));
     const lines = usageBy(runs, args.by);
     const out =
       args.format === 'jsonl'
-        ? lines.map((line) => JSON.stringify({ [args.by]: line.key, ...line, key: undefined }))
-        : formatUsageTable(lines, usageTotals(runs), args.by);
+        ? [
+            ...lines.map((line) => JSON.stringify({ [args.by]: line.key, ...line, key: undefined })),
+            ...(reviews.reviews > 0 ? [JSON.stringify({ purpose: 'review', ...reviews })] : []),
+          ]
+        : [
+            ...formatUsageTable(lines, usageTotals(runs), args.by),
+            ...(reviews.reviews > 0 ? [formatReviewUsage(reviews)] : []),
+          ];
     for (const line of out) io.out(line);
     return 0;
   });

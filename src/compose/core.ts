@@ -1,4 +1,5 @@
 import { threadId } from 'node:worker_threads';
+import { CallReviewer, REVIEWER_PROMPT } from '../agent/call-reviewer.js';
 import type { ChatModel } from '../agent/model.js';
 import { DEFAULT_LIMITS, Runner, type RunnerLimits } from '../agent/runner.js';
 import type { AgentTool } from '../agent/tool.js';
@@ -39,6 +40,8 @@ export interface CoreOverrides {
   stopPollMs?: number;
   /** The lease owner: a worker thread drives runs under its process's claims, so it takes the process's id. */
   owner?: string;
+  /** How long the reviewer's note may take before the card is posted without it; default 5 s. */
+  reviewTimeoutMs?: number;
   /** Wraps the stores (tests make the database fail for some writes). */
   stores?: (stores: Stores) => Stores;
 }
@@ -77,6 +80,36 @@ function openAIModel(options: OpenAIModelOptions): ChatModel {
       );
       return (await model).complete(request);
     },
+  };
+}
+
+/**
+ * The reviewer (APPROVAL_REVIEW): the same OpenAI-compatible client with its own model and instructions, no
+ * tools, no streaming and no retries (its answer is only worth having within its bound).
+ */
+function reviewerOf(
+  config: Config,
+  logger: Logger,
+  clock: Clock,
+  timeoutMs: number | undefined,
+  measured: (model: ChatModel) => ChatModel,
+): { reviewer?: CallReviewer } {
+  if (!config.review) return {};
+  const model = openAIModel({
+    ...config.openai,
+    model: config.review.model,
+    stream: false,
+    maxRetries: 0,
+    systemPrompt: REVIEWER_PROMPT,
+    logger,
+  });
+  return {
+    reviewer: new CallReviewer({
+      model: measured(model),
+      clock,
+      logger,
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    }),
   };
 }
 
@@ -156,6 +189,7 @@ export async function createCore<A extends SurfaceAdapters>(
     newId,
     logger,
     limits: overrides.limits ?? DEFAULT_LIMITS,
+    ...reviewerOf(config, logger, clock, overrides.reviewTimeoutMs, measured),
   });
   const conversations = new ConversationService({
     store: stores.conversations,

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { APPROVAL_STATUSES, type ApprovalRecord, approvalRuleSchema } from '../approvals/approval.js';
+import { type ApprovalReview, approvalReviewSchema } from '../approvals/approval-review.js';
 import { readEnum, readNumber, readOptionalNumber, readOptionalString, readString } from './sql/columns.js';
 import { type Program, type Row, row, rows } from './sql/program.js';
 import type { Dialect } from './sql/sql-database.js';
@@ -29,6 +30,7 @@ export function toApprovalRecord(r: Row): ApprovalRecord {
     result: readOptionalString(r, 'result'),
     expiresAt: readOptionalNumber(r, 'expires_at'),
     createdAt: readNumber(r, 'created_at'),
+    ...reviewOf(r),
     ...breakGlassOf(r),
   };
 }
@@ -45,6 +47,18 @@ function breakGlassOf(r: Row): Pick<ApprovalRecord, 'breakGlass'> {
       acknowledgedAt: readOptionalNumber(r, 'break_glass_acked_at'),
     },
   };
+}
+
+/** The stored note, read like any input: one that does not parse (or a row from before notes) has none. */
+function reviewOf(r: Row): { review?: ApprovalReview } {
+  const text = readOptionalString(r, 'review');
+  if (text === null) return {};
+  try {
+    const parsed = approvalReviewSchema.safeParse(JSON.parse(text));
+    return parsed.success ? { review: parsed.data } : {};
+  } catch {
+    return {};
+  }
 }
 
 /** One approval, or undefined. */

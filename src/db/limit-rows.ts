@@ -9,7 +9,6 @@ import {
   longestWindow,
 } from '../approvals/approval-limits.js';
 import { type LimitAuditScope, limitedAudit, limitOutcome } from '../approvals/limit-outcome.js';
-import type { StandingApproval } from '../approvals/ports.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import { readNumber, readString } from './sql/columns.js';
 import { count, type Program, rows } from './sql/program.js';
@@ -31,7 +30,7 @@ export function* lockLimitKeys(ctx: StoreContext, approvals: readonly NewApprova
 /** What a request becomes once its limits are counted (the keys must be locked already). */
 export interface CountedRequest {
   rule: ApprovalRule;
-  automatic: StandingApproval | undefined;
+  automatic: NewApproval['automatic'];
   /** Set when a limit refused it: stored `cancelled` with this reason. */
   refusedReason: string | null;
   /** The audit events that replace those planned for it, when a limit changed its fate. */

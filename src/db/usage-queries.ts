@@ -1,5 +1,13 @@
 import { sql } from 'drizzle-orm';
-import { EARLY_END_KINDS, type RunUsage, readUsagePayload, USAGE_END_KIND } from '../audit/usage.js';
+import {
+  EARLY_END_KINDS,
+  REVIEW_USAGE_KIND,
+  type ReviewUsage,
+  type RunUsage,
+  readUsagePayload,
+  reviewUsage,
+  USAGE_END_KIND,
+} from '../audit/usage.js';
 import { readNumber, readOptionalString, readString } from './sql/columns.js';
 import { type Program, rows } from './sql/program.js';
 import type { Dialect } from './sql/sql-database.js';
@@ -62,4 +70,19 @@ export function* readRunUsage(dialect: Dialect, filter: UsageFilter): Program<(R
       tools: (toolsOf.get(runId) ?? []).sort(),
     };
   });
+}
+
+/** The reviewer's tokens in the window (its `approval.reviewed` events), counted apart from the runs'. */
+export function* readReviewUsage(filter: UsageFilter): Program<ReviewUsage> {
+  const window = sql.join(
+    [
+      sql`kind = ${REVIEW_USAGE_KIND}`,
+      ...(filter.since === undefined ? [] : [sql`at >= ${filter.since}`]),
+      ...(filter.until === undefined ? [] : [sql`at <= ${filter.until}`]),
+      ...(filter.teamId === undefined ? [] : [sql`team_id = ${filter.teamId}`]),
+    ],
+    sql` and `,
+  );
+  const found = yield* rows(sql`select payload from audit_events where ${window} order by seq`);
+  return reviewUsage(found.map((r) => readString(r, 'payload')));
 }

@@ -34,6 +34,8 @@ export interface ApprovalView {
   decidedBy: string | null;
   decidedAt: string | null;
   reason: string | null;
+  /** The reviewer's note, written by a model (`writtenBy: 'model'`); null when no review ran or it failed. */
+  review: { writtenBy: 'model'; summary: string; flags: string[]; structured: boolean } | null;
 }
 
 export interface ApprovalDetailView extends ApprovalView {
@@ -71,6 +73,14 @@ export function approvalView(approval: ApprovalRecord, approvedBy: string[] = []
     decidedBy: approval.decidedBy,
     decidedAt: approval.decidedAt === null ? null : iso(approval.decidedAt),
     reason: approval.reason === null ? null : redactText(approval.reason),
+    review: approval.review
+      ? {
+          writtenBy: 'model',
+          summary: redactText(approval.review.summary),
+          flags: approval.review.flags.map(redactText),
+          structured: approval.review.structured,
+        }
+      : null,
   };
 }
 

@@ -165,7 +165,7 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
     const { runId } = await startedRun(s);
     const covered = {
       ...newApproval('c1'),
-      automatic: { grantedBy: 'U7', originApprovalId: 'apr_origin', grantedAt: 0 },
+      automatic: { decidedBy: 'U7', originApprovalId: 'apr_origin' },
     };
     const [stored] = await s.stores.runs.saveTurn(await held(s, runId), {
       state: { ...initialRunState(), turn: 1 },

@@ -43,6 +43,8 @@ export const approvals = table(
     /** The other admin who acknowledged that break-glass approval afterwards, and when. */
     breakGlassAckedBy: text('break_glass_acked_by'),
     breakGlassAckedAt: time('break_glass_acked_at'),
+    /** The reviewer's note (JSON: summary, flags, structured), written by a model before the card was posted. */
+    review: text('review'),
     createdAt: createdAt(),
     updatedAt: millis('updated_at'),
   },

@@ -16,6 +16,7 @@ import { ACTION_IDS } from '../ids.js';
 import { escapeMrkdwn, safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
 import { cutWithin, preformatted } from './approval-lines.js';
 import { breakGlassCardLine } from './break-glass.js';
+import { reviewNoteBlocks } from './review-note.js';
 
 export interface SlackMessage {
   text: string;
@@ -57,6 +58,7 @@ export function buildApprovalCard(
       },
     },
     preformatted(`arguments-${version}`, argumentsText(approval)),
+    ...reviewNoteBlocks(approval.review, `review-${version}`),
     {
       type: 'context',
       block_id: `details-${version}`,

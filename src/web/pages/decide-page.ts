@@ -78,6 +78,11 @@ function requestCard(
     <dt>Thread</dt><dd><a href="${view.threadUrl}" rel="noreferrer">open in Slack</a></dd>
     ${view.decidedBy ? html`<dt>Decided by</dt><dd>${view.decidedBy} at ${time(view.decidedAt)}</dd>` : ''}
     ${view.reason ? html`<dt>Reason</dt><dd>${view.reason}</dd>` : ''}
+    ${
+      view.review
+        ? html`<dt>Reviewer (model)</dt><dd>${view.review.summary}${view.review.flags.map((flag) => html`<br>Flag: ${flag}`)}</dd>`
+        : ''
+    }
   </dl>
   <pre aria-label="Arguments">${view.arguments}</pre>
   ${view.editedArguments ? html`<p>Approved with edited arguments:</p><pre>${view.editedArguments}</pre>` : ''}
