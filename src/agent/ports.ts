@@ -51,6 +51,8 @@ export interface NewApproval {
   rule: ApprovalRule;
   expiresAt: number | null;
   remindAt: number | null;
+  /** What the call would do (see `ApprovalRecord.preview`), stored with it so every process shows the same. */
+  preview?: string;
   /** Set when a standing approval covers the call: it is stored as approved by the person who granted it. */
   automatic?: StandingApproval;
 }

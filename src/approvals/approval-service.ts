@@ -1,6 +1,7 @@
 import { auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
 import { type ApprovalRecord, approvalScope, decisionOptions } from './approval.js';
+import { diffArguments } from './argument-diff.js';
 import type { Deciders } from './deciders.js';
 import type { Delegation } from './delegation.js';
 import type { DecisionPermission } from './policy.js';
@@ -120,7 +121,13 @@ export class ApprovalService {
             ...(request.reason ? { reason: request.reason } : {}),
             ...(request.standing ? { standing: true } : {}),
             ...(request.surface ? { surface: request.surface } : {}),
-            ...(request.editedArguments ? { editedArguments: readable(request.editedArguments) } : {}),
+            ...(request.editedArguments
+              ? {
+                  editedArguments: readable(request.editedArguments),
+                  changes: diffArguments(approval.arguments, request.editedArguments),
+                }
+              : {}),
+            ...(approval.rule.risk ? { risk: approval.rule.risk } : {}),
             ...(delegation ? { onBehalfOf: delegation.delegatorId } : {}),
           },
         }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { riskSchema } from './risk.js';
 
 export const APPROVAL_STATUSES = [
   'pending',
@@ -56,6 +57,8 @@ export const approvalRuleSchema = z.object({
   escalatedAt: z.number().int().optional(),
   /** Set when one of the tool's conditional rules applied (absent: the tool's own fields). */
   appliedRule: appliedRuleSchema.optional(),
+  /** How risky the policy says the call is (absent: not said, as in rules stored before it existed). */
+  risk: riskSchema.optional(),
 });
 export type ApprovalRule = z.infer<typeof approvalRuleSchema>;
 
@@ -92,6 +95,8 @@ export function decisionOptions(rule: Pick<ApprovalRule, 'quorum' | 'allowStandi
 export interface ToolPolicy {
   requireApproval: boolean | undefined;
   rule: ApprovalRule;
+  /** A logic-less template of the call's effect, shown above its arguments (`{{args.title}}`). */
+  preview?: string;
 }
 
 /** An approval as the core sees it. */
@@ -105,6 +110,8 @@ export interface ApprovalRecord {
   toolName: string;
   arguments: string;
   editedArguments: string | null;
+  /** What the call would do, in Slack mrkdwn (values escaped), computed before the card; absent when none. */
+  preview?: string;
   /** Set when the decision was automatic: the approval whose "Approve for this thread" covered this call. */
   originApprovalId: string | null;
   status: ApprovalStatus;

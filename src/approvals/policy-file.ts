@@ -8,6 +8,7 @@ import {
   builtInPolicy,
   createPolicy,
 } from './policy.js';
+import { judgementFields, previewLayer, riskLayer } from './policy-judgement.js';
 import { policyProblem } from './policy-problems.js';
 import { type ConditionalRule, compileWhen } from './policy-rules.js';
 
@@ -58,6 +59,7 @@ const ruleSchema = z.strictObject({
     .optional(),
   escalateAfter: duration.nullable().optional(),
   escalateTo: z.array(approver).min(1, 'the list is empty').optional(),
+  ...judgementFields(),
 });
 type FileRule = z.infer<typeof ruleSchema>;
 
@@ -229,8 +231,9 @@ function layer(base: ToolPolicy, over: FileRule): ToolPolicy {
         : over.standingApprovalExpiresAfter,
     ...notifyLayer(base.rule, over),
     ...escalationLayer(base.rule, over),
+    ...riskLayer(base.rule, over),
   };
-  return { requireApproval: over.requireApproval ?? base.requireApproval, rule };
+  return { requireApproval: over.requireApproval ?? base.requireApproval, rule, ...previewLayer(base, over) };
 }
 
 /** `notify` is left out of rules that never set it, so they read as they always did. */

@@ -6,6 +6,7 @@ import type { Dialect } from './sql/sql-database.js';
 
 /** An approvals row as the core sees it; the stored rule JSON passes its schema like any input. */
 export function toApprovalRecord(r: Row): ApprovalRecord {
+  const preview = readOptionalString(r, 'preview');
   return {
     id: readString(r, 'id'),
     runId: readString(r, 'run_id'),
@@ -29,6 +30,7 @@ export function toApprovalRecord(r: Row): ApprovalRecord {
     result: readOptionalString(r, 'result'),
     expiresAt: readOptionalNumber(r, 'expires_at'),
     createdAt: readNumber(r, 'created_at'),
+    ...(preview === null ? {} : { preview }),
   };
 }
 

@@ -46,12 +46,14 @@ export function createRunStore(ctx: StoreContext): RunStore {
           const [inserted] =
             yield* rows(sql`insert into approvals (id, run_id, conversation_id, team_id, turn,
               call_id, tool_name, arguments, arguments_hash, rule, status, decided_by, decided_at,
-              origin_approval_id, requester_id, channel_id, thread_ts, expires_at, remind_at, created_at, updated_at)
+              origin_approval_id, requester_id, channel_id, thread_ts, expires_at, remind_at, created_at, updated_at,
+              preview)
             values (${approval.id}, ${runId}, ${conversationId}, ${readString(conversation, 'team_id')},
               ${state.turn}, ${approval.callId}, ${approval.toolName}, ${approval.arguments},
               ${approval.argumentsHash}, ${JSON.stringify(approval.rule)}, ${decided},
               ${readString(run, 'requester_id')}, ${readString(conversation, 'channel_id')},
-              ${readString(conversation, 'thread_ts')}, ${approval.expiresAt}, ${approval.remindAt}, ${at}, ${at})
+              ${readString(conversation, 'thread_ts')}, ${approval.expiresAt}, ${approval.remindAt}, ${at}, ${at},
+              ${approval.preview ?? null})
             returning *`);
           if (!inserted) throw new AppError('database.not_stored', `Approval ${approval.id} was not stored`);
           const record = toApprovalRecord(inserted);

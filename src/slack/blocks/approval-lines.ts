@@ -80,8 +80,11 @@ export function mentions(ids: string | null): string {
     .join(', ');
 }
 
-/** One request in one line of mrkdwn: tool, short arguments, requester, state and id. */
-export function approvalLine(approval: ApprovalRecord): string {
+/**
+ * One request in one line of mrkdwn: tool, short arguments, requester, state and id; `extra` (mrkdwn, such as
+ * the risk and the preview) goes between the tool and the rest.
+ */
+export function approvalLine(approval: ApprovalRecord, extra?: string): string {
   const args = escapedWithin(withoutBackticks(redactedArguments(approval.arguments)), 100, '…');
   const state =
     approval.status === 'pending'
@@ -89,14 +92,14 @@ export function approvalLine(approval: ApprovalRecord): string {
       : `${OUTCOME[approval.status]}${approval.decidedBy ? ` by ${mentions(approval.decidedBy)}` : ''}${
           approval.decidedAt ? ` ${slackDate(approval.decidedAt)}` : ''
         }${approval.status === 'executing' ? ' · running' : approval.status === 'executed' ? ' · ran' : ''}`;
-  return `${STATUS_EMOJI[approval.status]} \`${approval.toolName}\` \`${args}\`\nRequested by <@${approval.requesterId}> · ${state} · \`${approval.id}\``;
+  return `${STATUS_EMOJI[approval.status]} \`${approval.toolName}\` \`${args}\`${extra ? `\n${extra}` : ''}\nRequested by <@${approval.requesterId}> · ${state} · \`${approval.id}\``;
 }
 
-export function approvalSection(approval: ApprovalRecord, blockPrefix: string): KnownBlock {
+export function approvalSection(approval: ApprovalRecord, blockPrefix: string, extra?: string): KnownBlock {
   return {
     type: 'section',
     block_id: `${blockPrefix}-${approval.id}`,
-    text: { type: 'mrkdwn', text: approvalLine(approval) },
+    text: { type: 'mrkdwn', text: approvalLine(approval, extra) },
   };
 }
 

@@ -1,6 +1,8 @@
 import type { types } from '@slack/bolt';
 import type { ApprovalRecord } from '../../approvals/approval.js';
+import { byRiskThenAge } from '../../approvals/risk.js';
 import { decisionButtons, viewAllButton } from './approval-card.js';
+import { judgementText } from './approval-judgement.js';
 import { approvalSection, context, header } from './approval-lines.js';
 
 type KnownBlock = types.KnownBlock;
@@ -9,7 +11,8 @@ type KnownBlock = types.KnownBlock;
 export const HOME_BLOCK_LIMIT = 100;
 /** Decisions an admin sees under the pending requests. */
 export const HOME_DECISIONS = 20;
-const MAX_PENDING_SHOWN = 30;
+/** Pending requests listed; the rest are counted. */
+export const MAX_PENDING_SHOWN = 30;
 const MAX_REQUESTS_SHOWN = 20;
 
 export type HomeContent =
@@ -29,7 +32,7 @@ export interface HomeView {
 }
 
 /**
- * The App Home tab. Admins: pending requests, each with the card's own Approve/Reject buttons, then the latest
+ * The App Home tab, pending requests highest risk first, then oldest. Admins: pending requests, each with the card's own Approve/Reject buttons, then the latest
  * decisions. Everyone else: requests waiting for their decision (with buttons) and their own requests. Never
  * more than 100 blocks, however many requests wait; the rest is counted and points to `/approvals pending`.
  */
@@ -68,11 +71,12 @@ function decidable(
   more: string,
   withButtons?: ReadonlySet<string>,
 ): KnownBlock[] {
-  const shown = items.slice(0, MAX_PENDING_SHOWN);
+  // Highest risk first, then oldest: what most needs a careful look comes first.
+  const shown = [...items].sort(byRiskThenAge).slice(0, MAX_PENDING_SHOWN);
   const blocks: KnownBlock[] = [header('pending-title', `${title} (${total})`)];
   if (shown.length === 0) blocks.push(context('pending-empty', 'Nothing is waiting.'));
   for (const approval of shown) {
-    blocks.push(approvalSection(approval, 'pending'));
+    blocks.push(approvalSection(approval, 'pending', judgementText(approval)));
     if (withButtons && !withButtons.has(approval.id)) continue;
     // Home shows a one-line summary: every argument is one click away before deciding.
     blocks.push({
