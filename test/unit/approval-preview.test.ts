@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { previewCall } from '../../src/agent/call-preview.js';
@@ -5,6 +8,7 @@ import { defineTool, type ToolContext } from '../../src/agent/tool.js';
 import { parsePolicyText } from '../../src/approvals/policy-file.js';
 import { previewTemplateProblem, renderPreviewTemplate } from '../../src/approvals/preview-template.js';
 import { byRiskThenAge } from '../../src/approvals/risk.js';
+import { runPolicyCli } from '../../src/cli/policy-cli.js';
 import { toolNames } from '../../src/tools/built-in-tools.js';
 import { createDeleteNoteTool } from '../../src/tools/delete-note.js';
 import type { NotesStore } from '../../src/tools/ports.js';
@@ -180,6 +184,36 @@ describe('built-in previews', () => {
     const tool = createPostMessageTool(poster);
     expect(await tool.preview?.({ channel: 'C0GENERAL', text: 'Hi <@U123> *all*\nmore' }, context)).toBe(
       'Posts to <#C0GENERAL> as the bot:\n>Hi &lt;@U123&gt; *all* (and 1 more line)',
+    );
+  });
+});
+
+describe('docs/policy.md: Risk, previews and edits', () => {
+  it('its example passes `npm run policy -- check`', async () => {
+    const page = readFileSync(new URL('../../docs/policy.md', import.meta.url), 'utf8');
+    const section = page.slice(page.indexOf('## Risk, previews and edits'));
+    const example = /```json\n([\s\S]*?)```/.exec(section)?.[1];
+    if (!example) throw new Error('no example in the section');
+    const file = join(mkdtempSync(join(tmpdir(), 'policy-doc-')), 'policy.json');
+    writeFileSync(file, example);
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = {
+      out: (l: string) => out.push(l),
+      err: (l: string) => err.push(l),
+      env: { ADMIN_USER_IDS: 'UADMIN' },
+    };
+    const code = await runPolicyCli(['check', file], io);
+    expect(err).toEqual([]);
+    expect(code).toBe(0);
+    const loaded = parsePolicyText(example, file, toolNames());
+    if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
+    const announce = { ...facts({ channel: 'C0ANNOUNCE', text: 'x' }), tool: 'post_message' };
+    expect(loaded.policy.forCall(announce).rule.risk).toBe('critical');
+    expect(loaded.policy.forTool('list_notes').rule.risk).toBe('low');
+    const issue = loaded.policy.forTool('github__create_issue');
+    expect(renderPreviewTemplate(issue.preview ?? '', facts({ title: 'Bug', repo: 'acme/app' }))).toBe(
+      'Create issue Bug in acme/app',
     );
   });
 });
