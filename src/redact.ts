@@ -9,7 +9,7 @@ const TOKEN_COUNT_KEY =
   /^((prompt|completion|total|input|output|reasoning|cached|max)_?tokens|tokens?_?count)$/i;
 
 /** True for a key whose value is kept out of the audit log and the logs. */
-function isSecretKey(key: string, value: unknown): boolean {
+export function isSecretKey(key: string, value: unknown): boolean {
   if (!SECRET_KEY.test(key)) return false;
   return !(typeof value === 'number' && Number.isFinite(value) && TOKEN_COUNT_KEY.test(key));
 }

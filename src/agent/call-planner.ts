@@ -7,6 +7,8 @@ import type { GrantorCheck, StandingApproval, StandingApprovalStore } from '../a
 import { type AuditInput, auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
 import type { IdGenerator } from '../ids.js';
+import type { Logger } from '../logger.js';
+import { type PreviewRequest, previewCall } from './call-preview.js';
 import type { HistoryItem, ToolCall } from './history.js';
 import type { NewApproval, RunRecord } from './ports.js';
 import { readableArguments, runScope } from './run-events.js';
@@ -14,7 +16,9 @@ import type { AgentTool, ParsedArguments } from './tool.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { toolContext, toolOutput } from './turn-settler.js';
 
-type ApprovalRequirement = { required: false } | { required: true; rule: ApprovalRule };
+type ApprovalRequirement =
+  | { required: false }
+  | { required: true; rule: ApprovalRule; preview: Omit<PreviewRequest, 'tool' | 'parsed'> };
 
 /**
  * Whether a call must wait for a person. Fails closed: arguments that do not parse need approval whenever the
@@ -29,17 +33,19 @@ async function approvalRequirement(
   run: RunRecord,
 ): Promise<ApprovalRequirement> {
   const context = toolContext(run);
-  const { requireApproval, rule } = policy.forCall({
+  const facts = {
     args: argumentsForRules(parsed, call.arguments),
     tool: tool.name,
     requester: run.requesterId,
     channel: run.channelId,
     team: run.teamId,
-  });
+  };
+  const { requireApproval, rule, preview: template } = policy.forCall(facts);
+  const required = { required: true, rule, preview: { template, facts, context } } as const;
   const mode = requireApproval ?? tool.approvalMode;
   if (mode === false) return { required: false };
-  if (mode === true || !parsed.ok) return { required: true, rule };
-  return (await tool.needsApproval(parsed.args, context)) ? { required: true, rule } : { required: false };
+  if (mode === true || !parsed.ok) return required;
+  return (await tool.needsApproval(parsed.args, context)) ? required : { required: false };
 }
 
 export interface CallPlannerDeps {
@@ -50,6 +56,10 @@ export interface CallPlannerDeps {
   grantors?: GrantorCheck;
   clock: Clock;
   newId: IdGenerator;
+  /** Where a preview left out (failed, too slow) is reported. */
+  logger?: Logger;
+  /** How long a preview may take (default 2 s). */
+  previewTimeoutMs?: number;
 }
 
 /** What a model turn's calls need before any of them runs. */
@@ -76,6 +86,7 @@ export class CallPlanner {
 
   async plan(run: RunRecord, calls: readonly ToolCall[], items: HistoryItem[]): Promise<CallPlan> {
     const plan: CallPlan = { approvals: [], audit: [], notes: [], done: new Set() };
+    const asked: { approval: NewApproval; preview: Promise<string | undefined> }[] = [];
     for (const call of calls) {
       const tool = this.#deps.tools.get(call.name);
       if (!tool) {
@@ -105,9 +116,20 @@ export class CallPlanner {
           text: `\`${call.name}\` auto-approved (approved for this thread by <@${grant.grantedBy}>)`,
         });
       } else {
-        plan.approvals.push(approval);
-        plan.audit.push(this.#approvalRequested(run, approval));
+        const { logger, previewTimeoutMs } = this.#deps;
+        const preview = previewCall(
+          { tool, parsed, ...requirement.preview },
+          { ...(logger ? { logger } : {}), ...(previewTimeoutMs ? { timeoutMs: previewTimeoutMs } : {}) },
+        );
+        asked.push({ approval, preview });
       }
+    }
+    // Previews are computed side by side, each bounded in time, before anything is stored or posted.
+    for (const { approval, preview } of asked) {
+      const text = await preview;
+      const withPreview = text === undefined ? approval : { ...approval, preview: text };
+      plan.approvals.push(withPreview);
+      plan.audit.push(this.#approvalRequested(run, withPreview));
     }
     return plan;
   }
@@ -136,6 +158,8 @@ export class CallPlanner {
         callId: approval.callId,
         arguments: readableArguments(approval.arguments),
         rule: approval.rule,
+        ...(approval.rule.risk ? { risk: approval.rule.risk } : {}),
+        ...(approval.preview === undefined ? {} : { preview: approval.preview }),
       },
     });
   }

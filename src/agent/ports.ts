@@ -52,6 +52,8 @@ export interface NewApproval {
   rule: ApprovalRule;
   expiresAt: number | null;
   remindAt: number | null;
+  /** What the call would do (see `ApprovalRecord.preview`), stored with it so every process shows the same. */
+  preview?: string;
   /**
    * Set when the call is approved without a person deciding it now: by a standing approval (stored as approved
    * by its grantor, pointing to the request that granted it), or by the reviewer (`reviewerMayApprove`).

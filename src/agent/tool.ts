@@ -22,6 +22,11 @@ export interface ToolDefinition<Schema extends z.ZodObject> {
   needsApproval?: boolean | ApprovalPredicate<z.infer<Schema>>;
   /** The text returned becomes the tool output the model reads. Throwing reports a tool failure to the model. */
   execute: (args: z.infer<Schema>, context: ToolContext) => Promise<string> | string;
+  /**
+   * What the call would do, in one or two lines of Slack mrkdwn (every value escaped), read from real data
+   * before the card is posted. Undefined: nothing to say. A failure or a slow answer only leaves it out.
+   */
+  preview?: (args: z.infer<Schema>, context: ToolContext) => Promise<string | undefined>;
 }
 
 export type ParsedArguments = { ok: true; args: Record<string, unknown> } | { ok: false; error: string };
@@ -40,6 +45,8 @@ export interface AgentTool {
   parseArguments(raw: string): ParsedArguments;
   needsApproval(args: Record<string, unknown>, context: ToolContext): Promise<boolean>;
   execute(args: Record<string, unknown>, context: ToolContext): Promise<string>;
+  /** The tool's own preview of a call whose arguments parsed (see `ToolDefinition.preview`). */
+  preview?(args: Record<string, unknown>, context: ToolContext): Promise<string | undefined>;
 }
 
 /**
@@ -69,7 +76,15 @@ export function defineTool<Schema extends z.ZodObject>(definition: ToolDefinitio
     async execute(args, context) {
       return await definition.execute(parseOrThrow(args), context);
     },
+    ...(definition.preview ? { preview: previewOf(definition.preview, parseOrThrow) } : {}),
   };
+}
+
+function previewOf<Args>(
+  preview: (args: Args, context: ToolContext) => Promise<string | undefined>,
+  parse: (args: Record<string, unknown>) => Args,
+): NonNullable<AgentTool['preview']> {
+  return async (args, context) => await preview(parse(args), context);
 }
 
 /** Parses model-sent arguments: valid JSON, a JSON object, and valid for the schema, or a readable error. */

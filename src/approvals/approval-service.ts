@@ -1,6 +1,7 @@
 import { auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
 import { type ApprovalRecord, approvalScope, decisionOptions } from './approval.js';
+import { diffArguments } from './argument-diff.js';
 import { breakGlassEvent, breakGlassRefusal, checkJustification } from './break-glass.js';
 import type { Deciders } from './deciders.js';
 import type { Delegation } from './delegation.js';
@@ -132,7 +133,13 @@ export class ApprovalService {
             ...(request.standing ? { standing: true } : {}),
             ...(request.surface ? { surface: request.surface } : {}),
             ...(request.batch ? { batch: true } : {}),
-            ...(request.editedArguments ? { editedArguments: readable(request.editedArguments) } : {}),
+            ...(request.editedArguments
+              ? {
+                  editedArguments: readable(request.editedArguments),
+                  changes: diffArguments(approval.arguments, request.editedArguments),
+                }
+              : {}),
+            ...(approval.rule.risk ? { risk: approval.rule.risk } : {}),
             ...(delegation ? { onBehalfOf: delegation.delegatorId } : {}),
             ...(glass ? { breakGlass: true } : {}),
           },

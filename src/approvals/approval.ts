@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { approvalLimitSchema, limitReachedSchema, OVER_LIMIT_ACTIONS } from './approval-limits.js';
 import type { ApprovalReview } from './approval-review.js';
+import { riskSchema } from './risk.js';
 
 export const APPROVAL_STATUSES = [
   'pending',
@@ -67,6 +68,8 @@ export const approvalRuleSchema = z.object({
   breakGlass: z.boolean().optional(),
   /** `review`: the reviewer (a model) approves the request when its note raises no flag (`reviewerMayApprove`). */
   autoApprove: z.literal('review').optional(),
+  /** How risky the policy says the call is (absent: not said, as in rules stored before it existed). */
+  risk: riskSchema.optional(),
 });
 export type ApprovalRule = z.infer<typeof approvalRuleSchema>;
 
@@ -103,6 +106,8 @@ export function decisionOptions(rule: Pick<ApprovalRule, 'quorum' | 'allowStandi
 export interface ToolPolicy {
   requireApproval: boolean | undefined;
   rule: ApprovalRule;
+  /** A logic-less template of the call's effect, shown above its arguments (`{{args.title}}`). */
+  preview?: string;
 }
 
 /** An approval as the core sees it. */
@@ -116,6 +121,8 @@ export interface ApprovalRecord {
   toolName: string;
   arguments: string;
   editedArguments: string | null;
+  /** What the call would do, in Slack mrkdwn (values escaped), computed before the card; absent when none. */
+  preview?: string;
   /** Set when the decision was automatic: the approval whose "Approve for this thread" covered this call. */
   originApprovalId: string | null;
   status: ApprovalStatus;

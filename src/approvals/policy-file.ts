@@ -9,6 +9,7 @@ import {
   builtInPolicy,
   createPolicy,
 } from './policy.js';
+import { judgementFields, previewLayer, riskLayer } from './policy-judgement.js';
 import { policyProblem } from './policy-problems.js';
 import { type ConditionalRule, compileWhen } from './policy-rules.js';
 
@@ -78,6 +79,7 @@ const ruleSchema = z.strictObject({
   breakGlass: z.boolean().optional(),
   /** `"review"`: a clean note of the reviewer (a model) approves the call; null turns a default off. */
   autoApprove: z.literal('review', 'must be "review" or null').nullable().optional(),
+  ...judgementFields(),
 });
 type FileRule = z.infer<typeof ruleSchema>;
 
@@ -252,8 +254,9 @@ function layer(base: ToolPolicy, over: FileRule): ToolPolicy {
     ...limitsLayer(base.rule, over),
     ...breakGlassLayer(base.rule, over),
     ...autoApproveLayer(base.rule, over),
+    ...riskLayer(base.rule, over),
   };
-  return { requireApproval: over.requireApproval ?? base.requireApproval, rule };
+  return { requireApproval: over.requireApproval ?? base.requireApproval, rule, ...previewLayer(base, over) };
 }
 
 /** `notify` is left out of rules that never set it, so they read as they always did. */

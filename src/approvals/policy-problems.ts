@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 
 const RULE_FIELDS =
-  'requireApproval, approvers, allowSelfApproval, quorum, expiresAfter, remindAfter, allowStandingApproval, standingApprovalExpiresAfter, approvalChannel, notify, escalateAfter, escalateTo';
+  'requireApproval, approvers, allowSelfApproval, quorum, expiresAfter, remindAfter, allowStandingApproval, standingApprovalExpiresAfter, approvalChannel, notify, escalateAfter, escalateTo, risk, preview';
 
 /** How to fix a bad value, by the field it belongs to. */
 const FIXES: Record<string, string> = {
@@ -19,6 +19,8 @@ const FIXES: Record<string, string> = {
     'use a list of "admins", Slack user IDs (U… or W…) and user group IDs (S…) who may also decide once the request is escalated',
   notify:
     'use a list of "thread" (the card in the conversation) and "dm" (a copy to each person who may decide)',
+  risk: 'use "low", "medium", "high" or "critical"',
+  preview: 'use a template such as "Create issue {{args.title}} in {{args.repo}}"',
   defaults: `use an object with any of ${RULE_FIELDS}`,
   tools: 'use an object whose keys are tool names and whose values are rules',
   rules: 'use a list of rules, each with "when" (a CEL expression) and any rule field',

@@ -2,10 +2,20 @@ import { DIGEST_KEY, PRUNED_KEY, prunedDigest, valueDigest } from './hash-chain.
 
 /**
  * Payload keys that hold conversation content: what people and the model wrote (arguments, results, reasons,
- * note texts). Retention replaces their values with digests; everything else (who, what, when, which tool,
+ * note texts, previews, an edit's changes). Retention replaces their values with digests; everything else (who, what, when, which tool,
  * the outcome) stays readable.
  */
-export const CONTENT_KEYS = ['arguments', 'editedArguments', 'result', 'reason', 'text', 'message'] as const;
+export const CONTENT_KEYS = [
+  'arguments',
+  'editedArguments',
+  'result',
+  'reason',
+  'text',
+  'message',
+  // A preview quotes arguments and data (a note's text); an edit's changes quote the arguments.
+  'preview',
+  'changes',
+] as const;
 
 /** How an event's content was removed: when, and under which limit. */
 export interface PruneMark {

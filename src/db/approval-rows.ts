@@ -7,6 +7,7 @@ import type { Dialect } from './sql/sql-database.js';
 
 /** An approvals row as the core sees it; the stored rule JSON passes its schema like any input. */
 export function toApprovalRecord(r: Row): ApprovalRecord {
+  const preview = readOptionalString(r, 'preview');
   return {
     id: readString(r, 'id'),
     runId: readString(r, 'run_id'),
@@ -32,6 +33,7 @@ export function toApprovalRecord(r: Row): ApprovalRecord {
     createdAt: readNumber(r, 'created_at'),
     ...reviewOf(r),
     ...breakGlassOf(r),
+    ...(preview === null ? {} : { preview }),
   };
 }
 

@@ -52,7 +52,7 @@ export function createRetentionStore(ctx: StoreContext): RetentionStore {
       const marker = prunedArgumentsMarker(mark);
       const approvals = await db.write(function* () {
         return yield* count(sql`update approvals set arguments = ${marker}, edited_arguments = null, result = null,
-            reason = null
+            reason = null, preview = null
           where updated_at < ${before} and status not in (${KEPT_APPROVAL_STATUSES})
             and run_id not in (${ACTIVE_RUNS}) and arguments not like ${'{"$pruned":%'}`);
       });

@@ -8,12 +8,13 @@ import {
   type HomeViewerStore,
   MAX_HOME_VIEWERS,
 } from '../approvals/home-viewers.js';
+import { byRiskThenAge } from '../approvals/risk.js';
 import type { Clock } from '../clock.js';
 import type { DecisionWatchers } from '../conversations/decision-follow-up.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { AuditAccess } from './audit-access.js';
-import { buildHomeView, HOME_DECISIONS, type HomeContent } from './blocks/home-view.js';
+import { buildHomeView, HOME_DECISIONS, type HomeContent, MAX_PENDING_SHOWN } from './blocks/home-view.js';
 
 export interface HomePublisher extends DecisionWatchers {
   /** Builds and publishes this person's Home tab. */
@@ -39,15 +40,17 @@ const PENDING_SCAN = 500;
 export function createHomePublisher(client: webApi.WebClient, deps: HomePublisherDeps): HomePublisher {
   const content = async (userId: string, teamId: string, auditor: boolean): Promise<HomeContent> => {
     if (auditor) {
-      const pending = await deps.queries.pending(teamId, { limit: 30, offset: 0 });
+      // Read past what is shown: Home puts the riskiest first, wherever they are in the queue.
+      const pending = await deps.queries.pending(teamId, { limit: PENDING_SCAN, offset: 0 });
+      const shown = [...pending.items].sort(byRiskThenAge).slice(0, MAX_PENDING_SHOWN);
       const decisions = (await deps.queries.history({ teamId, limit: HOME_DECISIONS, offset: 0 })).items;
       // Auditors see every request; buttons only where they could decide from Home.
-      const decidable = await deps.deciders.decidableFromHome(pending.items, userId, teamId);
-      const undecidable = pending.items.filter((approval) => !decidable.has(approval.id));
+      const decidable = await deps.deciders.decidableFromHome(shown, userId, teamId);
+      const undecidable = shown.filter((approval) => !decidable.has(approval.id));
       const breakGlass = await deps.deciders.breakGlassFromHome(undecidable, userId);
       return {
         kind: 'admin',
-        pending: pending.items,
+        pending: shown,
         pendingTotal: pending.total,
         decisions,
         decidable,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../agent/tool.js';
+import { escapeForSlack } from '../preview-text.js';
 import type { ChannelPoster } from './ports.js';
 
 /**
@@ -18,6 +19,14 @@ export function createPostMessageTool(
       text: z.string().min(1).max(4000),
     }),
     needsApproval: true,
+    // The message as it will look, quoted; escaped, so a mention in it pings nobody from the card.
+    preview: async ({ channel, text }) => {
+      const lines = text.split('\n').filter((line) => line.trim() !== '');
+      const first = escapeForSlack(lines[0] ?? '');
+      const more =
+        lines.length > 1 ? ` (and ${lines.length - 1} more line${lines.length > 2 ? 's' : ''})` : '';
+      return `Posts to <#${channel}> as the bot:\n>${first}${more}`;
+    },
     execute: async ({ channel, text }, context) => {
       const outcome = await poster.post(channel, text, { linkPreviews: options.linkPreviews?.() ?? false });
       switch (outcome.kind) {

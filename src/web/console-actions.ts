@@ -1,7 +1,9 @@
 import { type ApprovalRecord, decisionOptions } from '../approvals/approval.js';
 import type { DecisionResult } from '../approvals/approval-service.js';
+import { type ArgumentChange, diffArguments } from '../approvals/argument-diff.js';
 import { type EditResult, prettyJson } from '../approvals/argument-edit-service.js';
 import type { ApprovalVoteRecord } from '../approvals/audit-queries.js';
+import type { Risk } from '../approvals/risk.js';
 import type { StoredAuditEvent } from '../audit/audit-event.js';
 import type { ConsoleSession } from '../console/ports.js';
 import { redactedArguments, redactText } from '../redact.js';
@@ -25,6 +27,12 @@ export interface ApprovalView {
   /** The run that asked, whose timeline is `/console/runs/{runId}`. */
   runId: string;
   rule: { approvers: ApprovalRecord['rule']['approvers']; quorum: number; appliedRule: string | null };
+  /** What the call would do, as plain text (the card's mrkdwn preview with its escapes undone); null: none. */
+  preview: string | null;
+  /** The risk the policy gives the request; null: none given. */
+  risk: Risk | null;
+  /** What a person changed before approving, field by field (redacted); empty when nothing was edited. */
+  changes: ArgumentChange[];
   /** Who approved so far (a request that needs several approvals waits for the rest). */
   approvedBy: string[];
   /** What a decider may do besides Approve and Reject. */
@@ -66,6 +74,9 @@ export function approvalView(approval: ApprovalRecord, approvedBy: string[] = []
       quorum: approval.rule.quorum,
       appliedRule: applied ? `${applied.place} (${applied.when})` : null,
     },
+    preview: approval.preview ? plainText(approval.preview) : null,
+    risk: approval.rule.risk ?? null,
+    changes: approval.editedArguments ? diffArguments(approval.arguments, approval.editedArguments) : [],
     approvedBy,
     offers: decisionOptions(approval.rule),
     createdAt: iso(approval.createdAt),
@@ -82,6 +93,11 @@ export function approvalView(approval: ApprovalRecord, approvedBy: string[] = []
         }
       : null,
   };
+}
+
+/** Slack's three escapes undone: the page escapes for HTML itself. */
+function plainText(mrkdwn: string): string {
+  return mrkdwn.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }
 
 /**

@@ -47,6 +47,8 @@ export const approvals = table(
     review: text('review'),
     createdAt: createdAt(),
     updatedAt: millis('updated_at'),
+    /** What the call would do, as the card shows it (mrkdwn, values escaped); null when there was none. */
+    preview: text('preview'),
   },
   (t) => [
     uniqueIndex('approvals_run_call').on(t.runId, t.callId),

@@ -14,6 +14,7 @@ import { redactedArguments, redactText } from '../../redact.js';
 import { encodeApprovalButtonValue } from '../button-value.js';
 import { ACTION_IDS } from '../ids.js';
 import { escapeMrkdwn, safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
+import { changesBlocks, judgementBlocks } from './approval-judgement.js';
 import { cutWithin, preformatted } from './approval-lines.js';
 import { breakGlassCardLine } from './break-glass.js';
 import { reviewNoteBlocks } from './review-note.js';
@@ -57,6 +58,7 @@ export function buildApprovalCard(
         text: `${pending ? ':lock:' : statusEmoji(approval)} *Approval ${pending ? 'needed' : 'request'}:* \`${approval.toolName}\``,
       },
     },
+    ...judgementBlocks(approval, `judgement-${version}`),
     preformatted(`arguments-${version}`, argumentsText(approval)),
     ...reviewNoteBlocks(approval.review, `review-${version}`),
     {
@@ -89,6 +91,8 @@ export function buildApprovalCard(
     });
     blocks.push(...breakGlassCardLine(approval, `break-glass-${version}`));
     if (approval.editedArguments && approval.originApprovalId === null && approved(approval)) {
+      // What the person changed, field by field, then the arguments that ran.
+      blocks.push(...changesBlocks(approval, `changes-${version}`));
       const edited = redactedArguments(approval.editedArguments, 2);
       blocks.push(
         preformatted(
@@ -243,7 +247,9 @@ function outcomeText(approval: ApprovalRecord, standing: boolean, name: (id: str
       if (approval.originApprovalId)
         return `:white_check_mark: Auto-approved (approved for this thread by ${by || 'someone'})${when}`;
       const scope = standing ? ' for this thread' : '';
-      const edited = approval.editedArguments ? ' with edited arguments (below)' : '';
+      const edited = approval.editedArguments
+        ? ' with edited arguments (changes, then all of them, below)'
+        : '';
       return `:white_check_mark: Approved${scope} by ${by || 'someone'}${when}${edited}`;
     }
     case 'rejected': {

@@ -4,6 +4,7 @@ import { describeApprovers } from '../../approvals/policy.js';
 import { redactedArguments, redactText } from '../../redact.js';
 import { escapeMrkdwn, safeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
 import { appliedRuleText, type SlackMessage, viewAllButton } from './approval-card.js';
+import { changesBlocks, previewText, riskLabel } from './approval-judgement.js';
 import { context, cutWithin, header, mentions, preformatted } from './approval-lines.js';
 
 type KnownBlock = types.KnownBlock;
@@ -26,6 +27,10 @@ export function buildApprovalDetail({ approval, votes, events }: ApprovalDetail)
   ];
   const applied = appliedRuleText(approval);
   if (applied) facts.push(applied.replace(/^Rule:/, '*Rule:*'));
+  const risk = riskLabel(approval);
+  if (risk) facts.push(`*Risk:* ${risk}`);
+  const preview = previewText(approval);
+  if (preview) facts.push(`*Effect:* ${preview}`);
   if (approval.decidedAt) {
     facts.push(`*Decided by* ${mentions(approval.decidedBy) || 'nobody'} ${slackDate(approval.decidedAt)}`);
   }
@@ -41,6 +46,8 @@ export function buildApprovalDetail({ approval, votes, events }: ApprovalDetail)
     { type: 'section', block_id: 'facts', text: { type: 'mrkdwn', text: facts.join('\n') } },
     context('arguments-title', `*Arguments${approval.editedArguments ? ' (as edited)' : ''}:*`),
     preformatted('arguments', cutWithin(args, SECTION_BUDGET, cut)),
+    ...(approval.editedArguments ? [context('changes-title', '*Changes made before approving:*')] : []),
+    ...changesBlocks(approval, 'changes'),
     // Cut: every character is one click away.
     ...(args.length > SECTION_BUDGET
       ? [{ type: 'actions' as const, block_id: 'more', elements: [viewAllButton(approval)] }]

@@ -80,8 +80,11 @@ export function mentions(ids: string | null): string {
     .join(', ');
 }
 
-/** One request in one line of mrkdwn: tool, short arguments, requester, state and id. */
-export function approvalLine(approval: ApprovalRecord): string {
+/**
+ * One request in one line of mrkdwn: tool, short arguments, requester, state and id; `extra` (mrkdwn, such as
+ * the risk and the preview) goes between the tool and the rest.
+ */
+export function approvalLine(approval: ApprovalRecord, extra?: string): string {
   const args = escapedWithin(withoutBackticks(redactedArguments(approval.arguments)), 100, '…');
   const state =
     approval.status === 'pending'
@@ -89,7 +92,7 @@ export function approvalLine(approval: ApprovalRecord): string {
       : `${OUTCOME[approval.status]}${approval.decidedBy ? ` by ${mentions(approval.decidedBy)}` : ''}${
           approval.decidedAt ? ` ${slackDate(approval.decidedAt)}` : ''
         }${approval.status === 'executing' ? ' · running' : approval.status === 'executed' ? ' · ran' : ''}${breakGlassNote(approval)}`;
-  return `${STATUS_EMOJI[approval.status]} \`${approval.toolName}\` \`${args}\`\nRequested by <@${approval.requesterId}> · ${state} · \`${approval.id}\``;
+  return `${STATUS_EMOJI[approval.status]} \`${approval.toolName}\` \`${args}\`${extra ? `\n${extra}` : ''}\nRequested by <@${approval.requesterId}> · ${state} · \`${approval.id}\``;
 }
 
 /** "break glass by <@A>", and whether another admin acknowledged it: for one-line lists (App Home, `/approvals`). */
@@ -100,11 +103,11 @@ export function breakGlassNote(approval: ApprovalRecord): string {
   return ` · :rotating_light: break glass by <@${mark.by}> (${review})`;
 }
 
-export function approvalSection(approval: ApprovalRecord, blockPrefix: string): KnownBlock {
+export function approvalSection(approval: ApprovalRecord, blockPrefix: string, extra?: string): KnownBlock {
   return {
     type: 'section',
     block_id: `${blockPrefix}-${approval.id}`,
-    text: { type: 'mrkdwn', text: approvalLine(approval) },
+    text: { type: 'mrkdwn', text: approvalLine(approval, extra) },
   };
 }
 

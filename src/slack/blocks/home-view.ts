@@ -1,6 +1,8 @@
 import type { types } from '@slack/bolt';
 import type { ApprovalRecord } from '../../approvals/approval.js';
+import { byRiskThenAge } from '../../approvals/risk.js';
 import { decisionButtons, viewAllButton } from './approval-card.js';
+import { judgementText } from './approval-judgement.js';
 import { approvalSection, context, header } from './approval-lines.js';
 import { batchBar, selectBox } from './batch-blocks.js';
 import { breakGlassButton } from './break-glass.js';
@@ -11,7 +13,8 @@ type KnownBlock = types.KnownBlock;
 export const HOME_BLOCK_LIMIT = 100;
 /** Decisions an admin sees under the pending requests. */
 export const HOME_DECISIONS = 20;
-const MAX_PENDING_SHOWN = 30;
+/** Pending requests listed; the rest are counted. */
+export const MAX_PENDING_SHOWN = 30;
 const MAX_REQUESTS_SHOWN = 20;
 
 export type HomeContent =
@@ -33,7 +36,7 @@ export interface HomeView {
 }
 
 /**
- * The App Home tab. Admins: pending requests, each with the card's own Approve/Reject buttons, then the latest
+ * The App Home tab, pending requests highest risk first, then oldest. Admins: pending requests, each with the card's own Approve/Reject buttons, then the latest
  * decisions. Everyone else: requests waiting for their decision (with buttons) and their own requests. Never
  * more than 100 blocks, however many requests wait; the rest is counted and points to `/approvals pending`.
  */
@@ -74,7 +77,8 @@ function decidable(
   withButtons?: ReadonlySet<string>,
   breakGlass?: ReadonlySet<string>,
 ): KnownBlock[] {
-  const shown = items.slice(0, MAX_PENDING_SHOWN);
+  // Highest risk first, then oldest: what most needs a careful look comes first.
+  const shown = [...items].sort(byRiskThenAge).slice(0, MAX_PENDING_SHOWN);
   const blocks: KnownBlock[] = [header('pending-title', `${title} (${total})`)];
   if (shown.length === 0) blocks.push(context('pending-empty', 'Nothing is waiting.'));
   const mayDecide = (approval: ApprovalRecord) => !withButtons || withButtons.has(approval.id);
@@ -82,7 +86,7 @@ function decidable(
   const batch = shown.filter(mayDecide).length >= 2;
   if (batch) blocks.push(...batchBar());
   for (const approval of shown) {
-    const section = approvalSection(approval, 'pending');
+    const section = approvalSection(approval, 'pending', judgementText(approval));
     if (!mayDecide(approval)) {
       blocks.push(section);
       if (breakGlass?.has(approval.id))

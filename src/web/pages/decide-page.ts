@@ -1,4 +1,5 @@
 import { html } from 'hono/html';
+import { describeChange } from '../../approvals/argument-diff.js';
 import type { ConsoleSession } from '../../console/ports.js';
 import type { ApprovalDetailView, ApprovalView } from '../console-actions.js';
 import { type Markup, time } from './layout.js';
@@ -73,6 +74,7 @@ function requestCard(
     <dt>Status</dt><dd>${view.status}</dd>
     <dt>Asked</dt><dd>${time(view.createdAt)}</dd>
     <dt>Expires</dt><dd>${time(view.expiresAt)}${view.status === 'pending' ? timeLeft(view.expiresAt, now) : ''}</dd>
+    ${view.risk ? html`<dt>Risk</dt><dd class="risk-${view.risk}">${view.risk}</dd>` : ''}
     <dt>Rule</dt><dd>${view.rule.appliedRule ?? "the tool's policy"}</dd>
     <dt>Approvals</dt><dd>${quorum(view)}</dd>
     <dt>Thread</dt><dd><a href="${view.threadUrl}" rel="noreferrer">open in Slack</a></dd>
@@ -84,7 +86,9 @@ function requestCard(
         : ''
     }
   </dl>
+  ${view.preview ? html`<p aria-label="Effect"><strong>Effect:</strong> ${view.preview}</p>` : ''}
   <pre aria-label="Arguments">${view.arguments}</pre>
+  ${view.changes.length > 0 ? html`<p>Changes made before approving:</p><pre aria-label="Changes">${view.changes.map(describeChange).join('\n')}</pre>` : ''}
   ${view.editedArguments ? html`<p>Approved with edited arguments:</p><pre>${view.editedArguments}</pre>` : ''}
   ${view.status === 'pending' && draft !== undefined ? decisionForms(view, session, draft) : ''}
 </section>`;
