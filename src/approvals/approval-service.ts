@@ -1,11 +1,11 @@
 import { auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
-import { type ApprovalRecord, approvalScope, decisionOptions } from './approval.js';
+import { type ApprovalRecord, approvalScope } from './approval.js';
 import { diffArguments } from './argument-diff.js';
 import { breakGlassEvent, breakGlassRefusal, checkJustification } from './break-glass.js';
 import type { Deciders } from './deciders.js';
+import { refusal, unavailableOption } from './decision-refusals.js';
 import type { Delegation } from './delegation.js';
-import type { DecisionPermission } from './policy.js';
 import type { ApprovalStore, Vote } from './ports.js';
 import { RefusalLimiter } from './refusal-limiter.js';
 
@@ -272,32 +272,6 @@ export class ApprovalService {
     ]);
     return { ok: false, kind: 'not_allowed', message };
   }
-}
-
-/** The sentence that tells a refused person why, and who may decide instead. */
-function refusal(approval: ApprovalRecord, permission: Exclude<DecisionPermission, { ok: true }>): string {
-  switch (permission.reason) {
-    case 'self_approval':
-      return `You asked for this, and ${approval.toolName} cannot be approved by the person who asked. It can be decided by ${permission.approvers}.`;
-    case 'not_an_approver':
-      return `You cannot decide this request. It can be decided by ${permission.approvers}.`;
-  }
-}
-
-/** Standing approvals and edits are approvals by one person; a rule can forbid them. */
-function unavailableOption(
-  approval: ApprovalRecord,
-  request: Pick<DecisionRequest, 'vote' | 'standing'>,
-  edit: boolean,
-): string | undefined {
-  if (request.vote !== 'approve') return undefined;
-  const offered = decisionOptions(approval.rule);
-  if (request.standing && !approval.rule.allowStandingApproval)
-    return `${approval.toolName} cannot be approved for the whole thread; approve this call on its own.`;
-  // Allowed by the rule, yet not offered: the request needs several approvals.
-  if ((request.standing && !offered.standing) || (edit && !offered.edit))
-    return `This request needs ${approval.rule.quorum} approvals, so it can only be approved as it is.`;
-  return undefined;
 }
 
 function readable(json: string): unknown {

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { type ApprovalRule, approverSchema, standingExpiry, type ToolPolicy } from './approval.js';
-import { LIMIT_SCOPES, OVER_LIMIT_ACTIONS } from './approval-limits.js';
+import type { ApprovalRule, ToolPolicy } from './approval.js';
 import {
   type ApprovalPolicy,
   BASE_TOOL_POLICY,
@@ -9,86 +8,12 @@ import {
   builtInPolicy,
   createPolicy,
 } from './policy.js';
-import { judgementFields, previewLayer, riskLayer } from './policy-judgement.js';
+import { type FileRule, type FileTool, ruleSchema, toolSchema } from './policy-file-schema.js';
+import { layer } from './policy-layers.js';
 import { policyProblem } from './policy-problems.js';
 import { type ConditionalRule, compileWhen } from './policy-rules.js';
 
 export type PolicyLoadResult = { ok: true; policy: ApprovalPolicy } | { ok: false; problems: string[] };
-
-const DURATION = /^([1-9][0-9]*)(s|m|h|d)$/;
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-/** "30m", "24h", "7d" (also "45s") in milliseconds; undefined for anything else. */
-export function parseDuration(text: string): number | undefined {
-  const match = DURATION.exec(text.trim());
-  const unit = match?.[2];
-  if (!match || (unit !== 's' && unit !== 'm' && unit !== 'h' && unit !== 'd')) return undefined;
-  return Number(match[1]) * UNIT_MS[unit];
-}
-
-const duration = z.string().transform((text, ctx) => {
-  const ms = parseDuration(text);
-  if (ms === undefined) {
-    ctx.addIssue({ code: 'custom', message: `"${text}" is not a duration` });
-    return z.NEVER;
-  }
-  return ms;
-});
-
-const approver = z.string().superRefine((text, ctx) => {
-  if (!approverSchema.safeParse(text).success)
-    ctx.addIssue({ code: 'custom', message: `"${text}" is not an approver` });
-});
-
-/** `limits`: how many requests may be offered per requester, channel or team in a window (policy.md#limits). */
-const limitsField = z
-  .array(
-    z
-      .strictObject({
-        per: z.enum(LIMIT_SCOPES, `is not one of ${LIMIT_SCOPES.join(', ')}`),
-        max: z.number().int('must be a whole number').min(1, 'must be at least 1'),
-        window: duration,
-      })
-      .transform(({ per, max, window }) => ({ per, max, windowMs: window })),
-  )
-  .min(1, 'the list is empty');
-
-const ruleSchema = z.strictObject({
-  limits: limitsField.optional(),
-  overLimit: z.enum(OVER_LIMIT_ACTIONS, `is not one of ${OVER_LIMIT_ACTIONS.join(', ')}`).optional(),
-  requireApproval: z.boolean().optional(),
-  approvers: z.array(approver).min(1, 'the list is empty').optional(),
-  allowSelfApproval: z.boolean().optional(),
-  quorum: z.number().int('must be a whole number').min(1, 'must be at least 1').optional(),
-  expiresAfter: duration.nullable().optional(),
-  remindAfter: duration.nullable().optional(),
-  allowStandingApproval: z.boolean().optional(),
-  standingApprovalExpiresAfter: duration.nullable().optional(),
-  approvalChannel: z
-    .string()
-    .regex(/^[CG][A-Z0-9]{2,}$/, 'is not a Slack channel ID')
-    .nullable()
-    .optional(),
-  notify: z
-    .array(z.enum(['thread', 'dm'], 'is not a place to announce requests'))
-    .min(1, 'the list is empty')
-    .optional(),
-  escalateAfter: duration.nullable().optional(),
-  escalateTo: z.array(approver).min(1, 'the list is empty').optional(),
-  /** `false`: no admin may break glass on the tool's requests. */
-  breakGlass: z.boolean().optional(),
-  /** `"review"`: a clean note of the reviewer (a model) approves the call; null turns a default off. */
-  autoApprove: z.literal('review', 'must be "review" or null').nullable().optional(),
-  ...judgementFields(),
-});
-type FileRule = z.infer<typeof ruleSchema>;
-
-/** One of a tool's conditional rules: a CEL `when` and any rule field, laid over the tool's own fields. */
-const conditionalRuleSchema = ruleSchema.extend({ when: z.string().min(1, 'is empty') });
-
-/** A tool's entry: its rule fields, and conditional `rules` tried in order. */
-const toolSchema = ruleSchema.extend({ rules: z.array(conditionalRuleSchema).optional() });
-type FileTool = z.infer<typeof toolSchema>;
 
 const fileSchema = z.strictObject({
   /** Let Slack show link previews on messages that `post_message` sends (off by default). */
@@ -234,64 +159,6 @@ function compileRules(
     compiled.push({ place, when, test: expression.test, policy });
   });
   return compiled;
-}
-
-function layer(base: ToolPolicy, over: FileRule): ToolPolicy {
-  const rule: ApprovalRule = {
-    approvers: over.approvers ?? base.rule.approvers,
-    allowSelfApproval: over.allowSelfApproval ?? base.rule.allowSelfApproval,
-    quorum: over.quorum ?? base.rule.quorum,
-    allowStandingApproval: over.allowStandingApproval ?? base.rule.allowStandingApproval,
-    expiresAfterMs: over.expiresAfter === undefined ? base.rule.expiresAfterMs : over.expiresAfter,
-    remindAfterMs: over.remindAfter === undefined ? base.rule.remindAfterMs : over.remindAfter,
-    approvalChannel: over.approvalChannel === undefined ? base.rule.approvalChannel : over.approvalChannel,
-    standingExpiresAfterMs:
-      over.standingApprovalExpiresAfter === undefined
-        ? standingExpiry(base.rule)
-        : over.standingApprovalExpiresAfter,
-    ...notifyLayer(base.rule, over),
-    ...escalationLayer(base.rule, over),
-    ...limitsLayer(base.rule, over),
-    ...breakGlassLayer(base.rule, over),
-    ...autoApproveLayer(base.rule, over),
-    ...riskLayer(base.rule, over),
-  };
-  return { requireApproval: over.requireApproval ?? base.requireApproval, rule, ...previewLayer(base, over) };
-}
-
-/** `notify` is left out of rules that never set it, so they read as they always did. */
-function notifyLayer(base: ApprovalRule, over: FileRule): Pick<ApprovalRule, 'notify'> {
-  const notify = over.notify ?? base.notify;
-  return notify ? { notify: [...new Set(notify)] } : {};
-}
-
-/** Escalation fields are left out of rules that never set them, like `notify`. */
-function escalationLayer(
-  base: ApprovalRule,
-  over: FileRule,
-): Pick<ApprovalRule, 'escalateAfterMs' | 'escalateTo'> {
-  const after = over.escalateAfter === undefined ? base.escalateAfterMs : over.escalateAfter;
-  const to = over.escalateTo ?? base.escalateTo;
-  return { ...(after === undefined ? {} : { escalateAfterMs: after }), ...(to ? { escalateTo: to } : {}) };
-}
-
-/** Limit fields are left out of rules that never set them, like `notify`. */
-function limitsLayer(base: ApprovalRule, over: FileRule): Pick<ApprovalRule, 'limits' | 'overLimit'> {
-  const limits = over.limits ?? base.limits;
-  const overLimit = over.overLimit ?? base.overLimit;
-  return { ...(limits ? { limits } : {}), ...(overLimit ? { overLimit } : {}) };
-}
-
-/** `breakGlass` is left out of rules that never set it (break glass allowed), like `notify`. */
-function breakGlassLayer(base: ApprovalRule, over: FileRule): Pick<ApprovalRule, 'breakGlass'> {
-  const breakGlass = over.breakGlass ?? base.breakGlass;
-  return breakGlass === undefined ? {} : { breakGlass };
-}
-
-/** `autoApprove` is left out of rules that never set it, like `notify`. */
-function autoApproveLayer(base: ApprovalRule, over: FileRule): Pick<ApprovalRule, 'autoApprove'> {
-  const auto = over.autoApprove === undefined ? base.autoApprove : over.autoApprove;
-  return auto ? { autoApprove: auto } : {};
 }
 
 /** A rule nobody could ever satisfy is a configuration error, not a request that waits forever. */

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/agent/tool.js';
 import { BUILT_IN_TOOL_POLICIES } from '../../src/approvals/policy.js';
-import { loadApprovalPolicy, parseDuration, parsePolicyText } from '../../src/approvals/policy-file.js';
+import { loadApprovalPolicy, parsePolicyText } from '../../src/approvals/policy-file.js';
+import { parseDuration } from '../../src/approvals/policy-file-schema.js';
 import {
   BUILT_IN_TOOLS,
   createBuiltInTools,
