@@ -9,13 +9,29 @@ export interface Decidable {
   draft: string;
 }
 
-/** The requests waiting for this person, each with its decision forms. */
-export function decideList(requests: readonly Decidable[], session: ConsoleSession, now: number): Markup {
-  if (requests.length === 0)
-    return html`<h1>Decide</h1><p class="muted">Nothing waits for your decision.</p>`;
+/** One page of the requests waiting for this person: where it starts among them all, and how many there are. */
+export interface DecidePage {
+  requests: readonly Decidable[];
+  offset: number;
+  total: number;
+}
+
+/** The requests waiting for this person, a page at a time, each with its decision forms. */
+export function decideList(list: DecidePage, session: ConsoleSession, now: number): Markup {
+  const { requests, offset, total } = list;
+  if (total === 0) return html`<h1>Decide</h1><p class="muted">Nothing waits for your decision.</p>`;
+  const shown = requests.length < total ? ` (${offset + 1}–${offset + requests.length} here)` : '';
+  const next = offset + requests.length;
   return html`<h1>Decide</h1>
-<p class="muted">${requests.length} request${requests.length === 1 ? '' : 's'} wait for your decision, oldest first.</p>
-${requests.map(({ view, draft }) => requestCard(view, session, now, { heading: 'h2', draft }))}`;
+<p class="muted">${total} request${total === 1 ? '' : 's'} wait for your decision, oldest first${shown}.</p>
+${requests.map(({ view, draft }) => requestCard(view, session, now, { heading: 'h2', draft }))}
+${
+  offset > 0 || next < total
+    ? html`<nav class="pages" aria-label="Pages">${offset > 0 ? html`<a href="/console">← Oldest</a> ` : ''}${
+        next < total ? html`<a href="/console?cursor=${next}">Newer requests →</a>` : ''
+      }</nav>`
+    : ''
+}`;
 }
 
 /** One request in full: what the card shows, its votes and trail, and the forms when this person may decide. */
