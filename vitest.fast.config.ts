@@ -2,12 +2,13 @@ import { defineConfig } from 'vitest/config';
 import { COMMON_TEST_OPTIONS } from './vitest.config.js';
 
 /**
- * Suites that start the bot, the terminal chat or other programs as processes or worker threads, need
+ * Suites that start the bot, the terminal chat, a browser or other programs as processes or worker threads, need
  * PostgreSQL only, measure load (many requests), wait out real retry back-off (seconds per test), or read the
  * shared recordings of model servers: `npm test` runs them, `npm run test:fast` does not (docs/testing.md).
  */
 export const SLOW_SUITES = [
   'test/bench/**',
+  'test/browser/**',
   'test/e2e/acked-clicks.test.ts',
   'test/e2e/approve-restart-reject.test.ts',
   'test/e2e/audit-delivery.test.ts',
@@ -51,6 +52,8 @@ export default defineConfig({
     include: [...COMMON_TEST_OPTIONS.include],
     exclude: SLOW_SUITES,
     env: { TEST_DATABASE_KINDS: 'sqlite' },
+    // Temporary files (every suite's SQLite databases) in RAM when there is room: see the file.
+    globalSetup: ['test/support/ram-temp-folder.ts'],
     // Keeps each module as transformed on disk (node_modules/.experimental-vitest-cache, keyed by its content),
     // so a run after the first does not transform the bot again (a few seconds of a run).
     experimental: { fsModuleCache: true },

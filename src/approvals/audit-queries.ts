@@ -1,6 +1,7 @@
 import type { StoredAuditEvent } from '../audit/audit-event.js';
 import type { UsageTotals } from '../audit/usage.js';
 import type { ApprovalRecord, ApprovalStatus } from './approval.js';
+import type { TrendRows, TrendWindow } from './approval-trends.js';
 
 /** Filters of `npm run audit -- list|export`; every field narrows the result. Times are epoch milliseconds. */
 export interface AuditEventFilter {
@@ -13,6 +14,35 @@ export interface AuditEventFilter {
   /** The current status of the approval the event concerns. */
   status?: ApprovalStatus;
   teamId?: string;
+  /** The channel of the event's conversation, or of its approval's card. */
+  channel?: string;
+  /** The event's kind, exactly (`approval.escalated`). */
+  kind?: string;
+  /**
+   * A substring of the payload as stored (JSON text, secrets already redacted, pruned content gone), ignoring
+   * the case of letters A to Z.
+   */
+  text?: string;
+}
+
+/** Where a page of the audit log starts, newest or oldest first, by sequence number (never an offset). */
+export interface AuditPageRequest {
+  limit: number;
+  order: 'newest' | 'oldest';
+  /** The last sequence number seen: the page holds the events past it in `order`. */
+  cursor?: number;
+}
+
+export interface AuditEventPage {
+  items: AuditEventRow[];
+  /** The sequence number to ask the next page from; null on the last page. */
+  nextCursor: number | null;
+}
+
+/** One run's events in order, and the requests it made (whoever may see one of them may see the run). */
+export interface RunTrail {
+  events: AuditEventRow[];
+  approvals: ApprovalRecord[];
 }
 
 /** An audit event with what admins filter by: the tool and the current status of its approval. */
@@ -70,9 +100,16 @@ export interface ApprovalStats {
 
 /** The audit log itself, for `npm run audit` (list, export, verify) and policy replays. */
 export interface AuditLogQueries {
-  /** The whole chain in sequence order, for verification. */
-  chain(): Promise<StoredAuditEvent[]>;
+  /**
+   * The chain in sequence order, for verification: all of it, or `limit` events after `afterSeq` (to read a
+   * long log a batch at a time).
+   */
+  chain(range?: { afterSeq: number; limit: number }): Promise<StoredAuditEvent[]>;
   events(filter: AuditEventFilter): Promise<AuditEventRow[]>;
+  /** One page of a workspace's events that pass `filter`, fast however long the log (an index on team and seq). */
+  eventPage(filter: AuditEventFilter & { teamId: string }, page: AuditPageRequest): Promise<AuditEventPage>;
+  /** A run's events of this workspace, oldest first; undefined when it has none here. */
+  runTrail(teamId: string, runId: string): Promise<RunTrail | undefined>;
 }
 
 /** Lists of requests, as the slash command and App Home show them. */
@@ -89,6 +126,8 @@ export interface ApprovalReports {
   /** One request of this workspace, or undefined (unknown id, or another workspace's). */
   detail(teamId: string, approvalId: string): Promise<ApprovalDetail | undefined>;
   stats(teamId: string, since?: number): Promise<ApprovalStats>;
+  /** The figures of the console's charts over a bounded window of one workspace, grouped by UTC day. */
+  trends(window: TrendWindow): Promise<TrendRows>;
 }
 
 /** Every audit query, as the database answers them in one store. */

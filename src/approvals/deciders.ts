@@ -9,6 +9,8 @@ export interface DecidersDeps {
   clock: Clock;
   /** ADMIN_USER_IDS: approval rights where a rule names admins, and on every request as its reader. */
   adminUserIds: readonly string[];
+  /** AUDITOR_USER_IDS: readers of every request and of the audit log, with no right to decide. */
+  auditorUserIds?: readonly string[] | undefined;
   /** Members of user groups named in rules; without it nobody matches a group. */
   groups?: GroupDirectory | undefined;
   /** Delegations of deciding; without it nobody decides through one. */
@@ -45,6 +47,11 @@ export class Deciders {
 
   isAdmin(userId: string): boolean {
     return this.#deps.adminUserIds.includes(userId);
+  }
+
+  /** Whether this person may read every request and the audit log: admins and auditors. */
+  isAuditor(userId: string): boolean {
+    return this.isAdmin(userId) || (this.#deps.auditorUserIds ?? []).includes(userId);
   }
 
   /** The admins (ADMIN_USER_IDS), for those who must be told or named. */
@@ -87,12 +94,12 @@ export class Deciders {
 
   /**
    * Whether this person may read a request's every argument: whoever may decide it (from anywhere), its
-   * requester, admins, and the members of the conversation it was posted in (their click came from its
+   * requester, admins and auditors, and the members of the conversation it was posted in (their click came from its
    * channel, or from the rule's approval channel where its copy is posted).
    */
   async maySee(approval: ApprovalRecord, viewer: Viewer): Promise<boolean> {
     const { userId, channelId } = viewer;
-    if (userId === approval.requesterId || this.isAdmin(userId)) return true;
+    if (userId === approval.requesterId || this.isAuditor(userId)) return true;
     if (
       channelId !== undefined &&
       (channelId === approval.channelId || channelId === approval.rule.approvalChannel)

@@ -114,6 +114,11 @@ function describe(rule: Pick<ApprovalRule, 'approvers'>): string {
   return rule.approvers.join(' or ');
 }
 
+/** The requests the new policy would have decided differently, in the order they were replayed. */
+export function changedDecisions(replayed: readonly ReplayedRequest[]): ReplayedRequest[] {
+  return replayed.filter((r) => r.differences.length > 0);
+}
+
 /** Per tool: requests, how many would need approval, and how many would differ. */
 export interface ReplaySummaryRow {
   tool: string;

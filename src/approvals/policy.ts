@@ -1,6 +1,6 @@
 import { type ApprovalRule, type Approver, DEFAULT_STANDING_EXPIRY_MS, type ToolPolicy } from './approval.js';
 import { type CallFacts, type ConditionalRule, resolveCall } from './policy-rules.js';
-import { summarizePolicy } from './policy-summary.js';
+import { type PolicyDescription, summarizePolicy } from './policy-summary.js';
 
 export interface ApprovalPolicy {
   /** The rule for a tool; tools without their own entry get the defaults. */
@@ -13,6 +13,8 @@ export interface ApprovalPolicy {
   readonly postMessageLinkPreviews: boolean;
   /** Every approver any rule names (including `escalateTo`), for who may delegate deciding. */
   namedApprovers(): readonly Approver[];
+  /** What the policy is made of (its source, defaults, each tool's entry and conditional rules), for a table. */
+  describe(): PolicyDescription;
 }
 
 const BASE_RULE: ApprovalRule = {
@@ -78,6 +80,7 @@ export function createPolicy(
     namedApprovers: () => named,
     forCall: (facts) => resolveCall(forTool(facts.tool), rules[facts.tool] ?? [], facts),
     summary: summarizePolicy(source, defaults, tools, rules),
+    describe: () => ({ source, defaults, tools, rules }),
     postMessageLinkPreviews: options.postMessageLinkPreviews ?? false,
   };
 }
@@ -156,6 +159,10 @@ export class ReloadablePolicy implements ApprovalPolicy {
 
   namedApprovers(): readonly Approver[] {
     return this.#current.namedApprovers();
+  }
+
+  describe(): PolicyDescription {
+    return this.#current.describe();
   }
 
   get postMessageLinkPreviews(): boolean {

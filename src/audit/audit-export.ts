@@ -54,20 +54,46 @@ export function csvCell(value: string): string {
 
 /** Audit events as lines of the chosen format (table and CSV with a header line). */
 export function formatEvents(rows: readonly ExportRow[], format: ExportFormat): string[] {
+  if (format === 'table') return formatTable(rows);
+  return [...headerLines(format), ...eventLines(rows, format)];
+}
+
+/** The formats a download streams: each event is a line of its own. */
+export type StreamFormat = Exclude<ExportFormat, 'table'>;
+
+/** What comes before the events: CSV's header line. */
+function headerLines(format: StreamFormat): string[] {
+  return format === 'csv' ? [COLUMNS.join(',')] : [];
+}
+
+function eventLines(rows: readonly ExportRow[], format: StreamFormat): string[] {
   switch (format) {
     case 'jsonl':
       // Typed as JSON types them: the sequence number a number, the payload an object (CSV keeps text cells).
       return rows.map((row) => JSON.stringify({ ...cells(row), seq: row.seq, payload: row.payload }));
     case 'csv':
-      return [
-        COLUMNS.join(','),
-        ...rows.map((row) => {
-          const all = cells(row);
-          return COLUMNS.map((c) => csvCell(all[c])).join(',');
-        }),
-      ];
-    case 'table':
-      return formatTable(rows);
+      return rows.map((row) => {
+        const all = cells(row);
+        return COLUMNS.map((c) => csvCell(all[c])).join(',');
+      });
+  }
+}
+
+/**
+ * The same lines as `formatEvents`, each ending in a newline, as the pages of events arrive: a download of a
+ * long log streams without holding it in memory.
+ *
+ * @example
+ * for await (const text of streamEvents(pagesOf(filter), 'csv')) await stream.write(text);
+ */
+export async function* streamEvents(
+  pages: AsyncIterable<readonly ExportRow[]>,
+  format: StreamFormat,
+): AsyncGenerator<string> {
+  const header = headerLines(format);
+  if (header.length > 0) yield `${header.join('\n')}\n`;
+  for await (const rows of pages) {
+    if (rows.length > 0) yield `${eventLines(rows, format).join('\n')}\n`;
   }
 }
 

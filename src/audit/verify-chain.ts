@@ -31,21 +31,21 @@ export function verifyChain(events: readonly StoredAuditEvent[]): ChainVerdict {
   let prevHash = GENESIS_HASH;
   let prevSeq = 0;
   for (const event of events) {
-    const expectedSeq = prevSeq + 1;
-    const sealedAt = originalSeq(event);
-    if (sealedAt === event.seq && event.prevHash === prevHash && event.seq === expectedSeq) {
-      if (!payloadHolds(event)) {
-        return {
-          ok: false,
-          count: events.length,
-          seq: event.seq,
-          problem: 'edited',
-          message: `event ${event.seq} was edited: its payload no longer matches its digest`,
-        };
-      }
+    if (continuesChain(event, prevHash, prevSeq)) {
       prevHash = event.hash;
       prevSeq = event.seq;
       continue;
+    }
+    const expectedSeq = prevSeq + 1;
+    const sealedAt = originalSeq(event);
+    if (sealedAt === event.seq && event.prevHash === prevHash && event.seq === expectedSeq) {
+      return {
+        ok: false,
+        count: events.length,
+        seq: event.seq,
+        problem: 'edited',
+        message: `event ${event.seq} was edited: its payload no longer matches its digest`,
+      };
     }
     return {
       ok: false,
@@ -54,6 +54,49 @@ export function verifyChain(events: readonly StoredAuditEvent[]): ChainVerdict {
     };
   }
   return { ok: true, count: events.length, headHash: prevHash };
+}
+
+/**
+ * Whether `event` carries the chain on, untouched, from the event before it (`prevHash`, `prevSeq`): what every
+ * event of a chain that holds passes.
+ */
+export function continuesChain(event: StoredAuditEvent, prevHash: string, prevSeq: number): boolean {
+  return (
+    event.seq === prevSeq + 1 &&
+    event.prevHash === prevHash &&
+    hashAt(event, event.seq, chainedContent(event)) === event.hash &&
+    payloadHolds(event)
+  );
+}
+
+/** Reads the chain from the event after `afterSeq`, `limit` events at most, in sequence order. */
+export type ChainReader = (range?: { afterSeq: number; limit: number }) => Promise<StoredAuditEvent[]>;
+
+/**
+ * The same verdict as `verifyChain`, read `batch` events at a time with `pause()` between batches, so that a
+ * long log never holds the thread (or memory) for the whole read: while every event carries the chain on,
+ * only a batch is in hand. At the first event that does not, the whole chain is read and `verifyChain` names
+ * what was done to it.
+ */
+export async function verifyChainInBatches(
+  read: ChainReader,
+  pause: () => Promise<void>,
+  batch = 2000,
+): Promise<ChainVerdict> {
+  let prevHash = GENESIS_HASH;
+  let prevSeq = 0;
+  let count = 0;
+  for (;;) {
+    const events = await read({ afterSeq: prevSeq, limit: batch });
+    for (const event of events) {
+      if (!continuesChain(event, prevHash, prevSeq)) return verifyChain(await read());
+      prevHash = event.hash;
+      prevSeq = event.seq;
+      count += 1;
+    }
+    if (events.length < batch) return { ok: true, count, headHash: prevHash };
+    await pause();
+  }
 }
 
 function diagnose(
@@ -136,7 +179,19 @@ function hashAt(event: StoredAuditEvent, seq: number, content: ChainedContent): 
 
 /** The sequence number under which the event's hash was computed, or undefined when its contents changed. */
 function originalSeq(event: StoredAuditEvent): number | undefined {
-  const content: ChainedContent = {
+  const content = chainedContent(event);
+  if (hashAt(event, event.seq, content) === event.hash) return event.seq;
+  for (let delta = 1; delta <= SEARCH_WINDOW; delta += 1) {
+    for (const seq of [event.seq + delta, event.seq - delta]) {
+      if (seq >= 1 && hashAt(event, seq, content) === event.hash) return seq;
+    }
+  }
+  return undefined;
+}
+
+/** What an event's hash covers besides its position and predecessor. */
+function chainedContent(event: StoredAuditEvent): ChainedContent {
+  return {
     at: event.at,
     actor: event.actor,
     kind: event.kind,
@@ -146,11 +201,4 @@ function originalSeq(event: StoredAuditEvent): number | undefined {
     approvalId: event.approvalId,
     payload: event.payload,
   };
-  if (hashAt(event, event.seq, content) === event.hash) return event.seq;
-  for (let delta = 1; delta <= SEARCH_WINDOW; delta += 1) {
-    for (const seq of [event.seq + delta, event.seq - delta]) {
-      if (seq >= 1 && hashAt(event, seq, content) === event.hash) return seq;
-    }
-  }
-  return undefined;
 }

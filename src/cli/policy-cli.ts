@@ -1,16 +1,14 @@
 import { parseArgs } from 'node:util';
-import type { ApprovalReports, AuditLogQueries } from '../approvals/audit-queries.js';
+import { pastRequests } from '../approvals/past-requests.js';
 import type { ApprovalPolicy } from '../approvals/policy.js';
 import {
-  type PastRequest,
+  changedDecisions,
   type ReplayedRequest,
   replayRequest,
   summarizeReplay,
 } from '../approvals/policy-replay.js';
-import { jsonObject } from '../approvals/policy-rules.js';
 import { readPolicySource } from '../approvals/policy-source.js';
 import { undecidableTools, undecidableWarning } from '../approvals/who-to-tell.js';
-import { prunedArgumentsLimit } from '../audit/retention.js';
 import { parseTimePoint } from '../audit/time-filter.js';
 import { loadConfig } from '../config.js';
 import { createAuditQueryStore } from '../db/audit-query-store.js';
@@ -119,11 +117,10 @@ async function replay(args: readonly string[], io: PolicyCliIo): Promise<number>
   const policy = validPolicy(file, 'replay', io);
   if (!policy) return 1;
   return withDatabase(io.env ?? process.env, io, async (database, { adminUserIds }) => {
-    const { requests: past, pruned } = await pastRequests(createAuditQueryStore(database), since);
+    const { requests: past, pruned } = await pastRequests(createAuditQueryStore(database), { since });
     const replayed = past.map((request) => replayRequest(policy, request, adminUserIds));
     for (const line of format === 'jsonl' ? replayed.map((r) => JSON.stringify(r)) : table(replayed, file))
       io.out(line);
-    // Replayed without their arguments they would look like calls the rules cannot evaluate: counted instead.
     if (pruned.count > 0) {
       const note = `${pruned.count} older request(s) had their arguments removed by retention (${[...pruned.limits].join(', ')}) and were not replayed.`;
       if (format === 'jsonl') io.err(note);
@@ -131,52 +128,6 @@ async function replay(args: readonly string[], io: PolicyCliIo): Promise<number>
     }
     return 0;
   });
-}
-
-/**
- * Every `approval.requested` event since `since`, with its request's channel, rule, status and votes; those
- * whose arguments retention removed are only counted, with the limits they were removed under.
- */
-async function pastRequests(
-  queries: AuditLogQueries & ApprovalReports,
-  since: number | undefined,
-): Promise<{ requests: PastRequest[]; pruned: { count: number; limits: Set<string> } }> {
-  const events = await queries.events(since === undefined ? {} : { since });
-  const requests: PastRequest[] = [];
-  const pruned = { count: 0, limits: new Set<string>() };
-  for (const event of events) {
-    if (event.kind !== 'approval.requested' || !event.approvalId || !event.teamId) continue;
-    const detail = await queries.detail(event.teamId, event.approvalId);
-    if (!detail) continue;
-    const { approval } = detail;
-    const limit = prunedArgumentsLimit(approval.arguments);
-    if (limit !== undefined) {
-      pruned.count += 1;
-      pruned.limits.add(limit || 'retention');
-      continue;
-    }
-    const onBehalfOf = new Map<string, string>();
-    for (const e of detail.events) {
-      const delegator = e.payload.onBehalfOf;
-      if (typeof delegator === 'string') onBehalfOf.set(e.actor, delegator);
-    }
-    requests.push({
-      approvalId: approval.id,
-      at: event.at,
-      teamId: approval.teamId,
-      tool: approval.toolName,
-      requesterId: approval.requesterId,
-      channelId: approval.channelId,
-      args: jsonObject(approval.arguments),
-      rule: approval.rule,
-      status: approval.status,
-      votes: detail.votes.map((v) => {
-        const delegator = onBehalfOf.get(v.userId);
-        return { userId: v.userId, vote: v.vote, ...(delegator ? { onBehalfOf: delegator } : {}) };
-      }),
-    });
-  }
-  return { requests, pruned };
 }
 
 /** The summary table per tool, then one line per request that would have gone differently. */
@@ -197,7 +148,7 @@ function table(replayed: readonly ReplayedRequest[], file: string): string[] {
       .map((cell, i) => cell.padEnd(widths[i] ?? 0))
       .join('  ')
       .trimEnd();
-  const differing = replayed.filter((r) => r.differences.length > 0);
+  const differing = changedDecisions(replayed);
   return [
     `Replay of ${replayed.length} approval request(s) against ${file}:`,
     line(header),

@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebClient } from '@slack/web-api';
+import { ChainCheck } from '../audit/chain-check.js';
 import type { Config } from '../config.js';
 import { ConsoleAccess } from '../console/console-access.js';
 import type { RunWork } from '../conversations/run-work.js';
 import type { Logger } from '../logger.js';
 import { createSlackSignIn } from '../slack/openid-sign-in.js';
+import { toolNames } from '../tools/built-in-tools.js';
 import { consoleRequestListener } from '../web/console-app.js';
 import type { ConsoleDeps } from '../web/console-deps.js';
 import type { Core } from './core.js';
@@ -29,7 +31,7 @@ export function createConsole(
   core: Core,
   work: RunWork,
   client: WebClient,
-  config: Pick<Config, 'console' | 'auditorUserIds' | 'slack' | 'logLevel'>,
+  config: Pick<Config, 'console' | 'adminUserIds' | 'slack' | 'logLevel'>,
   logger: Logger,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   let team: Promise<string> | undefined;
@@ -58,8 +60,13 @@ export function createConsole(
           logLevel: config.logLevel,
         })
       : undefined,
+    policy: { inForce: () => core.policy, toolNames: toolNames(), adminUserIds: config.adminUserIds },
+    chainCheck: new ChainCheck({
+      chain: (range) => core.stores.auditQueries.chain(range),
+      clock: core.clock,
+      logger,
+    }),
     installedTeam,
-    auditorUserIds: config.auditorUserIds,
     config: { ...config.console, slackApiUrl: config.slack.apiUrl },
     clock: core.clock,
     logger,

@@ -137,6 +137,7 @@ export async function createCore<A extends SurfaceAdapters>(
   const deciders = new Deciders({
     clock,
     adminUserIds: config.adminUserIds,
+    auditorUserIds: config.auditorUserIds,
     groups: adapters.groups,
     delegations: stores.delegations,
     votes: stores.approvals,

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { APPROVAL_STATUSES } from '../approvals/approval.js';
 import type { ExportRow } from '../audit/audit-export.js';
 import type { AuditPushStore, PushClaim } from '../audit/audit-push.js';
-import { toStoredEvent } from './audit-query-store.js';
+import { toStoredEvent } from './audit-log-store.js';
 import { leaseColumns, takableLease } from './run-rows.js';
 import { readEnum, readNumber, readOptionalNumber, readOptionalString } from './sql/columns.js';
 import { count, type Program, type Row, row, rows } from './sql/program.js';

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { EARLY_END_KINDS, type RunUsage, readUsagePayload, USAGE_END_KIND } from '../audit/usage.js';
-import { readOptionalString, readString } from './sql/columns.js';
+import { readNumber, readOptionalString, readString } from './sql/columns.js';
 import { type Program, rows } from './sql/program.js';
 import type { Dialect } from './sql/sql-database.js';
 
@@ -15,8 +15,8 @@ export interface UsageFilter {
   teamId?: string;
 }
 
-/** Runs that ended in the window, with their usage, who started them and the tools they called. */
-export function* readRunUsage(dialect: Dialect, filter: UsageFilter): Program<RunUsage[]> {
+/** Runs that ended in the window, with their usage, who started them, the tools they called and when they ended. */
+export function* readRunUsage(dialect: Dialect, filter: UsageFilter): Program<(RunUsage & { at: number })[]> {
   const window = sql.join(
     [
       // EARLY_END_KINDS count only with the usage so far in their payload.
@@ -27,7 +27,7 @@ export function* readRunUsage(dialect: Dialect, filter: UsageFilter): Program<Ru
     ],
     sql` and `,
   );
-  const completed = yield* rows(sql`select c.run_id, c.team_id, c.payload,
+  const completed = yield* rows(sql`select c.run_id, c.team_id, c.payload, c.at,
       (select s.actor from audit_events s where s.run_id = c.run_id and s.kind = 'run.started'
         order by s.seq limit 1) as user_id
     from audit_events c where ${window} and c.run_id is not null order by c.seq`);
@@ -58,6 +58,7 @@ export function* readRunUsage(dialect: Dialect, filter: UsageFilter): Program<Ru
       teamId: readOptionalString(c, 'team_id'),
       userId: readOptionalString(c, 'user_id'),
       ...usage,
+      at: readNumber(c, 'at'),
       tools: (toolsOf.get(runId) ?? []).sort(),
     };
   });

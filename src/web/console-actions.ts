@@ -22,6 +22,8 @@ export interface ApprovalView {
   channel: string;
   thread: string;
   threadUrl: string;
+  /** The run that asked, whose timeline is `/console/runs/{runId}`. */
+  runId: string;
   rule: { approvers: ApprovalRecord['rule']['approvers']; quorum: number; appliedRule: string | null };
   /** Who approved so far (a request that needs several approvals waits for the rest). */
   approvedBy: string[];
@@ -55,6 +57,7 @@ export function approvalView(approval: ApprovalRecord, approvedBy: string[] = []
     editedArguments: approval.editedArguments ? redactedArguments(approval.editedArguments, 2) : null,
     channel: approval.channelId,
     thread: approval.threadTs,
+    runId: approval.runId,
     threadUrl: `https://app.slack.com/client/${approval.teamId}/${approval.channelId}/thread/${approval.channelId}-${approval.threadTs}`,
     rule: {
       approvers: approval.rule.approvers,

@@ -3,10 +3,13 @@ import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { describeError } from '../errors.js';
+import { chartsRoutes } from './charts-routes.js';
 import type { ConsoleDeps, ConsoleEnv } from './console-deps.js';
 import { consoleHeaders, loopbackUnlessPublic, requireSession } from './console-security.js';
 import { CONSOLE_CSS } from './console-style.js';
 import { apiError, decideRoutes } from './decide-routes.js';
+import { historyRoutes } from './history-routes.js';
+import { policyRoutes } from './policy-routes.js';
 import { signInRoutes } from './sign-in-routes.js';
 import { slackSignInRoutes } from './slack-sign-in-routes.js';
 
@@ -42,6 +45,9 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     requireSession(deps, (c) => c.redirect('/console/login', 303)),
   );
   app.route('/', decideRoutes(deps));
+  app.route('/', chartsRoutes(deps));
+  app.route('/', policyRoutes(deps));
+  app.route('/', historyRoutes(deps));
   app.notFound((c) => c.json({ error: { code: 'not_found', message: 'There is nothing here.' } }, 404));
   app.onError((error, c) => {
     deps.logger.error('console request failed', { path: c.req.path, error: describeError(error) });

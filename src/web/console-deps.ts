@@ -2,7 +2,9 @@ import type { ApprovalService } from '../approvals/approval-service.js';
 import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
 import type { AuditQueries } from '../approvals/audit-queries.js';
 import type { Deciders } from '../approvals/deciders.js';
+import type { ApprovalPolicy } from '../approvals/policy.js';
 import type { ApprovalStore } from '../approvals/ports.js';
+import type { ChainCheck } from '../audit/chain-check.js';
 import type { Clock } from '../clock.js';
 import type { ConsoleConfig } from '../config.js';
 import type { ConsoleAccess } from '../console/console-access.js';
@@ -23,10 +25,15 @@ export interface ConsoleDeps {
   votes: Pick<ApprovalStore, 'approvers'>;
   /** Sign in with Slack; undefined unless SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are set. */
   slackSignIn: SlackSignIn | undefined;
+  /**
+   * The policy in force (read at each request: a reload on SIGHUP shows at once), the tool names a candidate
+   * policy is checked against (as `npm run policy` checks a file), and the admins a replay counts as such.
+   */
+  policy: { inForce: () => ApprovalPolicy; toolNames: readonly string[]; adminUserIds: readonly string[] };
+  /** The audit chain's verification, at most once a minute for pages, on demand for the button. */
+  chainCheck: Pick<ChainCheck, 'latest' | 'now'>;
   /** The workspace the bot is installed in (asked of Slack once). */
   installedTeam: () => Promise<string>;
-  /** Read-only readers of the audit log (AUDITOR_USER_IDS). */
-  auditorUserIds: readonly string[];
   config: ConsoleConfig & { slackApiUrl: string };
   clock: Clock;
   logger: Logger;
@@ -45,7 +52,6 @@ export interface Roles {
   auditor: boolean;
 }
 
-export function rolesOf(deps: Pick<ConsoleDeps, 'deciders' | 'auditorUserIds'>, userId: string): Roles {
-  const admin = deps.deciders.isAdmin(userId);
-  return { admin, auditor: admin || deps.auditorUserIds.includes(userId) };
+export function rolesOf(deps: Pick<ConsoleDeps, 'deciders'>, userId: string): Roles {
+  return { admin: deps.deciders.isAdmin(userId), auditor: deps.deciders.isAuditor(userId) };
 }

@@ -80,3 +80,32 @@ describe('a SQLite file from the last release', () => {
     ]);
   });
 });
+
+describe("a SQLite file's append-only guards", () => {
+  let dir: string;
+  let path: string;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'bot-guards-'));
+    path = join(dir, 'bot.db');
+    await openSqliteDatabase(path).close();
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const guards = () => rows(path, "select name, sql from sqlite_master where type = 'trigger' order by name");
+  const schemaVersion = async () => (await rows(path, 'pragma schema_version'))[0]?.schema_version;
+
+  it('are left as they are when they are current, and put back or replaced when dropped or from before retention', async () => {
+    const current = await guards();
+    expect(current.map((g) => g.name)).toEqual(['audit_events_no_delete', 'audit_events_no_update']);
+    const version = await schemaVersion();
+    await openSqliteDatabase(path).close();
+    expect(await schemaVersion()).toBe(version);
+
+    const raw = new Database(path);
+    raw.exec(`DROP TRIGGER audit_events_no_delete; DROP TRIGGER audit_events_no_update;
+      CREATE TRIGGER audit_events_no_update BEFORE UPDATE ON audit_events
+      BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END;`);
+    raw.close();
+    await openSqliteDatabase(path).close();
+    expect(await guards()).toEqual(current);
+  });
+});

@@ -98,3 +98,41 @@ export async function seedApprovals(where: DatabaseConfig, ...seeds: SeedApprova
     await database.close();
   }
 }
+
+/** A run as the bot records it: started by `user`, the tools it called, ended at `at` with its token usage. */
+export function runEvents(
+  runId: string,
+  run: { user: string; teamId?: string; tools?: string[]; prompt: number; completion: number; at: number },
+): AuditInput[] {
+  const scope = { teamId: run.teamId ?? 'T1', conversationId: `conv_${runId}`, runId };
+  return [
+    auditEvent('run.started', { at: run.at - 1000, actor: run.user, ...scope, payload: { channelId: 'C1' } }),
+    ...(run.tools ?? []).map((tool) =>
+      auditEvent('tool.finished', { at: run.at - 500, ...scope, payload: { tool, ok: true } }),
+    ),
+    auditEvent('run.completed', {
+      at: run.at,
+      ...scope,
+      payload: {
+        turns: 1,
+        usage: {
+          promptTokens: run.prompt,
+          completionTokens: run.completion,
+          totalTokens: run.prompt + run.completion,
+        },
+      },
+    }),
+  ];
+}
+
+/** Appends audit events to a running bot's database, through a connection of its own. */
+export async function seedAuditEvents(where: DatabaseConfig, events: AuditInput[]): Promise<void> {
+  const database = await openDatabase(where, silentLogger);
+  try {
+    await database.write(function* () {
+      yield* audit(events);
+    });
+  } finally {
+    await database.close();
+  }
+}

@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core';
 import { runConsoleCli } from '../../src/cli/console-cli.js';
 
 /** A person signed in to the web console through a one-time link, with their cookie and CSRF token. */
@@ -42,6 +43,31 @@ export async function signInWithLink(
     csrfToken: string;
   };
   return consoleClient(origin, cookie, me.csrfToken);
+}
+
+/**
+ * Signs `user` in on a browser page as a person does: opens a fresh one-time link and clicks "Sign in"; resolves
+ * with the link (to try it a second time) once the page it lands on has loaded.
+ */
+export async function signInInBrowser(
+  page: Page,
+  origin: string,
+  env: Record<string, string>,
+  user: string,
+): Promise<string> {
+  const link = await issueLink({ ...env, PORT: new URL(origin).port }, user);
+  if (link.code !== 0) throw new Error(link.err.join('\n'));
+  await page.goto(link.url);
+  await Promise.all([
+    page.waitForURL((url) => url.pathname !== new URL(link.url).pathname),
+    clickSignIn(page),
+  ]);
+  return link.url;
+}
+
+/** Clicks the one-time link page's "Sign in" button. */
+export function clickSignIn(page: Page): Promise<void> {
+  return page.getByRole('button', { name: 'Sign in' }).click();
 }
 
 export function consoleClient(base: string, cookie: string, csrf: string): ConsoleClient {

@@ -3,7 +3,7 @@ import { auditEvent, type StoredAuditEvent } from '../../src/audit/audit-event.j
 import { csvCell } from '../../src/audit/audit-export.js';
 import { GENESIS_HASH, hashEvent } from '../../src/audit/hash-chain.js';
 import { parseTimePoint } from '../../src/audit/time-filter.js';
-import { verifyChain } from '../../src/audit/verify-chain.js';
+import { verifyChain, verifyChainInBatches } from '../../src/audit/verify-chain.js';
 import { redactValue } from '../../src/redact.js';
 
 function chain(count: number): StoredAuditEvent[] {
@@ -46,6 +46,49 @@ describe('verifyChain', () => {
     const moved = { ...(events[1] as StoredAuditEvent), seq: 5 };
     const verdict = verifyChain([events[0], events[2], events[3], moved].filter((e) => e !== undefined));
     expect(verdict).toMatchObject({ ok: false, seq: 3, problem: 'reordered' });
+  });
+});
+
+describe('verifyChainInBatches', () => {
+  /** A reader over `events` as the store answers, counting the reads and the largest batch in hand. */
+  function reader(events: StoredAuditEvent[]) {
+    const seen = { reads: 0, whole: 0, largest: 0 };
+    const read = async (range?: { afterSeq: number; limit: number }) => {
+      seen.reads += 1;
+      if (!range) {
+        seen.whole += 1;
+        return events;
+      }
+      const batch = events.filter((e) => e.seq > range.afterSeq).slice(0, range.limit);
+      seen.largest = Math.max(seen.largest, batch.length);
+      return batch;
+    };
+    return { read, seen };
+  }
+  const pause = async () => {};
+
+  it('gives the verdict verifyChain gives, reading a batch at a time while the chain holds', async () => {
+    const events = chain(25);
+    const { read, seen } = reader(events);
+    expect(await verifyChainInBatches(read, pause, 10)).toEqual(verifyChain(events));
+    expect(seen).toEqual({ reads: 3, whole: 0, largest: 10 });
+    expect(await verifyChainInBatches(reader([]).read, pause, 10)).toEqual(verifyChain([]));
+  });
+
+  it('names what was done to a broken chain exactly as verifyChain does', async () => {
+    const edited = chain(25);
+    edited[17] = { ...(edited[17] as StoredAuditEvent), actor: 'U999' };
+    const deleted = chain(25).filter((e) => e.seq !== 12);
+    const moved = chain(25);
+    const last = { ...(moved[4] as StoredAuditEvent), seq: 26 };
+    const reordered = [...moved.filter((e) => e.seq !== 5), last];
+    for (const events of [edited, deleted, reordered]) {
+      const { read, seen } = reader(events);
+      const verdict = await verifyChainInBatches(read, pause, 10);
+      expect(verdict.ok).toBe(false);
+      expect(verdict).toEqual(verifyChain(events));
+      expect(seen.whole).toBe(1);
+    }
   });
 });
 

@@ -29,6 +29,8 @@ export const auditEvents = table(
     index('audit_events_at').on(t.at),
     // A run's events, for usage reports (who started it, which tools it called).
     index('audit_events_run').on(t.runId),
+    // A workspace's log newest first, a page at a time from a sequence number (the console's history).
+    index('audit_events_team_seq').on(t.teamId, t.seq),
   ],
 );
 

@@ -18,6 +18,8 @@ export interface Dialect {
   readonly lockAuditHead: SQL | null;
   /** The text of `key` in the JSON object stored as text in `column`. */
   jsonText(column: SQL, key: string): SQL;
+  /** Whether `text` holds `part`, ignoring the case of letters A to Z (and of every letter on PostgreSQL). */
+  containsText(text: SQL, part: string): SQL;
 }
 
 export const SQLITE_DIALECT: Dialect = {
@@ -26,6 +28,7 @@ export const SQLITE_DIALECT: Dialect = {
   forUpdateSkipLocked: sql.empty(),
   lockAuditHead: null,
   jsonText: (column, key) => sql`json_extract(${column}, ${`$.${key}`})`,
+  containsText: (text, part) => sql`instr(lower(${text}), lower(${part})) > 0`,
 };
 
 /** Any number, the same in every process of the bot: the advisory lock that guards the audit chain's head. */
@@ -38,6 +41,7 @@ export const POSTGRES_DIALECT: Dialect = {
   lockAuditHead: sql`select pg_advisory_xact_lock(${AUDIT_HEAD_LOCK})`,
   // A payload that is not JSON (only a tampered row) reads as no value rather than failing the query.
   jsonText: (column, key) => sql`(case when ${column} ~ '^\\s*\\{' then (${column})::jsonb ->> ${key} end)`,
+  containsText: (text, part) => sql`strpos(lower(${text}), lower(${part}::text)) > 0`,
 };
 
 /** Whether the database can take writes now; `problem` says why not, for `/healthz` and the log. */

@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { SQL } from 'drizzle-orm';
-import { readMigrationFiles } from 'drizzle-orm/migrator';
+import { type MigrationMeta, readMigrationFiles } from 'drizzle-orm/migrator';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { AppError } from '../../errors.js';
 import { withAuditLast } from '../audit-writer.js';
@@ -57,6 +57,14 @@ export function openSqliteReadOnly(path: string): SqlDatabase {
   });
 }
 
+/** The generated migrations, read (and hashed) at the first opening in a process: they ship with its code. */
+let migrationsRead: MigrationMeta[] | undefined;
+
+function generatedMigrations(): MigrationMeta[] {
+  migrationsRead ??= readMigrationFiles({ migrationsFolder: MIGRATIONS });
+  return migrationsRead;
+}
+
 /**
  * Applies the migrations drizzle-kit generated that this file has not seen, recorded as drizzle's own migrator
  * records them (`__drizzle_migrations`: each migration's hash and folder time), so either may apply them. All in
@@ -64,7 +72,7 @@ export function openSqliteReadOnly(path: string): SqlDatabase {
  * migration once (the later ones find them applied).
  */
 function migrate(sqlite: Database.Database): void {
-  const migrations = readMigrationFiles({ migrationsFolder: MIGRATIONS });
+  const migrations = generatedMigrations();
   sqlite.exec(
     'CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)',
   );
@@ -88,25 +96,36 @@ function migrate(sqlite: Database.Database): void {
  * Makes `audit_events` append-only inside SQLite itself: any DELETE aborts, and any UPDATE except the one retention
  * makes (the payload of a version 2 event, whose hash covers its digest), whoever issues it. Someone
  * with the file can still drop the triggers; the hash chain is what proves such an edit (`npm run audit --
- * verify`). Idempotent; runs after the migrations at every start.
+ * verify`). Written as SQLite keeps them in `sqlite_master` (the text of the CREATE statement, no final `;`), so an
+ * opening that finds them as they are writes nothing.
  */
-function guardAuditEvents(sqlite: Database.Database): void {
-  const guard = sqlite.transaction(() => {
-    sqlite.exec(
-      `CREATE TRIGGER IF NOT EXISTS audit_events_no_delete BEFORE DELETE ON audit_events
-       BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END;`,
-    );
-    // Replaced at every start: databases from before retention refused every UPDATE.
-    sqlite.exec('DROP TRIGGER IF EXISTS audit_events_no_update');
-    sqlite.exec(
-      `CREATE TRIGGER audit_events_no_update BEFORE UPDATE ON audit_events
+const AUDIT_TRIGGERS = {
+  audit_events_no_delete: `CREATE TRIGGER audit_events_no_delete BEFORE DELETE ON audit_events
+       BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END`,
+  audit_events_no_update: `CREATE TRIGGER audit_events_no_update BEFORE UPDATE ON audit_events
        WHEN NOT (OLD.chain_version = 2 AND NEW.chain_version = 2 AND NEW.seq = OLD.seq AND NEW.at = OLD.at
          AND NEW.actor = OLD.actor AND NEW.kind = OLD.kind AND NEW.team_id IS OLD.team_id
          AND NEW.conversation_id IS OLD.conversation_id AND NEW.run_id IS OLD.run_id
          AND NEW.approval_id IS OLD.approval_id AND NEW.prev_hash = OLD.prev_hash AND NEW.hash = OLD.hash
          AND NEW.payload_digest IS OLD.payload_digest)
-       BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END;`,
-    );
+       BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END`,
+} as const;
+
+/**
+ * Runs after the migrations at every start. The delete guard is created when missing; the update guard is
+ * replaced when it differs from {@link AUDIT_TRIGGERS} (databases from before retention refused every UPDATE).
+ */
+function guardAuditEvents(sqlite: Database.Database): void {
+  const stored = sqlite.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?").pluck();
+  const missing = () => stored.get('audit_events_no_delete') === undefined;
+  const outdated = () => stored.get('audit_events_no_update') !== AUDIT_TRIGGERS.audit_events_no_update;
+  if (!missing() && !outdated()) return;
+  const guard = sqlite.transaction(() => {
+    if (missing()) sqlite.exec(AUDIT_TRIGGERS.audit_events_no_delete);
+    if (outdated()) {
+      sqlite.exec('DROP TRIGGER IF EXISTS audit_events_no_update');
+      sqlite.exec(AUDIT_TRIGGERS.audit_events_no_update);
+    }
   });
   guard.immediate();
 }

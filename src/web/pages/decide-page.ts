@@ -23,7 +23,7 @@ export function decideList(list: DecidePage, session: ConsoleSession, now: numbe
   const shown = requests.length < total ? ` (${offset + 1}–${offset + requests.length} here)` : '';
   const next = offset + requests.length;
   return html`<h1>Decide</h1>
-<p class="muted">${total} request${total === 1 ? '' : 's'} wait for your decision, oldest first${shown}.</p>
+<p class="muted">${total === 1 ? '1 request waits' : `${total} requests wait`} for your decision, oldest first${shown}.</p>
 ${requests.map(({ view, draft }) => requestCard(view, session, now, { heading: 'h2', draft }))}
 ${
   offset > 0 || next < total
@@ -44,6 +44,7 @@ ${
     : ''
 }
 <h2>Timeline</h2>
+<p><a href="/console/runs/${view.runId}">The whole run's timeline</a></p>
 <ol class="timeline">${view.events.map((e) => html`<li>${time(e.at)} · <code>${e.kind}</code> · ${e.actor}</li>`)}</ol>`;
 }
 
@@ -114,7 +115,8 @@ function decisionForms(view: ApprovalView, session: ConsoleSession, draft: strin
   }
   <form method="post" action="${action}">
     ${csrf}<input type="hidden" name="decision" value="reject">
-    <label>Reason <input type="text" name="reason" maxlength="2000" placeholder="Why not (the requester sees it)"></label>
+    <label for="reason-${view.id}">Reason</label>
+    <input type="text" id="reason-${view.id}" name="reason" maxlength="2000" placeholder="Why not (the requester sees it)">
     <button type="submit" class="reject">Reject</button>
   </form>
 </div>
@@ -124,7 +126,8 @@ ${
   <summary>Edit arguments, then approve</summary>
   <form method="post" action="${action}">
     ${csrf}<input type="hidden" name="decision" value="approve">
-    <label>Arguments (JSON)<textarea name="arguments" spellcheck="false">${draft}</textarea></label>
+    <label for="arguments-${view.id}">Arguments (JSON)</label>
+    <textarea id="arguments-${view.id}" name="arguments" spellcheck="false">${draft}</textarea>
     <button type="submit" class="approve">Approve with these arguments</button>
   </form>
 </details>`

@@ -8,13 +8,14 @@ const auditRows = (h: Harness) =>
   rows(h.dbPath, 'select kind, actor, payload from audit_events order by seq');
 
 const ADMIN = 'UADMIN';
+const AUDITOR = 'UAUDITOR';
 
 describe('web console: deciding from the web', () => {
   let h: Harness;
   let origin: string;
-  const env = () => ({ DATABASE_PATH: h.dbPath, ADMIN_USER_IDS: ADMIN });
+  const env = () => ({ DATABASE_PATH: h.dbPath, ADMIN_USER_IDS: ADMIN, AUDITOR_USER_IDS: AUDITOR });
   beforeEach(async () => {
-    h = await startHarness({ env: { ADMIN_USER_IDS: ADMIN } });
+    h = await startHarness({ env: { ADMIN_USER_IDS: ADMIN, AUDITOR_USER_IDS: AUDITOR } });
     origin = new URL(h.url).origin;
   });
   afterEach(async () => {
@@ -163,6 +164,24 @@ describe('web console: deciding from the web', () => {
     const page = await stranger.get(`/console/approvals/${id}`);
     expect(page.status).toBe(403);
     expect(await page.text()).not.toContain('hello');
+  });
+
+  it('an auditor reads any request of the workspace but decides none', async () => {
+    const { id } = await pendingCard();
+    const auditor = await signInWithLink(origin, env(), AUDITOR);
+    const me = (await (await auditor.get('/console/api/me')).json()) as { roles: unknown };
+    expect(me.roles).toEqual({ admin: false, auditor: true });
+    expect(
+      ((await (await auditor.get('/console/api/approvals')).json()) as { items: unknown[] }).items,
+    ).toEqual([]);
+    const detail = await auditor.get(`/console/api/approvals/${id}`);
+    expect(detail.status).toBe(200);
+    expect(await detail.json()).toMatchObject({ id, mayDecide: false, tool: 'create_note' });
+    const page = await (await auditor.get(`/console/approvals/${id}`)).text();
+    expect(page).toContain('hello');
+    expect(page).not.toContain('/decision');
+    const tried = await auditor.postJson(`/console/api/approvals/${id}/decision`, { decision: 'approve' });
+    expect(tried.status).toBe(403);
   });
 
   it('a one-time link signs in once; sign-out and revoking every session end sessions', async () => {

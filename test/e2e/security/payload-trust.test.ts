@@ -10,6 +10,7 @@ import {
   signedPost,
   slashCommandBody,
 } from '../../support/slack-requests.js';
+import { waitUntil } from '../../support/wait.js';
 import { rows } from '../db-rows.js';
 import { openModal, submitModal } from '../decision-modals.js';
 import { approvalIdOf, cardTs, type Harness, SECRET, startHarness } from '../harness.js';
@@ -39,7 +40,7 @@ describe('no payload field is trusted further than Slack vouches for it', () => 
     const [x, y] = await h.waitForCards(2);
     if (!x || !y) throw new Error('cards missing');
     await h.bot.conversations.idle();
-    h.model.enqueue(reply.text('unused'));
+    h.model.enqueue(reply.text('Both noted.'));
     await postInteraction(
       h.url,
       SECRET,
@@ -53,9 +54,15 @@ describe('no payload field is trusted further than Slack vouches for it', () => 
       }),
     );
     await h.slack.waitForCall('chat.update', (call) => call.params.ts === cardTs(x));
-    // Every copy is updated in one go, one after the other: give the rest time to arrive.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(h.slack.callsTo('chat.update').filter((call) => call.params.ts === cardTs(y))).toEqual([]);
+    // Y decided as Slack sends it: once the run this settles has answered, X's decision has long been shown.
+    await h.click(y, 'approve', ADMIN);
+    await h.waitForText((text) => text === 'Both noted.');
+    const updatesOfY = h.slack.callsTo('chat.update').filter((call) => call.params.ts === cardTs(y));
+    expect(updatesOfY.length).toBeGreaterThan(0);
+    for (const update of updatesOfY) {
+      expect(JSON.stringify(update.params.blocks)).toContain(approvalIdOf(y));
+      expect(JSON.stringify(update.params.blocks)).not.toContain(approvalIdOf(x));
+    }
   });
 
   it('malformed user and team ids are refused at the edge; a Slack payload never decides a terminal request', async () => {
@@ -80,7 +87,10 @@ describe('no payload field is trusted further than Slack vouches for it', () => 
     const [terminal] = await seedApprovals(h.database, { teamId: 'local', toolName: 'create_note' });
     if (!terminal) throw new Error('no seed');
     expect((await click(ADMIN, 'local', terminal)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // A well-formed click after them on a button no request has: once it is answered, the clicks before it
+    // have been dealt with.
+    expect((await click('U9', 'T1', 'no-such-approval')).status).toBe(200);
+    await h.slack.waitForCall('chat.postEphemeral', (c) => c.params.user === 'U9');
     await h.bot.conversations.idle();
     expect(await statuses()).toEqual(['pending', 'pending']);
     expect(JSON.stringify(h.slack.calls)).not.toContain('<!channel>');
@@ -97,12 +107,12 @@ describe('no payload field is trusted further than Slack vouches for it', () => 
     if (!card) throw new Error('no card');
     await h.click(card, 'edit', 'U2');
     await h.click(card, 'reject', 'U2');
-    const told = await h.slack.waitForCall('chat.postEphemeral', (c) => c.params.user === 'U2');
-    expect(told.params.text).toMatch(/You cannot decide this request/);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(h.slack.callsTo('views.open')).toHaveLength(0);
+    const toldU2 = () => h.slack.callsTo('chat.postEphemeral').filter((c) => c.params.user === 'U2');
+    await waitUntil(() => toldU2().length === 2);
+    for (const told of toldU2()) expect(told.params.text).toMatch(/You cannot decide this request/);
     const modal = await openModal(h, card, 'edit', ADMIN);
     expect(JSON.stringify(modal.view)).toContain('secret plan');
+    expect(h.slack.callsTo('views.open')).toEqual([modal.call]);
   });
 
   it('the channel in a decision form’s metadata is signed: a crafted one does not make an outsider "in the conversation"', async () => {
@@ -159,11 +169,12 @@ describe('no payload field is trusted further than Slack vouches for it', () => 
         responseUrl: `http://127.0.0.1:${elsewhere.port}/collect`,
       });
       expect((await postSlashCommand(h.url, SECRET, fields)).status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(received).toEqual([]);
-      // The fake Slack (SLACK_API_URL's origin) still gets answers.
+      // The fake Slack (SLACK_API_URL's origin) still gets answers; the same command sent after the other
+      // is answered, so the other has had its turn.
       const answer = await h.approvals('pending', ADMIN);
       expect(answer.params.response_type).toBe('ephemeral');
+      await waitUntil(() => h.logs.some((line) => line.includes('/approvals refused')));
+      expect(received).toEqual([]);
     } finally {
       await elsewhere.close();
     }

@@ -1,0 +1,1 @@
+CREATE INDEX `audit_events_team_seq` ON `audit_events` (`team_id`,`seq`);
