@@ -54,6 +54,16 @@ function consoleCases(seed: ConsoleSeed): [string, (i: number) => string][] {
       'GET /console/api/approvals?status=decided, deep page',
       () => `/console/api/approvals?status=decided&cursor=${deep}`,
     ],
+    // The audit log, newest first, paged by sequence number (the cursor is the last one seen).
+    ['GET /console/api/audit (newest page)', () => '/console/api/audit'],
+    [
+      'GET /console/api/audit, filtered (tool, outcome, last 30 days)',
+      () => '/console/api/audit?tool=send_email&outcome=rejected&since=30d',
+    ],
+    [
+      'GET /console/api/audit, deep page by cursor',
+      () => `/console/api/audit?cursor=${Math.max(2, Math.floor(seed.events * 0.05))}`,
+    ],
   ];
 }
 

@@ -32,7 +32,7 @@ export const FULL_SIZES: SuiteSizes = {
   console: {
     pending: 10_000,
     events: process.env.BENCH_CONSOLE === 'full' ? 1_000_000 : 200_000,
-    samples: 200,
+    samples: 100,
     concurrency: 4,
     clickConcurrency: 10,
     clicks: 300,

@@ -81,8 +81,8 @@ describe('npm run bench', () => {
     expect(seeded?.metrics.events).toBeLessThanOrEqual(size.events);
     expect(seeded?.metrics.events).toBeGreaterThan(size.events - 6);
     const gets = timed.filter((r) => r.case.startsWith('GET '));
-    // Five reads, each one at a time and a few at a time.
-    expect(gets).toHaveLength(10);
+    // Eight reads, each one at a time and a few at a time.
+    expect(gets).toHaveLength(16);
     expect(gets.every((r) => r.metrics.requests === size.samples)).toBe(true);
     expect(timed.filter((r) => r.case.startsWith('click')).map((r) => r.metrics.clicks)).toEqual([3, 3]);
     const loaded = timed.find((r) => r.case.endsWith('console loaded'));
