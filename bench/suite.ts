@@ -1,4 +1,5 @@
 import { benchClickAck, type ClickAckSize } from './click-ack.js';
+import { benchConsole, type ConsoleSize } from './console.js';
 import { benchDecisions, type DecisionsSize } from './decisions.js';
 import { benchMemory, type MemorySize } from './memory.js';
 import { benchPauseResume, type PauseResumeSize } from './pause-resume.js';
@@ -15,6 +16,7 @@ export interface SuiteSizes {
   decisions: DecisionsSize;
   memory: MemorySize;
   startup: StartupSize;
+  console: ConsoleSize;
 }
 
 /** The sizes of `npm run bench` (a few minutes on 2 cores). */
@@ -26,6 +28,16 @@ export const FULL_SIZES: SuiteSizes = {
   decisions: { approvals: 1000, writers: [1, 10] },
   memory: { threads: 1000 },
   startup: { starts: 5 },
+  // A million audit events take minutes to write on 2 cores: opt in with BENCH_CONSOLE=full.
+  console: {
+    pending: 10_000,
+    events: process.env.BENCH_CONSOLE === 'full' ? 1_000_000 : 200_000,
+    samples: 100,
+    concurrency: 4,
+    clickConcurrency: 10,
+    clicks: 300,
+    loadLanes: 4,
+  },
 };
 
 /** Each benchmark once at a tiny size: the smoke test that keeps the bench from rotting. */
@@ -37,6 +49,15 @@ export const SMOKE_SIZES: SuiteSizes = {
   decisions: { approvals: 6, writers: [1, 3] },
   memory: { threads: 3 },
   startup: { starts: 1 },
+  console: {
+    pending: 12,
+    events: 60,
+    samples: 3,
+    concurrency: 2,
+    clickConcurrency: 3,
+    clicks: 3,
+    loadLanes: 2,
+  },
 };
 
 export interface SuiteOptions {
@@ -61,6 +82,7 @@ export const BENCHMARK_IDS = [
   'decisions',
   'memory',
   'startup',
+  'console',
 ] as const;
 
 /** Every benchmark in order. */
@@ -74,6 +96,7 @@ export async function runSuite(sizes: SuiteSizes, options: SuiteOptions) {
     decisions: () => benchDecisions(sizes.decisions, postgresUrl),
     memory: () => benchMemory(sizes.memory),
     startup: () => benchStartup(sizes.startup),
+    console: () => benchConsole(sizes.console),
   };
   const results: BenchResult[] = [];
   for (const id of BENCHMARK_IDS) {

@@ -18,6 +18,11 @@ import { decideList, requestPage } from './pages/decide-page.js';
 import { page } from './pages/layout.js';
 
 const MAX_LIMIT = 100;
+/** Requests on one decide page. */
+const DECIDE_PAGE = 50;
+
+/** A list's cursor (the position of its first item); 0 when absent or not a position. */
+const cursorOf = (value: string | undefined) => Math.max(Number(value ?? 0) || 0, 0);
 
 /** Sentences for the outcome of a decision made on a page (the page reloads with its code). */
 const OUTCOMES: Record<string, string> = {
@@ -40,7 +45,10 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.get('/', async (c) => {
     const session = c.get('session');
-    const records = await decidableRequests(deps, session);
+    const all = await decidableRequests(deps, session);
+    // A page at a time: each request carries its forms, so a long queue would make a page of megabytes.
+    const offset = cursorOf(c.req.query('cursor'));
+    const records = all.slice(offset, offset + DECIDE_PAGE);
     const views = await withVotes(deps, records);
     const requests = views.map((view, i) => ({ view, draft: prettyJson(records[i]?.arguments ?? '') }));
     return c.html(
@@ -51,7 +59,7 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
           current: 'decide',
           notice: OUTCOMES[c.req.query('outcome') ?? ''] ?? batchNotice((name) => c.req.query(name)),
         },
-        decideList(requests, session, deps.clock.now()),
+        decideList({ requests, offset, total: all.length }, session, deps.clock.now()),
       ),
     );
   });
@@ -127,7 +135,7 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const session = c.get('session');
     const status = c.req.query('status') ?? 'pending';
     const limit = Math.min(Math.max(Number(c.req.query('limit') ?? 50) || 50, 1), MAX_LIMIT);
-    const offset = Math.max(Number(c.req.query('cursor') ?? 0) || 0, 0);
+    const offset = cursorOf(c.req.query('cursor'));
     if (status === 'pending') {
       const all = await decidableRequests(deps, session);
       return c.json(

@@ -1,11 +1,32 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { formatTable } from '../../bench/report.js';
-import { runSuite, SMOKE_SIZES } from '../../bench/suite.js';
+import { seedConsoleDatabase } from '../../bench/console-seed.js';
+import { type BenchResult, formatTable } from '../../bench/report.js';
+import { BENCHMARK_IDS, runSuite, SMOKE_SIZES } from '../../bench/suite.js';
+import { runAuditCli } from '../../src/cli/audit-cli.js';
+
+function expectPlausible(result: BenchResult) {
+  expect(result.rows.length).toBeGreaterThan(0);
+  for (const row of result.rows) {
+    expect(Object.keys(row.metrics).length).toBeGreaterThan(0);
+    for (const value of Object.values(row.metrics)) {
+      expect(Number.isFinite(value)).toBe(true);
+      expect(value).toBeGreaterThanOrEqual(0);
+    }
+  }
+  for (const t of result.targets) expect(t.met).toBe(t.value <= t.limit);
+  expect(formatTable(result)).toContain(result.title);
+}
 
 describe('npm run bench', () => {
   it('runs every benchmark at a tiny size and reports plausible figures', async () => {
     // The PostgreSQL rows use the test run's server (test/support/postgres-server.ts): no second server.
-    const results = await runSuite(SMOKE_SIZES, { postgresUrl: inject('postgresUrl') });
+    const results = await runSuite(SMOKE_SIZES, {
+      postgresUrl: inject('postgresUrl'),
+      only: BENCHMARK_IDS.filter((id) => id !== 'console'),
+    });
     expect(results.map((r) => r.id)).toEqual([
       'click-ack',
       'turn-overhead',
@@ -15,18 +36,7 @@ describe('npm run bench', () => {
       'memory',
       'startup',
     ]);
-    for (const result of results) {
-      expect(result.rows.length).toBeGreaterThan(0);
-      for (const row of result.rows) {
-        expect(Object.keys(row.metrics).length).toBeGreaterThan(0);
-        for (const value of Object.values(row.metrics)) {
-          expect(Number.isFinite(value)).toBe(true);
-          expect(value).toBeGreaterThanOrEqual(0);
-        }
-      }
-      for (const t of result.targets) expect(t.met).toBe(t.value <= t.limit);
-      expect(formatTable(result)).toContain(result.title);
-    }
+    for (const result of results) expectPlausible(result);
     const byId = Object.fromEntries(results.map((r) => [r.id, r]));
     // SQLite, then PostgreSQL with 1 process and with 3; targets only for SQLite.
     expect(byId['click-ack']?.rows.map((r) => [r.case, r.metrics.clicks])).toEqual([
@@ -59,4 +69,49 @@ describe('npm run bench', () => {
     ]);
     expect(byId.startup?.rows.every((r) => (r.metrics['median ms'] ?? 0) > 20)).toBe(true);
   }, 120_000);
+
+  it('runs the console benchmark at a tiny size: every page and API call answered, clicks quiet and loaded', async () => {
+    const [result] = await runSuite(SMOKE_SIZES, { postgresUrl: inject('postgresUrl'), only: ['console'] });
+    if (!result) throw new Error('no console result');
+    expectPlausible(result);
+    const size = SMOKE_SIZES.console;
+    const [seeded, ...timed] = result.rows;
+    expect(seeded?.metrics.pending).toBe(size.pending);
+    // Whole stories of decided requests: up to a story short of the events asked for.
+    expect(seeded?.metrics.events).toBeLessThanOrEqual(size.events);
+    expect(seeded?.metrics.events).toBeGreaterThan(size.events - 6);
+    const gets = timed.filter((r) => r.case.startsWith('GET '));
+    // Eight reads, each one at a time and a few at a time.
+    expect(gets).toHaveLength(16);
+    expect(gets.every((r) => r.metrics.requests === size.samples)).toBe(true);
+    expect(timed.filter((r) => r.case.startsWith('click')).map((r) => r.metrics.clicks)).toEqual([3, 3]);
+    const loaded = timed.find((r) => r.case.endsWith('console loaded'));
+    expect(loaded?.metrics['console requests/s']).toBeGreaterThan(0);
+    expect(result.targets).toHaveLength(1);
+  }, 120_000);
+
+  it("the console bench's seeder writes requests and an audit chain that `npm run audit -- verify` accepts", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'console-seed-'));
+    try {
+      const path = join(dir, 'bot.db');
+      const seed = await seedConsoleDatabase({ kind: 'sqlite', path }, { pending: 7, events: 12_000 });
+      expect(seed.pendingIds).toHaveLength(7);
+      expect(seed.events).toBeGreaterThan(11_990);
+      expect(seed.events).toBeLessThanOrEqual(12_000);
+      const out: string[] = [];
+      const code = await runAuditCli(
+        ['verify'],
+        { DATABASE_PATH: path },
+        {
+          out: (line) => out.push(line),
+          err: (line) => out.push(line),
+          now: () => Date.now(),
+        },
+      );
+      expect(out.join('\n')).toContain(`${seed.events} events, chain intact`);
+      expect(code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

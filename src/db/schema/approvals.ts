@@ -53,6 +53,8 @@ export const approvals = table(
   (t) => [
     uniqueIndex('approvals_run_call').on(t.runId, t.callId),
     index('approvals_status').on(t.status),
+    // A workspace's pending requests, oldest first (the console's decide list and App Home read them in pages).
+    index('approvals_team_status_created').on(t.teamId, t.status, t.createdAt, t.id),
     index('approvals_run_turn').on(t.runId, t.turn),
   ],
 );

@@ -10,16 +10,32 @@ export interface Decidable {
   draft: string;
 }
 
-/** The requests waiting for this person, each with its decision forms. */
-export function decideList(requests: readonly Decidable[], session: ConsoleSession, now: number): Markup {
-  if (requests.length === 0)
-    return html`<h1>Decide</h1><p class="muted">Nothing waits for your decision.</p>`;
-  // Two or more: each can be ticked, and the ticked ones decided together by one form.
+/** One page of the requests waiting for this person: where it starts among them all, and how many there are. */
+export interface DecidePage {
+  requests: readonly Decidable[];
+  offset: number;
+  total: number;
+}
+
+/** The requests waiting for this person, a page at a time, each with its decision forms. */
+export function decideList(list: DecidePage, session: ConsoleSession, now: number): Markup {
+  const { requests, offset, total } = list;
+  if (total === 0) return html`<h1>Decide</h1><p class="muted">Nothing waits for your decision.</p>`;
+  const shown = requests.length < total ? ` (${offset + 1}–${offset + requests.length} here)` : '';
+  const next = offset + requests.length;
+  // Two or more on the page: each can be ticked, and the ticked ones decided together by one form.
   const batch = requests.length >= 2;
   return html`<h1>Decide</h1>
-<p class="muted">${requests.length === 1 ? '1 request waits' : `${requests.length} requests wait`} for your decision, oldest first.</p>
+<p class="muted">${total === 1 ? '1 request waits' : `${total} requests wait`} for your decision, oldest first${shown}.</p>
 ${batch ? batchForm(session) : ''}
-${requests.map(({ view, draft }) => requestCard(view, session, now, { heading: 'h2', draft, batch }))}`;
+${requests.map(({ view, draft }) => requestCard(view, session, now, { heading: 'h2', draft, batch }))}
+${
+  offset > 0 || next < total
+    ? html`<nav class="pages" aria-label="Pages">${offset > 0 ? html`<a href="/console">← Oldest</a> ` : ''}${
+        next < total ? html`<a href="/console?cursor=${next}">Newer requests →</a>` : ''
+      }</nav>`
+    : ''
+}`;
 }
 
 /**

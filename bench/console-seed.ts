@@ -1,0 +1,187 @@
+import { sql } from 'drizzle-orm';
+import type { ApprovalStatus } from '../src/approvals/approval.js';
+import { builtInPolicy } from '../src/approvals/policy.js';
+import { type AuditInput, type AuditKind, auditEvent } from '../src/audit/audit-event.js';
+import type { DatabaseConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/open-database.js';
+import { audit, count, type Program } from '../src/db/sql/program.js';
+import type { SqlDatabase } from '../src/db/sql/sql-database.js';
+import { silentLogger } from '../src/logger.js';
+import { approvalId } from '../test/support/audit-seed.js';
+
+export interface ConsoleSeedSize {
+  /** Requests left pending (each with its `approval.requested` event). */
+  pending: number;
+  /** Audit events in all, at least those of the pending requests; the rest tell the story of decided ones. */
+  events: number;
+}
+
+export interface ConsoleSeed {
+  /** The pending requests' ids, oldest first. */
+  pendingIds: string[];
+  /** Decided requests written to reach `events`. */
+  decided: number;
+  events: number;
+  seconds: number;
+}
+
+/** The workspace of the fake Slack: the console's sessions belong to it. */
+const TEAM = 'T1';
+const TOOLS = ['create_note', 'delete_note', 'send_email', 'run_query'];
+const REQUESTERS = 30;
+const DECIDERS = 8;
+const CHANNELS = 12;
+/** The rule stored with each request: the built-in policy's for its tool. */
+const RULES = new Map(TOOLS.map((tool) => [tool, JSON.stringify(builtInPolicy().forTool(tool).rule)]));
+/** Rows written per transaction: large, so the seeding is not a transaction per request. */
+const EVENTS_PER_TRANSACTION = 5_000;
+const DAY = 86_400_000;
+
+/** One request to write: its row and the audit events that tell its story, in order. */
+interface SeedRequest {
+  id: string;
+  n: number;
+  status: ApprovalStatus;
+  tool: string;
+  requester: string;
+  decider: string | null;
+  channel: string;
+  createdAt: number;
+  decidedAt: number | null;
+  args: Record<string, unknown>;
+  events: AuditInput[];
+}
+
+function request(n: number, status: ApprovalStatus, createdAt: number): SeedRequest {
+  const id = approvalId();
+  const tool = TOOLS[n % TOOLS.length] ?? 'create_note';
+  const requester = `U${String(1000 + (n % REQUESTERS))}`;
+  const decider = status === 'pending' ? null : `UDEC${n % DECIDERS}`;
+  const channel = `C${String(100 + (n % CHANNELS))}`;
+  const decidedAt = decider ? createdAt + 30_000 + ((n * 7919) % 3_600_000) : null;
+  const args = { text: `note ${n}: quarterly figures for team ${n % 17}`, to: `person${n % 41}@example.com` };
+  const scope = { teamId: TEAM, conversationId: `conv_${id}`, runId: `run_${id}`, approvalId: id };
+  const at = (offset: number) => createdAt + offset;
+  const events: AuditInput[] = [
+    auditEvent('approval.requested', {
+      at: at(0),
+      actor: requester,
+      ...scope,
+      payload: { tool, arguments: args },
+    }),
+  ];
+  if (decider && decidedAt !== null) {
+    const approved = status === 'approved';
+    const follow: [AuditKind, number, string, Record<string, unknown>][] = [
+      ['approval.card_posted', 200, 'system', { tool, channel }],
+      [
+        approved ? 'approval.approved' : 'approval.rejected',
+        decidedAt - createdAt,
+        decider,
+        { tool, surface: 'slack' },
+      ],
+      ...(approved
+        ? ([
+            ['tool.started', decidedAt - createdAt + 5, 'system', { tool }],
+            ['tool.finished', decidedAt - createdAt + 40, 'system', { tool, ok: true }],
+          ] as [AuditKind, number, string, Record<string, unknown>][])
+        : []),
+      ['run.completed', decidedAt - createdAt + 900, 'system', {}],
+    ];
+    for (const [kind, offset, actor, payload] of follow)
+      events.push(auditEvent(kind, { at: at(offset), actor, ...scope, payload }));
+  }
+  return { id, n, status, tool, requester, decider, channel, createdAt, decidedAt, args, events };
+}
+
+/** The request's conversation, its row, the decider's vote and its audit events, as the bot records them. */
+function* insertRequest(r: SeedRequest): Program<void> {
+  const conversation = `conv_${r.id}`;
+  yield* count(sql`insert into conversations (id, team_id, channel_id, thread_ts, surface, created_at)
+    values (${conversation}, ${TEAM}, ${r.channel}, ${`${Math.floor(r.createdAt / 1000)}.${String(r.n % 1e6).padStart(6, '0')}`},
+      'slack', ${r.createdAt})`);
+  const rule = RULES.get(r.tool) ?? '{}';
+  yield* count(sql`insert into approvals (id, run_id, conversation_id, team_id, turn, call_id, tool_name,
+      arguments, arguments_hash, status, requester_id, rule, decided_by, decided_at, channel_id, thread_ts,
+      message_ts, result, created_at, updated_at)
+    values (${r.id}, ${`run_${r.id}`}, ${conversation}, ${TEAM}, 1, ${`call_${r.id}`}, ${r.tool},
+      ${JSON.stringify(r.args)}, 'x', ${r.status}, ${r.requester}, ${rule}, ${r.decider}, ${r.decidedAt},
+      ${r.channel}, '1700000000.000100', '1700000000.000200', ${r.status === 'approved' ? 'ok' : null},
+      ${r.createdAt}, ${r.decidedAt ?? r.createdAt})`);
+  if (r.decider && r.decidedAt !== null)
+    yield* count(sql`insert into approval_votes (approval_id, user_id, vote, created_at)
+      values (${r.id}, ${r.decider}, ${r.status === 'rejected' ? 'reject' : 'approve'}, ${r.decidedAt})`);
+  yield* audit(r.events);
+}
+
+/** Writes `requests` in transactions of about EVENTS_PER_TRANSACTION events (the audit chain kept valid). */
+async function writeAll(db: SqlDatabase, requests: Iterable<SeedRequest>): Promise<number> {
+  let batch: SeedRequest[] = [];
+  let events = 0;
+  let written = 0;
+  const flush = async () => {
+    const chunk = batch;
+    batch = [];
+    events = 0;
+    await db.write(function* () {
+      for (const r of chunk) yield* insertRequest(r);
+    });
+  };
+  for (const r of requests) {
+    batch.push(r);
+    events += r.events.length;
+    written += r.events.length;
+    if (events >= EVENTS_PER_TRANSACTION) await flush();
+  }
+  if (batch.length > 0) await flush();
+  return written;
+}
+
+/**
+ * Fills a new database (migrated on open) with the history the console bench reads: decided requests over
+ * the last 90 days, oldest first, until `size.events` audit events in all, then `size.pending` pending ones
+ * from the last day. Every row goes through the stores' SQL programs, in large transactions, so the hash chain
+ * verifies as the bot's own does.
+ */
+export async function seedConsoleDatabase(
+  where: DatabaseConfig,
+  size: ConsoleSeedSize,
+  now = Date.now(),
+): Promise<ConsoleSeed> {
+  const started = performance.now();
+  const db = await openDatabase(where, silentLogger);
+  try {
+    const historyEvents = Math.max(0, size.events - size.pending);
+    // About 5.5 events per decided request (4 for a rejection, 6 for an approval that ran its tool).
+    const decidedCount = Math.floor(historyEvents / 5.5);
+    const span = 90 * DAY;
+    let decided = 0;
+    let historyWritten = 0;
+    function* history(): Generator<SeedRequest> {
+      for (let n = 0; n < decidedCount; n++) {
+        const r = request(
+          n,
+          n % 5 === 4 ? 'rejected' : 'approved',
+          now - span - DAY + (n * span) / decidedCount,
+        );
+        if (historyWritten + r.events.length > historyEvents) return;
+        historyWritten += r.events.length;
+        decided += 1;
+        yield r;
+      }
+    }
+    let events = await writeAll(db, history());
+    const pending = Array.from({ length: size.pending }, (_, n) =>
+      request(decidedCount + n, 'pending', now - DAY + (n * DAY) / Math.max(size.pending, 1)),
+    );
+    events += await writeAll(db, pending);
+    return {
+      pendingIds: pending.map((r) => r.id),
+      decided,
+      events,
+      seconds: (performance.now() - started) / 1000,
+    };
+  } finally {
+    await db.close();
+  }
+}

@@ -1,0 +1,1 @@
+CREATE INDEX `approvals_team_status_created` ON `approvals` (`team_id`,`status`,`created_at`,`id`);
