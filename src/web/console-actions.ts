@@ -54,6 +54,8 @@ export interface ApprovalDetailView extends ApprovalView {
   mayDecide: boolean;
   /** The arguments as sent, to edit before approving: only for a person who may decide (as Slack's editor). */
   draft?: string;
+  /** Whether this admin may approve it by breaking glass (the rule refuses them; see break-glass.ts). */
+  mayBreakGlass: boolean;
 }
 
 export function approvalView(approval: ApprovalRecord, approvedBy: string[] = []): ApprovalView {
@@ -148,6 +150,10 @@ export async function requestDetail(
     votes: (detail?.votes ?? []).map((v) => ({ user: v.userId, vote: v.vote, at: iso(v.at) })),
     events: (detail?.events ?? []).map(eventLine),
     mayDecide: right,
+    mayBreakGlass:
+      approval.status === 'pending' && !right
+        ? (await deps.deciders.breakGlass(approval, session.userId)).ok
+        : false,
     ...(right ? { draft: prettyJson(approval.arguments) } : {}),
   };
 }
@@ -160,6 +166,8 @@ export interface DecisionInput {
   arguments?: string | undefined;
   /** "Approve for this thread": later calls of the same tool in the conversation are approved too. */
   standing?: boolean | undefined;
+  /** Break glass: an admin approves what the rule refuses them, with this justification. */
+  breakGlass?: string | undefined;
 }
 
 /** What a decision came to, in HTTP terms: the status and a code and a sentence for the person. */
@@ -192,6 +200,7 @@ export async function decideFromWeb(
         vote: input.decision,
         reason: input.decision === 'reject' ? input.reason?.trim() || null : null,
         ...(standing ? { standing } : {}),
+        ...(input.breakGlass !== undefined ? { breakGlass: { justification: input.breakGlass } } : {}),
         surface: 'web',
       });
   } catch (error) {
@@ -202,6 +211,9 @@ export async function decideFromWeb(
       message: 'Your decision could not be recorded; nothing changed. Try again.',
     };
   }
+  // An admin breaking glass sees why it was refused (a justification too short, a tool that forbids it).
+  if (input.breakGlass !== undefined && result.kind === 'not_allowed' && !result.quiet)
+    return { status: 400, code: 'break_glass_refused', message: result.message };
   return answer(deps, result, standing);
 }
 

@@ -36,6 +36,8 @@ const OUTCOMES: Record<string, string> = {
   not_permitted: NOT_PERMITTED.message,
   not_recorded: 'Your decision could not be recorded; nothing changed. Try again.',
   nothing_selected: 'Nothing was selected, so nothing changed. Tick the requests first.',
+  break_glass_refused:
+    'Break glass was refused: the justification must be 10 to 500 characters, and the tool must allow it. Nothing changed.',
 };
 
 /** The decide page and a request's page, and the JSON API over the same handlers. */
@@ -90,6 +92,7 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
       decision,
       reason: await formField(c, 'reason'),
       standing: (await formField(c, 'standing')) === 'thread',
+      breakGlass: await formField(c, 'justification'),
       ...(edited !== undefined ? { arguments: edited } : {}),
     };
     const answer = await decideFromWeb(deps, c.get('session'), id, input);
@@ -167,7 +170,7 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         c,
         400,
         'bad_request',
-        'Send {"decision":"approve"|"reject","reason"?:string,"arguments"?:string,"standing"?:boolean} as JSON.',
+        'Send {"decision":"approve"|"reject","reason"?:string,"arguments"?:string,"standing"?:boolean,"breakGlass"?:string} as JSON.',
       );
     const answer = await decideFromWeb(deps, c.get('session'), c.req.param('id'), input);
     return answer.status === 200
@@ -189,7 +192,7 @@ function listPage(items: readonly ApprovalView[], offset: number, limit: number,
 
 function decisionInput(body: unknown): DecisionInput | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
-  const { decision, reason, arguments: args, standing } = body as Record<string, unknown>;
+  const { decision, reason, arguments: args, standing, breakGlass } = body as Record<string, unknown>;
   if (decision !== 'approve' && decision !== 'reject') return undefined;
   if (reason !== undefined && typeof reason !== 'string') return undefined;
   if (args !== undefined && typeof args !== 'string') return undefined;
@@ -197,11 +200,16 @@ function decisionInput(body: unknown): DecisionInput | undefined {
   // Only an approval may carry edited arguments or stand for the thread, and not both at once.
   if (decision === 'reject' && (args !== undefined || standing)) return undefined;
   if (args !== undefined && standing) return undefined;
+  // Breaking glass approves the call as it is, by itself.
+  if (breakGlass !== undefined && (typeof breakGlass !== 'string' || decision !== 'approve'))
+    return undefined;
+  if (breakGlass !== undefined && (args !== undefined || standing)) return undefined;
   return {
     decision,
     reason,
     standing: standing === true,
     ...(args !== undefined ? { arguments: args } : {}),
+    ...(breakGlass !== undefined ? { breakGlass } : {}),
   };
 }
 

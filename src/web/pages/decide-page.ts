@@ -56,6 +56,7 @@ function batchForm(session: ConsoleSession): Markup {
 export function requestPage(view: ApprovalDetailView, session: ConsoleSession, now: number): Markup {
   return html`<p><a href="/console">← Decide</a></p>
 ${requestCard(view, session, now, { heading: 'h1', draft: view.draft })}
+${view.mayBreakGlass ? breakGlassForm(view, session) : ''}
 ${
   view.votes.length > 0
     ? html`<h2>Votes</h2><ul>${view.votes.map((v) => html`<li>${v.user}: ${v.vote} at ${time(v.at)}</li>`)}</ul>`
@@ -164,4 +165,24 @@ ${
 </details>`
     : ''
 }`;
+}
+
+/**
+ * For an admin the rule refuses: approve anyway with a justification, which another admin reviews afterwards
+ * (the decision is marked break glass everywhere).
+ */
+function breakGlassForm(view: ApprovalView, session: ConsoleSession): Markup {
+  return html`<section class="card" aria-labelledby="break-glass-${view.id}">
+  <h2 id="break-glass-${view.id}">Break glass</h2>
+  <p class="muted">The policy does not let you approve this request. As an admin you may approve it anyway, saying why:
+  the decision is marked break glass on the card, in App Home and in the audit log, and another admin is asked to
+  acknowledge it.</p>
+  <form method="post" action="/console/approvals/${view.id}/decision">
+    <input type="hidden" name="csrf" value="${session.csrfToken}">
+    <input type="hidden" name="decision" value="approve">
+    <label for="justification-${view.id}">Justification (10 to 500 characters)</label>
+    <textarea id="justification-${view.id}" name="justification" minlength="10" maxlength="500" required></textarea>
+    <button type="submit" class="reject">Break glass and approve</button>
+  </form>
+</section>`;
 }
