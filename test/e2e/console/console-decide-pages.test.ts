@@ -41,7 +41,7 @@ describe('web console: a long queue on the decide page', () => {
     expect(second).toContain('href="/console">← Oldest</a>');
     expect(second).not.toContain('cursor=');
     // Every request on a page still carries its decision forms.
-    expect(second.match(/name="decision" value="reject"/g)).toHaveLength(3);
+    expect(second.match(/<input type="hidden" name="decision" value="reject">/g)).toHaveLength(3);
 
     // The JSON API counts the same queue.
     const api = (await (await admin.get('/console/api/approvals?status=pending')).json()) as {
