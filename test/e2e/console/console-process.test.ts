@@ -10,7 +10,6 @@ import { signInWithLink } from '../../support/console-client.js';
 import { type FakeOpenAI, reply, startFakeOpenAI } from '../../support/fake-openai.js';
 import { type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
 import { appMentionEvent, eventEnvelope, nextTs, postEvent } from '../../support/slack-requests.js';
-import { waitUntil } from '../../support/wait.js';
 import { rows } from '../db-rows.js';
 import { approvalIdOf, isApprovalCard, SECRET } from '../harness.js';
 
@@ -108,12 +107,6 @@ describe('web console of the real bot process', () => {
         WORKERS: '1',
         LOG_LEVEL: 'warn',
       },
-    });
-    // The worker serving the console starts after the bot answers /healthz; until then the console says 503.
-    const origin = bot.url;
-    await waitUntil(async () => (await fetch(`${origin}/console/login`)).status !== 503, {
-      timeoutMs: 10_000,
-      intervalMs: 50,
     });
     const admin = await signInWithLink(bot.url, env, 'UADMIN');
     const exportPath = '/console/api/audit/export?format=csv&tool=create_note';
