@@ -7,6 +7,8 @@ export interface ConsoleWorkerPort {
   /** Whether it is started and ready for requests. */
   ready(): boolean;
   post(message: ConsoleToWorker): void;
+  /** Whether a client at this address is kept out of the console (see console-reach.ts). */
+  outOfReach(remoteAddress: string | undefined): boolean;
 }
 
 /**
@@ -54,6 +56,13 @@ export function createConsoleRelay(worker: ConsoleWorkerPort): ConsoleRelay {
   };
   return {
     handle(req, res) {
+      // Answered here as the console answers it, so that neither a body too large nor a worker starting
+      // tells a client kept out that there is a console.
+      if (worker.outOfReach(req.socket.remoteAddress)) {
+        req.resume();
+        res.writeHead(404, { 'content-type': 'text/plain; charset=UTF-8' }).end('Not found');
+        return;
+      }
       if (!worker.ready()) {
         req.resume();
         return starting(res);

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Worker } from 'node:worker_threads';
+import { outOfConsoleReach } from '../console/console-reach.js';
 import type { RunWork } from '../conversations/run-work.js';
 import type { ThreadRef } from '../conversations/surface-ports.js';
 import { describeError } from '../errors.js';
@@ -77,6 +78,7 @@ export function startWorkerPool(
   const consoleRelay = createConsoleRelay({
     ready: () => ready[0] === true,
     post: (message) => post(0, message),
+    outOfReach: (address) => outOfConsoleReach(data.config.console.publicUrl, address),
   });
   const spawn = (index: number): void => {
     const worker = new Worker(entry, {

@@ -16,10 +16,11 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
  * cloned and delivered later), without a thread, in front of a real HTTP server.
  */
 async function relayRig(serve: ServeConsole) {
-  const state = { ready: true, posted: [] as ConsoleToWorker[] };
+  const state = { ready: true, outOfReach: false, posted: [] as ConsoleToWorker[] };
   let worker: (message: ConsoleToWorker) => void = () => undefined;
   const relay: ConsoleRelay = createConsoleRelay({
     ready: () => state.ready,
+    outOfReach: () => state.outOfReach,
     post: (message) => {
       state.posted.push(message);
       setImmediate(() => worker(structuredClone(message)));
@@ -223,5 +224,16 @@ describe('console relay between the intake thread and the worker serving the con
     expect(starting.status).toBe(503);
     expect(starting.headers.get('retry-after')).toBe('1');
     expect(rig.state.posted.filter((m) => m.kind === 'console-request')).toHaveLength(1);
+  });
+
+  it('a client kept out of the console gets 404 from the intake, with a body too large or no worker ready', async () => {
+    const rig = await relayRig(async () => new Response('served'));
+    server = rig.server;
+    rig.state.outOfReach = true;
+    const big = await fetch(`${rig.url}/console/api/x`, { method: 'POST', body: new Uint8Array(300 * 1024) });
+    expect(big.status).toBe(404);
+    rig.state.ready = false;
+    expect((await fetch(`${rig.url}/console`)).status).toBe(404);
+    expect(rig.state.posted).toEqual([]);
   });
 });
