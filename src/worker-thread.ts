@@ -3,6 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { composeWorker } from './compose/worker.js';
 import { describeError } from './errors.js';
 import { createLogger } from './logger.js';
+import { consoleServer } from './workers/console-serve.js';
 import {
   type FromWorker,
   isWorkerData,
@@ -51,7 +52,8 @@ function takenInBatches(send: (message: FromWorker) => void): (id: number) => vo
 /**
  * A worker thread that drives runs: its services are wired in compose/worker.ts (the core on a connection of its
  * own, the Slack clients, the follow-up of decisions, and, for one worker of the process, the background work).
- * The intake thread hands it what to do; it never answers Slack requests itself.
+ * The intake thread hands it what to do; it never answers Slack requests itself. The first worker also answers
+ * the web console's requests, which the intake thread relays to it.
  */
 async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Promise<void> {
   const send = (message: FromWorker) => port.postMessage(message);
@@ -60,6 +62,9 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
   const logger = createLogger(data.config.logLevel);
   const services = await composeWorker(data, logger);
   const { conversations, followUp } = services.core;
+  const serveConsole = services.console
+    ? consoleServer(services.console, (message, transfer) => port.postMessage(message, transfer))
+    : undefined;
   const failed = (what: string) => (error: unknown) =>
     logger.error(`${what} failed`, { error: describeError(error) });
   port.on('message', (message: ToWorker) => {
@@ -86,6 +91,11 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
         return;
       case 'policy':
         services.reloadPolicy(message.text);
+        return;
+      case 'console-request':
+      case 'console-pull':
+      case 'console-cancel':
+        serveConsole?.(message);
         return;
       case 'stop':
         void services.stop(message.graceMs).then(() => send({ kind: 'stopped' }));

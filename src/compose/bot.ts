@@ -63,7 +63,7 @@ export async function createBot(
   let pool: WorkerPool | undefined;
   let databaseHealth: DatabaseHealth | undefined;
   /** The web console, once the core it stands on exists. */
-  let consolePages: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
+  let consolePages: ((req: IncomingMessage, res: ServerResponse) => unknown) | undefined;
   const database = async () => (await databaseHealth?.check()) ?? { ok: false as const, problem: 'opening' };
   const runtime = createSlackRuntime({
     botToken: config.slack.botToken,
@@ -128,7 +128,8 @@ export async function createBot(
       : undefined;
   const work: RunWork = pool ?? localWork(core.conversations, core.followUp, logger);
   const home = registerListeners(runtime, core, work, pool, config, logger);
-  consolePages = createConsole(core, work, runtime.app.client, config, logger);
+  // With workers, the first one serves the console: this thread, which acks Slack, only relays its requests.
+  consolePages = pool ? pool.console : createConsole(core, work, runtime.app.client, config, logger);
   // Without workers, this thread follows decisions up: App Home is refreshed from here.
   if (!pool) core.followUp.watch(home);
   let background: BackgroundWork | undefined;

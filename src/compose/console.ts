@@ -7,7 +7,7 @@ import type { RunWork } from '../conversations/run-work.js';
 import type { Logger } from '../logger.js';
 import { createSlackSignIn } from '../slack/openid-sign-in.js';
 import { toolNames } from '../tools/built-in-tools.js';
-import { consoleRequestListener } from '../web/console-app.js';
+import { type ConsoleFetch, consoleFetch, consoleRequestListener } from '../web/console-app.js';
 import type { ConsoleDeps } from '../web/console-deps.js';
 import type { Core } from './core.js';
 
@@ -28,12 +28,23 @@ export function consoleAccess(core: Core): ConsoleAccess {
  * with Slack asks Slack's Web API at the same SLACK_API_URL.
  */
 export function createConsole(
+  ...args: Parameters<typeof consoleDeps>
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return consoleRequestListener(consoleDeps(...args));
+}
+
+/** The same console as a Fetch handler, for the worker thread that gets the console's requests relayed. */
+export function createConsoleFetch(...args: Parameters<typeof consoleDeps>): ConsoleFetch {
+  return consoleFetch(consoleDeps(...args));
+}
+
+function consoleDeps(
   core: Core,
   work: RunWork,
   client: WebClient,
   config: Pick<Config, 'console' | 'adminUserIds' | 'slack' | 'logLevel'>,
   logger: Logger,
-): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+): ConsoleDeps {
   let team: Promise<string> | undefined;
   const installedTeam = () => {
     team ??= client.auth.test().then((answer) => answer.team_id ?? '');
@@ -71,5 +82,5 @@ export function createConsole(
     clock: core.clock,
     logger,
   };
-  return consoleRequestListener(deps);
+  return deps;
 }

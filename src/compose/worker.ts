@@ -9,8 +9,10 @@ import { decideClick } from '../slack/clicks/decide-click.js';
 import { createSlackAdapters } from '../slack/slack-adapters.js';
 import { SYSTEM_PROMPT } from '../slack/system-prompt.js';
 import { toolNames } from '../tools/built-in-tools.js';
+import type { ConsoleFetch } from '../web/console-app.js';
 import type { WorkerData } from '../workers/protocol.js';
 import { type BackgroundWork, startBackgroundWork } from './background.js';
+import { createConsoleFetch } from './console.js';
 import { createCore } from './core.js';
 import { clickDeps, createHome, createWebClient, type SlackCore } from './slack.js';
 
@@ -23,6 +25,8 @@ export interface WorkerServices {
   checkDeadlines(): Promise<void>;
   /** Puts the reloaded policy file's text (validated by the intake thread) in force; a refused one is logged. */
   reloadPolicy(text: string): void;
+  /** The web console, in the worker that serves it (the one doing the background work). */
+  console: ConsoleFetch | undefined;
   /** Stops the background work, lets the runs in flight finish (bounded by `graceMs`), closes the database. */
   stop(graceMs: number): Promise<void>;
 }
@@ -30,7 +34,8 @@ export interface WorkerServices {
 /**
  * A worker thread's wiring: the policy from the text the intake thread validated, the core on a connection of
  * its own with the Slack side built from the Web API alone (no Bolt app), App Home's publisher for the
- * decisions it follows up, the MCP servers, and, for one worker of the process, the background work.
+ * decisions it follows up, the MCP servers, and, for one worker of the process, the background work and the
+ * web console.
  */
 export async function composeWorker(data: WorkerData, logger: Logger): Promise<WorkerServices> {
   const { config } = data;
@@ -59,13 +64,16 @@ export async function composeWorker(data: WorkerData, logger: Logger): Promise<W
   );
   const client = createWebClient(config.slack, config.logLevel, logger);
   core.followUp.watch(createHome(client, core, config, logger).watcher);
-  const decisions = clickDeps(core, localWork(core.conversations, core.followUp, logger), client, logger);
+  // Decisions made here, on a click or on the web, are followed up here.
+  const work = localWork(core.conversations, core.followUp, logger);
+  const decisions = clickDeps(core, work, client, logger);
   await core.mcp.connectAll();
   const background: BackgroundWork | undefined = data.background
     ? await startBackgroundWork(core, client, config, logger)
     : undefined;
   return {
     core,
+    console: data.background ? createConsoleFetch(core, work, client, config, logger) : undefined,
     decideClick: (click, key, taken) => decideClick(decisions, click, key, taken),
     checkDeadlines: () => background?.checkDeadlines() ?? Promise.resolve(),
     reloadPolicy(text) {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { BODY_TOO_LARGE, CONSOLE_BODY_LIMIT } from '../console/console-limits.js';
 import { describeError } from '../errors.js';
 import { chartsRoutes } from './charts-routes.js';
 import type { ConsoleDeps, ConsoleEnv } from './console-deps.js';
@@ -12,9 +13,6 @@ import { historyRoutes } from './history-routes.js';
 import { policyRoutes } from './policy-routes.js';
 import { signInRoutes } from './sign-in-routes.js';
 import { slackSignInRoutes } from './slack-sign-in-routes.js';
-
-/** The largest request body the console takes (a pasted policy, edited arguments). */
-const CONSOLE_BODY_LIMIT = 256 * 1024;
 
 /**
  * The web console under `/console`: sign-in, then the decide pages and the JSON API for signed-in people.
@@ -27,8 +25,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.use(
     bodyLimit({
       maxSize: CONSOLE_BODY_LIMIT,
-      onError: (c) =>
-        c.json({ error: { code: 'too_large', message: 'The request body is too large.' } }, 413),
+      onError: (c) => c.json(BODY_TOO_LARGE, 413),
     }),
   );
   app.get('/assets/console.css', (c) =>
@@ -57,6 +54,18 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     );
   });
   return app;
+}
+
+/**
+ * The console as a Fetch handler, for a thread that gets its requests relayed (the worker serving the console);
+ * `remoteAddress` is the client's address, which the loopback gate reads.
+ */
+export type ConsoleFetch = (request: Request, remoteAddress: string | undefined) => Promise<Response>;
+
+export function consoleFetch(deps: ConsoleDeps): ConsoleFetch {
+  const app = createConsoleApp(deps);
+  // Where Hono's Node adapter puts the connection, and `getConnInfo` looks for it.
+  return async (request, remoteAddress) => app.fetch(request, { incoming: { socket: { remoteAddress } } });
 }
 
 /** The console as a Node request handler, for the bot's HTTP server. */

@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { secureHeaders } from 'hono/secure-headers';
 import { sameSecret } from '../console/console-access.js';
+import { outOfConsoleReach } from '../console/console-reach.js';
 import type { ConsoleDeps, ConsoleEnv } from './console-deps.js';
 
 export const SESSION_COOKIE = 'console_session';
@@ -30,14 +31,10 @@ export const consoleHeaders = (): MiddlewareHandler =>
 /** Without CONSOLE_URL the console answers only on this machine (for the one-time link); elsewhere it does not exist. */
 export function loopbackUnlessPublic(deps: Pick<ConsoleDeps, 'config'>): MiddlewareHandler {
   return async (c, next) => {
-    if (deps.config.publicUrl === undefined && !isLoopback(getConnInfo(c).remote.address))
+    if (outOfConsoleReach(deps.config.publicUrl, getConnInfo(c).remote.address))
       return c.text('Not found', 404);
     return next();
   };
-}
-
-function isLoopback(address: string | undefined): boolean {
-  return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1';
 }
 
 /** The session cookie: HttpOnly, SameSite=Lax, Secure when the console's public URL is https. */

@@ -130,7 +130,11 @@ function exportStream(
   return stream(
     c,
     async (out) => {
-      for await (const text of streamEvents(pages(), format)) await out.write(text);
+      for await (const text of streamEvents(pages(), format)) {
+        // The client went away: no more pages are read for it.
+        if (out.aborted) break;
+        await out.write(text);
+      }
     },
     async (error) => {
       // The status is sent already: the download ends short, and the log says why.

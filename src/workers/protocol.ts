@@ -29,7 +29,39 @@ export type ToWorker =
   | { kind: 'memory' }
   /** The approval policy file was reloaded: its text, already validated by the intake thread. */
   | { kind: 'policy'; text: string }
-  | { kind: 'stop'; graceMs: number };
+  | { kind: 'stop'; graceMs: number }
+  | ConsoleToWorker;
+
+/**
+ * A web console request relayed by the intake thread to the worker that serves the console (see
+ * console-relay.ts): the request, then one `console-pull` per chunk of the answer written out (the worker keeps a
+ * few chunks in flight, no more), or `console-cancel` when the client went away.
+ */
+export type ConsoleToWorker =
+  | { kind: 'console-request'; id: number; request: RelayedRequest }
+  | { kind: 'console-pull'; id: number }
+  | { kind: 'console-cancel'; id: number };
+
+/** An HTTP request as the intake thread read it, its body whole (bounded by the console's limit). */
+export interface RelayedRequest {
+  method: string;
+  /** Absolute: `http://host/console/...`. */
+  url: string;
+  /** Name and value pairs, in the order received. */
+  headers: [string, string][];
+  remoteAddress: string | undefined;
+  body: Uint8Array | undefined;
+}
+
+/**
+ * The worker's answer to a relayed request: its head, the body in chunks, then its end; `console-failed` when no
+ * answer (or no rest of it) can be given.
+ */
+export type ConsoleFromWorker =
+  | { kind: 'console-head'; id: number; status: number; headers: Record<string, string | string[]> }
+  | { kind: 'console-chunk'; id: number; bytes: Uint8Array }
+  | { kind: 'console-end'; id: number }
+  | { kind: 'console-failed'; id: number };
 
 /** From a worker to the intake thread. */
 export type FromWorker =
@@ -39,7 +71,8 @@ export type FromWorker =
   | { kind: 'memory'; memory: ThreadMemory }
   /** Messages and clicks stored or decided, sent together at most every 20 ms (see worker-thread.ts). */
   | { kind: 'taken'; ids: number[] }
-  | { kind: 'failed'; error: string };
+  | { kind: 'failed'; error: string }
+  | ConsoleFromWorker;
 
 /** One thread's JavaScript memory, in MiB (the process's resident set is shared by all threads). */
 export interface ThreadMemory {
@@ -75,5 +108,16 @@ export function isWorkerData(value: unknown): value is WorkerData {
 /** Recognises a message from a worker (it is this program's own, but arrives as `unknown`). */
 export function isFromWorker(value: unknown): value is FromWorker {
   if (value === null || typeof value !== 'object' || !('kind' in value)) return false;
-  return ['ready', 'deadlines-checked', 'stopped', 'failed', 'memory', 'taken'].includes(String(value.kind));
+  return [
+    'ready',
+    'deadlines-checked',
+    'stopped',
+    'failed',
+    'memory',
+    'taken',
+    'console-head',
+    'console-chunk',
+    'console-end',
+    'console-failed',
+  ].includes(String(value.kind));
 }

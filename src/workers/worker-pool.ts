@@ -1,11 +1,14 @@
 import { once } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Worker } from 'node:worker_threads';
+import { outOfConsoleReach } from '../console/console-reach.js';
 import type { RunWork } from '../conversations/run-work.js';
 import type { ThreadRef } from '../conversations/surface-ports.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { processOutput } from '../output-streams.js';
 import type { ClickWork } from '../slack/clicks/click.js';
+import { createConsoleRelay } from './console-relay.js';
 import {
   type FromWorker,
   isFromWorker,
@@ -29,6 +32,8 @@ export interface WorkerPool extends RunWork, ClickWork {
    * so /healthz never waits on a worker that loads its code).
    */
   memory(): Promise<ThreadMemory[]>;
+  /** The web console's requests, relayed to the first worker, which serves the console (see console-relay.ts). */
+  console(req: IncomingMessage, res: ServerResponse): void;
 }
 
 /**
@@ -69,6 +74,12 @@ export function startWorkerPool(
   // is answered as any second click is ("already approved by you").
   let handedOver = 0;
   const untaken = Array.from({ length: count }, () => new Map<number, ToWorker>());
+  // The first worker serves the web console, off the thread that acks Slack's requests.
+  const consoleRelay = createConsoleRelay({
+    ready: () => ready[0] === true,
+    post: (message) => post(0, message),
+    outOfReach: (address) => outOfConsoleReach(data.config.console.publicUrl, address),
+  });
   const spawn = (index: number): void => {
     const worker = new Worker(entry, {
       workerData: {
@@ -91,6 +102,10 @@ export function startWorkerPool(
       if (!isFromWorker(message)) return;
       if (message.kind === 'ready') ready[index] = true;
       if (message.kind === 'taken') for (const id of message.ids) untaken[index]?.delete(id);
+      if (message.kind.startsWith('console-') && 'id' in message && index === 0) {
+        consoleRelay.received(message);
+        return;
+      }
       if (message.kind === 'failed') {
         logger.error('worker failed to start', { index, error: message.error });
         // Ended, so that it is started again (below) with the work handed to it.
@@ -104,6 +119,7 @@ export function startWorkerPool(
     worker.on('exit', (code) => {
       if (workers[index] !== worker) return;
       ready[index] = false;
+      if (index === 0) consoleRelay.lost();
       if (stopping) return;
       logger.error('worker exited; starting it again', { index, code });
       setTimeout(() => spawn(index), 1_000).unref();
@@ -167,6 +183,7 @@ export function startWorkerPool(
       for (let index = 0; index < count; index += 1) post(index, { kind: 'policy', text });
     },
     running: () => ready.filter(Boolean).length,
+    console: consoleRelay.handle,
     async memory() {
       const answers = await Promise.all(
         workers.map((_, index) =>

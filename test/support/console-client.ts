@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { runConsoleCli } from '../../src/cli/console-cli.js';
+import { waitUntil } from './wait.js';
 
 /** A person signed in to the web console through a one-time link, with their cookie and CSRF token. */
 export interface ConsoleClient {
@@ -27,12 +28,25 @@ export async function issueLink(
   return { url: out[0] ?? '', code, out, err };
 }
 
+/**
+ * Waits until the console on `origin` answers: with worker threads it is served by the first one, which is
+ * ready a little after the bot answers /healthz (till then the console says 503).
+ */
+export async function consoleReady(origin: string): Promise<void> {
+  await waitUntil(async () => (await fetch(`${origin}/console/login`)).status !== 503, {
+    timeoutMs: 30_000,
+    intervalMs: 50,
+    message: 'the console never became ready',
+  });
+}
+
 /** Signs `user` in at the bot on `origin` (http://127.0.0.1:PORT) with a fresh link. */
 export async function signInWithLink(
   origin: string,
   env: Record<string, string>,
   user: string,
 ): Promise<ConsoleClient> {
+  await consoleReady(origin);
   const port = new URL(origin).port;
   const link = await issueLink({ ...env, PORT: port }, user);
   if (link.code !== 0) throw new Error(link.err.join('\n'));
