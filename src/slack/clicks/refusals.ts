@@ -1,4 +1,5 @@
 import type { ApprovalRecord } from '../../approvals/approval.js';
+import type { EditResult } from '../../approvals/argument-edit-service.js';
 import { slackDate } from '../mrkdwn.js';
 
 /** The answer to a button whose approval id is forged, unknown or not the clicker's to see. */
@@ -25,5 +26,20 @@ export function alreadyDecided(approval: ApprovalRecord): string {
       return `This request was already rejected by ${by || 'someone'}${when}.`;
     default:
       return `This request was already approved by ${by || 'someone'}${when}.`;
+  }
+}
+
+/** The sentence a form shows when a decision or an edit was refused (beside the field it concerns). */
+export function refusalText(result: Extract<EditResult, { ok: false }>): string {
+  switch (result.kind) {
+    case 'invalid':
+    case 'not_allowed':
+      return result.message;
+    case 'not_found':
+      return UNKNOWN_BUTTON;
+    case 'already_voted':
+      return ALREADY_VOTED;
+    case 'already_decided':
+      return alreadyDecided(result.approval);
   }
 }

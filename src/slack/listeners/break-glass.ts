@@ -10,7 +10,7 @@ import { decodeApprovalButtonValue } from '../button-value.js';
 import { clickOf } from '../clicks/click.js';
 import type { ClickReply } from '../clicks/click-reply.js';
 import { applyResult } from '../clicks/decision-outcome.js';
-import { ALREADY_VOTED, alreadyDecided, UNKNOWN_BUTTON } from '../clicks/refusals.js';
+import { refusalText, UNKNOWN_BUTTON } from '../clicks/refusals.js';
 import { ACTION_IDS, CALLBACK_IDS, MODAL_INPUTS } from '../ids.js';
 import { decodeModalMetadata, encodeModalMetadata } from '../modal-metadata.js';
 
@@ -47,7 +47,8 @@ export function registerBreakGlassListeners(app: App, deps: BreakGlassListenerDe
           })
         : ({ ok: false, kind: 'not_found' } as const);
     if (!checked.ok) {
-      if (!(checked.kind === 'not_allowed' && checked.quiet)) await deps.reply.tell(click, refusal(checked));
+      if (!(checked.kind === 'not_allowed' && checked.quiet))
+        await deps.reply.tell(click, refusalText(checked));
       return;
     }
     const metadata = encodeModalMetadata(
@@ -95,7 +96,7 @@ export function registerBreakGlassListeners(app: App, deps: BreakGlassListenerDe
         message: 'I could not record your decision; please submit again.',
       };
     }
-    await answer(deps, ack, result.ok ? undefined : { [blockId]: refusal(result) });
+    await answer(deps, ack, result.ok ? undefined : { [blockId]: refusalText(result) });
     if (result.ok) await applyResult(deps.work, result, undefined, async () => undefined);
   });
 
@@ -136,18 +137,5 @@ async function answer(deps: BreakGlassListenerDeps, ack: ModalAck, errors?: Reco
     await (errors ? ack({ response_action: 'errors', errors }) : ack());
   } catch (error) {
     deps.logger.warn('break-glass form could not be acknowledged', { error: describeError(error) });
-  }
-}
-
-function refusal(result: Extract<DecisionResult, { ok: false }>): string {
-  switch (result.kind) {
-    case 'not_allowed':
-      return result.message;
-    case 'not_found':
-      return UNKNOWN_BUTTON;
-    case 'already_voted':
-      return ALREADY_VOTED;
-    case 'already_decided':
-      return alreadyDecided(result.approval);
   }
 }

@@ -1,6 +1,6 @@
 import type { App, BlockAction, ButtonAction, SlackViewAction, types, ViewSubmitAction } from '@slack/bolt';
 import { z } from 'zod';
-import type { ApprovalService, CheckResult } from '../../approvals/approval-service.js';
+import type { ApprovalService } from '../../approvals/approval-service.js';
 import type { ArgumentEditService, EditResult } from '../../approvals/argument-edit-service.js';
 import type { RunWork } from '../../conversations/run-work.js';
 import { describeError } from '../../errors.js';
@@ -16,7 +16,7 @@ import { decodeApprovalButtonValue } from '../button-value.js';
 import { clickOf } from '../clicks/click.js';
 import type { ClickReply } from '../clicks/click-reply.js';
 import { applyResult } from '../clicks/decision-outcome.js';
-import { ALREADY_VOTED, alreadyDecided, UNKNOWN_BUTTON } from '../clicks/refusals.js';
+import { refusalText, UNKNOWN_BUTTON } from '../clicks/refusals.js';
 import { ACTION_IDS, CALLBACK_IDS, MODAL_INPUTS } from '../ids.js';
 import { decodeModalMetadata, encodeModalMetadata } from '../modal-metadata.js';
 
@@ -83,7 +83,7 @@ export function registerDecisionModalListeners(app: App, deps: DecisionModalDeps
             })
           : ({ ok: false, kind: 'not_found' } as const);
       if (!checked.ok) {
-        if (!(checked.kind === 'not_allowed' && checked.quiet)) await tell(refusal(checked));
+        if (!(checked.kind === 'not_allowed' && checked.quiet)) await tell(refusalText(checked));
         return;
       }
       const { approval } = checked;
@@ -241,7 +241,7 @@ async function decideFromModal(
     return;
   }
   if (!result.ok) {
-    await answer(deps, ack, { [blockId]: refusal(result) });
+    await answer(deps, ack, { [blockId]: refusalText(result) });
     return;
   }
   await answer(deps, ack);
@@ -262,19 +262,5 @@ async function answer(
     await (errors ? ack({ response_action: 'errors', errors }) : ack());
   } catch (error) {
     deps.logger.warn('modal submission could not be acknowledged', { error: describeError(error) });
-  }
-}
-
-function refusal(result: Extract<EditResult | CheckResult, { ok: false }>): string {
-  switch (result.kind) {
-    case 'invalid':
-    case 'not_allowed':
-      return result.message;
-    case 'not_found':
-      return UNKNOWN_BUTTON;
-    case 'already_voted':
-      return ALREADY_VOTED;
-    case 'already_decided':
-      return alreadyDecided(result.approval);
   }
 }
