@@ -124,6 +124,26 @@ describe('web console: deciding from the web', () => {
     expect(toolOutput).toContain('not today');
   });
 
+  it('a malformed body, a garbage cursor or an unknown status is a clear 4xx and decides nothing', async () => {
+    const { id } = await pendingCard();
+    const admin = await signInWithLink(origin, env(), ADMIN);
+    const garbage = await fetch(`${origin}/console/api/approvals/${id}/decision`, {
+      method: 'POST',
+      headers: { cookie: admin.cookie, 'x-csrf-token': admin.csrf, 'content-type': 'application/json' },
+      body: '{"decision": "approve"',
+    });
+    expect(garbage.status).toBe(400);
+    expect(((await garbage.json()) as { error: { code: string } }).error.code).toBe('bad_request');
+    for (const body of [null, [], { decision: 'maybe' }, { decision: 'approve', arguments: 42 }])
+      expect((await admin.postJson(`/console/api/approvals/${id}/decision`, body)).status).toBe(400);
+    const cursor = await admin.get('/console/api/approvals?cursor=%00abc&limit=-5');
+    expect(cursor.status).toBe(200);
+    expect(((await cursor.json()) as { items: unknown[] }).items).toHaveLength(1);
+    expect((await admin.get('/console/api/approvals?status=everything')).status).toBe(400);
+    const still = (await (await admin.get(`/console/api/approvals/${id}`)).json()) as { status: string };
+    expect(still.status).toBe('pending');
+  });
+
   it('without a session the API answers 401 and pages send to sign-in; without the CSRF token nothing is decided', async () => {
     const { id } = await pendingCard();
     expect((await fetch(`${origin}/console/api/me`)).status).toBe(401);
