@@ -18,7 +18,7 @@ export function signInRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         { title: 'Sign in', notice: refused ? (REFUSALS[refused] ?? REFUSALS.failed) : undefined },
         html`<h1>Sign in</h1>
 ${
-  deps.config.slackSignIn
+  deps.slackSignIn
     ? html`<p><a class="button" href="/console/login/slack">Sign in with Slack</a></p>`
     : html`<p>Sign in with Slack is off (set <code>SLACK_CLIENT_ID</code> and <code>SLACK_CLIENT_SECRET</code>).</p>`
 }
