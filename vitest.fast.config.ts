@@ -51,6 +51,8 @@ export default defineConfig({
     ...COMMON_TEST_OPTIONS,
     include: [...COMMON_TEST_OPTIONS.include],
     exclude: SLOW_SUITES,
+    // Its suites mostly wait on their fakes' sockets: a third file at once fills those waits on two cores.
+    maxWorkers: 3,
     env: { TEST_DATABASE_KINDS: 'sqlite' },
     // Temporary files (every suite's SQLite databases) in RAM when there is room: see the file.
     globalSetup: ['test/support/ram-temp-folder.ts'],
