@@ -167,6 +167,8 @@ function storeFixture(db: SqlDatabase, walSize: () => number, checkpoint: () => 
     clock,
     newId: randomId,
     logger: silentLogger,
+    // The default of TOOL_OUTPUT_MAX_CHARS.
+    toolOutputMaxChars: 16_000,
   });
   let threads = 0;
 

@@ -6,6 +6,7 @@ import { benchPauseResume, type PauseResumeSize } from './pause-resume.js';
 import type { BenchResult } from './report.js';
 import { benchSdkCompare, type SdkCompareSize } from './sdk-compare.js';
 import { benchStartup, type StartupSize } from './startup.js';
+import { benchToolOutput, type ToolOutputSize } from './tool-output.js';
 import { benchTurnOverhead, type TurnOverheadSize } from './turn-overhead.js';
 
 export interface SuiteSizes {
@@ -17,6 +18,7 @@ export interface SuiteSizes {
   memory: MemorySize;
   startup: StartupSize;
   console: ConsoleSize;
+  toolOutput: ToolOutputSize;
 }
 
 /** The sizes of `npm run bench` (a few minutes on 2 cores). */
@@ -38,6 +40,7 @@ export const FULL_SIZES: SuiteSizes = {
     clicks: 300,
     loadLanes: 4,
   },
+  toolOutput: { outputs: [20_000, 2_000_000], repetitions: 5 },
 };
 
 /** Each benchmark once at a tiny size: the smoke test that keeps the bench from rotting. */
@@ -58,6 +61,7 @@ export const SMOKE_SIZES: SuiteSizes = {
     clicks: 3,
     loadLanes: 2,
   },
+  toolOutput: { outputs: [20_000], repetitions: 1 },
 };
 
 export interface SuiteOptions {
@@ -83,6 +87,7 @@ export const BENCHMARK_IDS = [
   'memory',
   'startup',
   'console',
+  'tool-output',
 ] as const;
 
 /** Every benchmark in order. */
@@ -97,6 +102,7 @@ export async function runSuite(sizes: SuiteSizes, options: SuiteOptions) {
     memory: () => benchMemory(sizes.memory),
     startup: () => benchStartup(sizes.startup),
     console: () => benchConsole(sizes.console),
+    'tool-output': () => benchToolOutput(sizes.toolOutput),
   };
   const results: BenchResult[] = [];
   for (const id of BENCHMARK_IDS) {

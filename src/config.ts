@@ -45,6 +45,8 @@ export interface Config {
   approvalPolicyFile: string | undefined;
   /** JSON file listing MCP servers whose tools the agent gets (src/mcp/servers-file.ts). */
   mcpServersFile: string | undefined;
+  /** Characters of a tool's output the model reads; a longer output is cut, and kept whole in the audit log. */
+  toolOutputMaxChars: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Earlier thread messages read when the bot is first mentioned mid-thread (0: none). */
   threadContextMessages: number;
@@ -161,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
       healthzDetails: e.HEALTHZ_DETAILS,
       approvalPolicyFile: e.APPROVAL_POLICY_FILE,
       mcpServersFile: e.MCP_SERVERS_FILE,
+      toolOutputMaxChars: e.TOOL_OUTPUT_MAX_CHARS,
       logLevel: e.LOG_LEVEL,
       threadContextMessages: e.THREAD_CONTEXT_MESSAGES,
       suggestedPrompts: e.SUGGESTED_PROMPTS,

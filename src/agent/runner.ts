@@ -54,6 +54,8 @@ export interface RunnerDeps extends RunEndingDeps {
   grantors?: GrantorCheck;
   newId: IdGenerator;
   limits?: RunnerLimits;
+  /** Characters of a tool's output the model reads (`TOOL_OUTPUT_MAX_CHARS`); the rest is cut. */
+  toolOutputMaxChars: number;
   /** Writes a note on each request before its card is posted (`APPROVAL_REVIEW`); none without it. */
   reviewer?: CallReviewer;
 }

@@ -15,6 +15,7 @@ import { type CallRecorder, leaseOf, type RunRecord, RunStopped, type StopReques
 import { runEvent } from './run-events.js';
 import type { RunState } from './run-state.js';
 import type { ToolContext } from './tool.js';
+import { boundToolOutput } from './tool-output-limit.js';
 import type { ToolRegistry } from './tool-registry.js';
 
 /** Where one tool call stands: waiting for a person, running, or settled with its output. */
@@ -30,6 +31,8 @@ export interface TurnSettlerDeps {
   store: CallRecorder & StopRequests;
   clock: Clock;
   logger: Logger;
+  /** Characters of a tool's output the model reads (`TOOL_OUTPUT_MAX_CHARS`); the rest is cut. */
+  toolOutputMaxChars: number;
 }
 
 /**
@@ -229,6 +232,10 @@ export class TurnSettler {
         status: 'error',
       };
     }
+    // The model reads a bounded output; the audit event keeps a cut output whole for admins (the export),
+    // where retention prunes it with other content.
+    const bounded = boundToolOutput(result.text, this.#deps.toolOutputMaxChars);
+    const whole = bounded.cut ? { ...bounded.cut, result: result.text } : {};
     audit.push(
       runEvent(
         this.#deps.clock,
@@ -241,11 +248,12 @@ export class TurnSettler {
           startedAt: started,
           durationMs: this.#deps.clock.now() - started,
           outputBytes: Buffer.byteLength(result.text),
+          ...whole,
         },
         approvalId,
       ),
     );
-    return result;
+    return { text: bounded.text, status: result.status };
   }
 }
 

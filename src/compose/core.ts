@@ -189,6 +189,7 @@ export async function createCore<A extends SurfaceAdapters>(
     newId,
     logger,
     limits: overrides.limits ?? DEFAULT_LIMITS,
+    toolOutputMaxChars: config.toolOutputMaxChars,
     ...reviewerOf(config, logger, clock, overrides.reviewTimeoutMs, measured),
   });
   const conversations = new ConversationService({

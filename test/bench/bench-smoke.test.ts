@@ -35,6 +35,7 @@ describe('npm run bench', () => {
       'decisions',
       'memory',
       'startup',
+      'tool-output',
     ]);
     for (const result of results) expectPlausible(result);
     const byId = Object.fromEntries(results.map((r) => [r.id, r]));
@@ -68,6 +69,10 @@ describe('npm run bench', () => {
       ['existing database', 1],
     ]);
     expect(byId.startup?.rows.every((r) => (r.metrics['median ms'] ?? 0) > 20)).toBe(true);
+    // A 20,000-character output reaches the model cut to at most TOOL_OUTPUT_MAX_CHARS (16,000).
+    const sent = byId['tool-output']?.rows[0]?.metrics['characters sent to the model'] ?? 0;
+    expect(sent).toBeGreaterThan(15_000);
+    expect(sent).toBeLessThanOrEqual(16_000);
   }, 120_000);
 
   it('runs the console benchmark at a tiny size: every page and API call answered, clicks quiet and loaded', async () => {

@@ -121,7 +121,10 @@ describe('MCP servers: their tools, under the same approval policy', () => {
     const { status, body } = await health(h);
     expect(status).toBe(200);
     expect(body.mcp).toMatchObject({
-      records: { state: 'connected', tools: ['records__read_record', 'records__write_record'] },
+      records: {
+        state: 'connected',
+        tools: ['records__read_record', 'records__write_record', 'records__list_entries'],
+      },
       broken: { state: 'failed' },
     });
     expect(h.logs.join('\n')).toContain('MCP server failed to start');

@@ -129,7 +129,9 @@ describe('npm run chat: a terminal conversation with y/n approvals', () => {
     );
     const c = chat('mcp', 'alice', { MCP_SERVERS_FILE: config });
     const started = await c.waitFor('you> ');
-    expect(started).toContain('MCP server records: records__read_record, records__write_record');
+    expect(started).toContain(
+      'MCP server records: records__read_record, records__write_record, records__list_entries',
+    );
     c.send('save record 4');
     const shown = await c.waitFor(QUESTION);
     expect(shown).toContain('wants to run records__write_record');

@@ -56,6 +56,8 @@ export function createTestRunner(
     policy?: ApprovalPolicy;
     limits?: RunnerLimits;
     store?: RunStore;
+    /** Characters of a tool's output the model reads; default 16,000, as in production. */
+    toolOutputMaxChars?: number;
   },
 ): Runner {
   return new Runner({
@@ -70,6 +72,7 @@ export function createTestRunner(
     newId: on.ctx.newId,
     logger: silentLogger,
     ...(options.limits ? { limits: options.limits } : {}),
+    toolOutputMaxChars: options.toolOutputMaxChars ?? 16_000,
   });
 }
 

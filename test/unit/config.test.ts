@@ -148,6 +148,7 @@ describe('loadConfig', () => {
     ];
     numeric.push('AUDIT_WEBHOOK_BATCH', 'AUDIT_WEBHOOK_TIMEOUT_MS', 'OTEL_METRIC_EXPORT_INTERVAL');
     numeric.push('OTEL_BSP_SCHEDULE_DELAY', 'RETENTION_DAYS', 'THREAD_CONTEXT_MESSAGES', 'SHUTDOWN_GRACE_MS');
+    numeric.push('TOOL_OUTPUT_MAX_CHARS');
     for (const name of numeric)
       for (const value of ['abc', '1.5', '1e3', '0x10', 'Infinity', '12 ms']) {
         const found = problems({ [name]: value }).filter((p) => p.startsWith(`${name}:`));
@@ -156,6 +157,10 @@ describe('loadConfig', () => {
         ]);
         expect(found.join()).not.toContain('NaN');
       }
+    expect(problems({ TOOL_OUTPUT_MAX_CHARS: '500' })).toEqual([
+      "TOOL_OUTPUT_MAX_CHARS: must be a whole number of characters from 1000 to 1000000, got '500'",
+    ]);
+    expect(loadConfig(http)).toMatchObject({ ok: true, config: { toolOutputMaxChars: 16_000 } });
     expect(loadConfig({ ...http, PORT: ' 8080 ', RETENTION_DAYS: '90' })).toMatchObject({
       ok: true,
       config: { port: 8080 },

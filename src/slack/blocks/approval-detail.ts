@@ -60,7 +60,10 @@ export function buildApprovalDetail({ approval, votes, events }: ApprovalDetail)
   ];
   if (approval.result !== null) {
     const result = cutWithin(redactText(approval.result), 1500, '…');
-    blocks.push(context('result-title', '*Result:*'), preformatted('result', result));
+    blocks.push(
+      context('result-title', resultTitle(approval.toolName, events)),
+      preformatted('result', result),
+    );
   }
   const trail = events
     .slice(0, MAX_EVENTS)
@@ -75,4 +78,19 @@ export function buildApprovalDetail({ approval, votes, events }: ApprovalDetail)
     text: { type: 'mrkdwn', text: trail.join('\n') || 'none' },
   });
   return { text: `Approval ${approval.id}: ${approval.toolName}, ${approval.status}`, blocks };
+}
+
+/**
+ * The result's title; for an output the model read cut (its `tool.finished` event holds it whole), where the
+ * whole output is: Slack cannot show a long one, the audit export can.
+ */
+function resultTitle(toolName: string, events: ApprovalDetail['events']): string {
+  const finished = events.find((event) => event.kind === 'tool.finished');
+  const total = finished?.payload.totalChars;
+  if (!finished || typeof total !== 'number') return '*Result:*';
+  const where =
+    typeof finished.payload.result === 'string'
+      ? `is in audit event #${finished.seq}: \`npm run audit -- export --tool ${toolName} --out outputs.jsonl\``
+      : 'was removed by retention';
+  return `*Result* (as the model read it, cut; the whole output, ${total.toLocaleString('en-US')} characters, ${where}):`;
 }
