@@ -71,9 +71,10 @@ function configVariables(): SchemaVariable[] {
   }));
 }
 
-/** The rows of the README's configuration table: the variables each names, and its meaning and default cells. */
-function readmeConfigRows(): { names: string[]; meaning: string; fallback: string }[] {
-  const section = read('README.md').split('## Configuration')[1]?.split('\n## ')[0] ?? '';
+/** The rows of a configuration table: the variables each names, and its meaning and default cells. */
+function configRows(
+  section = read('docs/configuration.md'),
+): { names: string[]; meaning: string; fallback: string }[] {
   return section
     .split('\n')
     .filter((line) => line.startsWith('| `'))
@@ -136,17 +137,29 @@ describe('README and docs', () => {
     expect(links('README.md').length).toBeGreaterThan(10);
   });
 
-  it('the README configuration table lists every variable src/config-schema.ts reads, and nothing else', () => {
+  it('docs/configuration.md lists every variable src/config-schema.ts reads, and nothing else', () => {
     const read = configVariables().map((v) => v.name);
     expect(read.length).toBeGreaterThan(40);
-    const documented = readmeConfigRows().flatMap((row) => row.names);
+    const documented = configRows().flatMap((row) => row.names);
     expect(read.filter((name) => !documented.includes(name))).toEqual([]);
     expect(documented.filter((name) => !read.includes(name))).toEqual([]);
     expect(new Set(documented).size).toBe(documented.length);
   });
 
-  it("the README configuration table gives each variable's default and range as src/config-schema.ts has them", () => {
-    const rows = readmeConfigRows();
+  it("the README's short configuration table quotes docs/configuration.md's rows word for word (links aside)", () => {
+    const readme = read('README.md').split('## Configuration')[1]?.split('\n## ')[0] ?? '';
+    // The same links, written from the README's folder.
+    const rows = readme
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .map((line) => line.replaceAll('](docs/', ']('));
+    expect(rows.length).toBeGreaterThan(5);
+    const full = read('docs/configuration.md').split('\n');
+    expect(rows.filter((row) => !full.includes(row))).toEqual([]);
+  });
+
+  it("docs/configuration.md gives each variable's default and range as src/config-schema.ts has them", () => {
+    const rows = configRows();
     const wrong: string[] = [];
     for (const { name, chain } of configVariables()) {
       const row = rows.find((r) => r.names.includes(name));
