@@ -3,6 +3,7 @@ import { APPROVAL_STATUSES } from '../../approvals/approval.js';
 import { type AuditRequest, queryString } from '../audit-filter.js';
 import type { AuditEventView, ChainStateView, RunTimelineView } from '../history-views.js';
 import { type Markup, scrolling, time } from './layout.js';
+import { shortenedForPage } from './shortened-values.js';
 
 export interface HistoryPageView {
   request: AuditRequest;
@@ -104,7 +105,7 @@ ${
 ${view.steps.map(
   (s) => html`<li>
   <strong>${s.step}</strong> · ${time(s.at)} · <code>${s.kind}</code> · ${s.actor}${s.tool ? html` · ${s.tool}` : ''}
-  ${Object.keys(s.payload).length > 0 ? html`<pre>${JSON.stringify(s.payload, null, 2)}</pre>` : ''}
+  ${Object.keys(s.payload).length > 0 ? html`<pre>${JSON.stringify(shortenedForPage(s.payload), null, 2)}</pre>` : ''}
 </li>`,
 )}
 </ol>`;
