@@ -134,7 +134,9 @@ export function createSealedInstallations(
       return row ? open(row).bot?.token : undefined;
     },
     async remove(key, reason) {
-      const row = await lookUp(key);
+      // Exactly this workspace's (or organisation's) install: never the organisation's for one workspace.
+      const id = installationId(key);
+      const row = id === undefined ? undefined : await records.find(id);
       if (!row) return false;
       return records.remove(row.id, [
         auditEvent('installation.removed', {
