@@ -46,8 +46,7 @@ function placeholders(env: Settings): string[] {
 function missingSettings(env: Settings, purpose: ConfigPurpose): string[] {
   const problems: string[] = [];
   if (purpose === 'bot') {
-    if (!env.SLACK_BOT_TOKEN)
-      problems.push('SLACK_BOT_TOKEN: required (xoxb-…, Slack app settings → OAuth & Permissions)');
+    problems.push(...slackTokenProblems(env));
     if (!env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
       problems.push(
         'SLACK_SIGNING_SECRET: required in HTTP mode (Basic Information → Signing Secret); or set SLACK_APP_TOKEN for Socket Mode',
@@ -81,6 +80,45 @@ function missingSettings(env: Settings, purpose: ConfigPurpose): string[] {
   }
   return problems;
 }
+
+/**
+ * One bot token (SLACK_BOT_TOKEN), or installs into several workspaces (OAuth: the app's client ID and secret,
+ * a state secret and the key that encrypts the stored tokens), never both: a half-configured OAuth names
+ * every setting it still needs.
+ */
+function slackTokenProblems(env: Settings): string[] {
+  if (env.SLACK_BOT_TOKEN) {
+    return env.SLACK_STATE_SECRET
+      ? [
+          'SLACK_STATE_SECRET: set only to install into several workspaces, where SLACK_BOT_TOKEN stays unset (docs/installing.md): unset one of the two',
+        ]
+      : [];
+  }
+  const oauth = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET', 'TOKEN_ENCRYPTION_KEY'];
+  if (!env.SLACK_STATE_SECRET && !env.TOKEN_ENCRYPTION_KEY)
+    return ['SLACK_BOT_TOKEN: required (xoxb-…, Slack app settings → OAuth & Permissions)'];
+  const problems = oauth
+    .filter((name) => !env[name])
+    .map((name) => `${name}: required to install into several workspaces (${OAUTH_SETTINGS[name]})`);
+  if (env.SLACK_APP_TOKEN)
+    problems.push(
+      'SLACK_APP_TOKEN: installs into several workspaces use HTTP mode for now: unset SLACK_APP_TOKEN and set SLACK_SIGNING_SECRET',
+    );
+  if (env.TOKEN_ENCRYPTION_KEY && env.TOKEN_ENCRYPTION_KEY === env.TOKEN_ENCRYPTION_KEY_PREVIOUS)
+    problems.push(
+      'TOKEN_ENCRYPTION_KEY_PREVIOUS: the same key as TOKEN_ENCRYPTION_KEY; unset it, or put the old key there',
+    );
+  return problems;
+}
+
+/** Where each setting of an install into several workspaces comes from. */
+const OAUTH_SETTINGS: Record<string, string> = {
+  SLACK_CLIENT_ID: 'Basic Information → App Credentials → Client ID',
+  SLACK_CLIENT_SECRET: 'Basic Information → App Credentials → Client Secret',
+  SLACK_STATE_SECRET:
+    'a random secret of 32 characters or more that signs each install: openssl rand -hex 32',
+  TOKEN_ENCRYPTION_KEY: 'encrypts the stored tokens: 32 bytes in base64, openssl rand -base64 32',
+};
 
 /** Why the file cannot sign checkpoints, or undefined when it holds an Ed25519 private key. */
 function signingKeyProblem(file: string): string | undefined {

@@ -32,6 +32,16 @@ const userIds = () =>
       'must be comma-separated Slack user IDs such as U012ABCDEF',
     );
 
+/** A key of AES-256-GCM: 32 random bytes in base64 (`openssl rand -base64 32`). */
+const encryptionKey = () =>
+  z
+    .string()
+    .refine(
+      (raw) => /^[A-Za-z0-9+/]+={0,2}$/.test(raw) && Buffer.from(raw, 'base64').length === 32,
+      'must be 32 bytes in base64 (openssl rand -base64 32)',
+    )
+    .optional();
+
 /** Every environment variable the product reads, with its default and what a valid value looks like. */
 export const envSchema = z.object({
   SLACK_BOT_TOKEN: z
@@ -54,6 +64,12 @@ export const envSchema = z.object({
     .optional(),
   SLACK_CLIENT_ID: z.string().min(1).optional(),
   SLACK_CLIENT_SECRET: z.string().min(1).optional(),
+  SLACK_STATE_SECRET: z
+    .string()
+    .min(32, 'must be at least 32 characters (it signs the state of each install; openssl rand -hex 32)')
+    .optional(),
+  TOKEN_ENCRYPTION_KEY: encryptionKey(),
+  TOKEN_ENCRYPTION_KEY_PREVIOUS: encryptionKey(),
   PORT: wholeNumber({ min: 0, max: 65535 }).default(3000),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.url({ message: 'must be a URL such as http://localhost:11434/v1' }).optional(),

@@ -11,8 +11,25 @@ export type DatabaseConfig =
   | { kind: 'sqlite'; path: string }
   | { kind: 'postgres'; url: string; poolSize: number };
 
+/**
+ * Installs into several workspaces (OAuth): set when the app's client ID and secret and a state secret are set
+ * and SLACK_BOT_TOKEN is not. Each workspace's token is then stored, encrypted, when it installs the app.
+ */
+export interface OAuthInstallConfig {
+  clientId: string;
+  clientSecret: string;
+  /** Signs the `state` of each install. */
+  stateSecret: string;
+  /** AES-256-GCM keys (32 bytes each) of the stored tokens: `current` writes, both read. */
+  tokenKeys: { current: Buffer; previous: Buffer | undefined };
+}
+
 export interface Config {
-  slack: { botToken: string; mode: SlackMode; apiUrl: string };
+  /**
+   * `botToken` is the one token of a single-workspace bot; empty in OAuth mode (`oauth` set), where each
+   * workspace's token comes from its stored installation.
+   */
+  slack: { botToken: string; mode: SlackMode; apiUrl: string; oauth: OAuthInstallConfig | undefined };
   port: number;
   openai: { apiKey: string; baseURL: string | undefined; model: string; stream: boolean; timeoutMs: number };
   database: DatabaseConfig;
@@ -130,7 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
   return {
     ok: true,
     config: {
-      slack: { botToken: e.SLACK_BOT_TOKEN ?? '', mode, apiUrl: e.SLACK_API_URL },
+      slack: { botToken: e.SLACK_BOT_TOKEN ?? '', mode, apiUrl: e.SLACK_API_URL, oauth: oauthConfig(e) },
       port: e.PORT,
       // Local OpenAI-compatible servers usually ignore the key, but the client insists on one.
       openai: {
@@ -183,6 +200,23 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
         retentionDays: e.RETENTION_DAYS,
       },
       telemetry: telemetryConfig(e),
+    },
+  };
+}
+
+/** OAuth mode's settings; undefined with a bot token (problems of a half-set OAuth are found before this). */
+function oauthConfig(e: Env): OAuthInstallConfig | undefined {
+  const { SLACK_CLIENT_ID: clientId, SLACK_CLIENT_SECRET: clientSecret, SLACK_STATE_SECRET: stateSecret } = e;
+  const key = e.TOKEN_ENCRYPTION_KEY;
+  if (e.SLACK_BOT_TOKEN || !clientId || !clientSecret || !stateSecret || !key) return undefined;
+  const previous = e.TOKEN_ENCRYPTION_KEY_PREVIOUS;
+  return {
+    clientId,
+    clientSecret,
+    stateSecret,
+    tokenKeys: {
+      current: Buffer.from(key, 'base64'),
+      previous: previous ? Buffer.from(previous, 'base64') : undefined,
     },
   };
 }

@@ -33,6 +33,10 @@ export type ErrorCode =
   | 'database.audit_outside_write'
   // The description of the tables names an index on a column of another table (a mistake in src/db/schema/).
   | 'database.invalid_schema'
+  // The app has no stored installation for the workspace (or organisation) a Slack call is for.
+  | 'slack.not_installed'
+  // A stored installation cannot be decrypted with the configured keys, or was changed after it was stored.
+  | 'slack.installation_unreadable'
   // `MCP_SERVERS_FILE` is invalid.
   | 'config.mcp_servers_file'
   // `APPROVAL_POLICY_FILE` is invalid.

@@ -37,7 +37,9 @@ export type AuditKind =
   | 'console.signed_in'
   | 'console.signed_out'
   | 'console.refused'
-  | 'console.sessions_revoked';
+  | 'console.sessions_revoked'
+  | 'installation.added'
+  | 'installation.removed';
 
 /** An audit event before it is chained; the store adds sequence, previous hash and hash. */
 export interface AuditInput {

@@ -11,6 +11,7 @@ import { openSqliteReadOnly } from '../db/sqlite/sqlite-database.js';
 import { describeError } from '../errors.js';
 import { argumentProblem } from './argument-problem.js';
 import { restoreCommand } from './db-restore.js';
+import { rotateTokenKeyCommand } from './db-rotate.js';
 
 export interface DbCliIo {
   out(line: string): void;
@@ -20,6 +21,7 @@ export interface DbCliIo {
 export const DB_USAGE = `Usage: npm run db -- backup --out FILE [--from FILE]
        npm run db -- restore --from FILE [--to FILE] [--bot-stopped]
        npm run db -- copy --to postgres://USER:PASSWORD@HOST/DATABASE [--from FILE]
+       npm run db -- rotate-token-key
 
 Commands:
   backup    writes a consistent copy of the SQLite database (--from, default DATABASE_PATH) to a new file
@@ -34,6 +36,10 @@ Commands:
   copy      copies every row of the SQLite database (--from, default DATABASE_PATH) into an empty PostgreSQL
             database (--to), creating its tables first; the audit chain is copied unchanged, so
             \`npm run audit -- verify\` prints the same head on both. Stop the bot while copying.
+  rotate-token-key
+            installs into several workspaces: seals every stored Slack token again with TOKEN_ENCRYPTION_KEY
+            (the new key), reading those sealed with TOKEN_ENCRYPTION_KEY_PREVIOUS (the old one); once it
+            reports every token on the current key, unset TOKEN_ENCRYPTION_KEY_PREVIOUS.
 
 Exit codes: 0 done, 1 the backup, restore or copy failed (a copy's target is left as it is: empty it before
 trying again; a backup whose chain does not verify is not restored), 2 usage or configuration problem, or a
@@ -57,7 +63,7 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-/** `npm run db -- backup|restore|copy|help`. Returns the exit code. */
+/** `npm run db -- backup|restore|copy|rotate-token-key|help`. Returns the exit code. */
 export async function runDbCli(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
@@ -76,14 +82,15 @@ export async function runDbCli(
     return 0;
   }
   if (command === undefined) {
-    io.err(`Name a command: backup, restore or copy.\n${SEE_HELP}`);
+    io.err(`Name a command: backup, restore, copy or rotate-token-key.\n${SEE_HELP}`);
     return 2;
   }
-  if (parsed.positionals.length > 1 || !['backup', 'restore', 'copy'].includes(command)) {
+  if (parsed.positionals.length > 1 || !['backup', 'restore', 'copy', 'rotate-token-key'].includes(command)) {
     io.err(`Unknown command: ${parsed.positionals.join(' ')}\n${SEE_HELP}`);
     return 2;
   }
   if (command === 'backup') return backupCommand(parsed.values, env, io);
+  if (command === 'rotate-token-key') return rotateTokenKeyCommand(env, io);
   if (command === 'restore') {
     const { from, to, 'bot-stopped': botStopped } = parsed.values;
     return restoreCommand({ from, to, botStopped }, env, io);

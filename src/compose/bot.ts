@@ -10,6 +10,8 @@ import { createDatabaseHealth, type DatabaseHealth } from '../db/database-health
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createSlackRuntime } from '../slack/app.js';
+import type { SealedInstallations } from '../slack/installations/installation-store.js';
+import { registerUninstallListeners } from '../slack/listeners/uninstall.js';
 import type { SlackAdapters } from '../slack/slack-adapters.js';
 import { SYSTEM_PROMPT } from '../slack/system-prompt.js';
 import type { SlackIdentity } from '../slack/token-check.js';
@@ -18,6 +20,7 @@ import { startWorkerPool, type WorkerPool } from '../workers/worker-pool.js';
 import { type BackgroundTimings, type BackgroundWork, startBackgroundWork } from './background.js';
 import { createConsole } from './console.js';
 import { type Core, type CoreOverrides, createCore } from './core.js';
+import { botTokensOf, installationsOf, lateInstallations } from './installations.js';
 import { registerListeners } from './slack.js';
 
 export interface BotOverrides extends CoreOverrides, BackgroundTimings {
@@ -64,6 +67,9 @@ export async function createBot(
   let databaseHealth: DatabaseHealth | undefined;
   /** The web console, once the core it stands on exists. */
   let consolePages: ((req: IncomingMessage, res: ServerResponse) => unknown) | undefined;
+  const clock = overrides.clock ?? { now: () => Date.now() };
+  /** OAuth mode: the stored installations, once the database is open. */
+  let installations: SealedInstallations | undefined;
   const database = async () => (await databaseHealth?.check()) ?? { ok: false as const, problem: 'opening' };
   const runtime = createSlackRuntime({
     botToken: config.slack.botToken,
@@ -73,7 +79,18 @@ export async function createBot(
     logLevel: config.logLevel,
     logger,
     adminUserIds: config.adminUserIds,
-    clock: overrides.clock ?? { now: () => Date.now() },
+    clock,
+    ...(config.slack.oauth
+      ? {
+          oauth: {
+            config: config.slack.oauth,
+            installations: lateInstallations(() => installations),
+            // An install's state is used once, in every process: recorded like a signed request.
+            useStateOnce: async (nonce: string) =>
+              (await core?.stores.requests.accept([{ key: `install-state:${nonce}` }]))?.[0] === true,
+          },
+        }
+      : {}),
     health: async (withDetail) => {
       const db = await database();
       return {
@@ -109,9 +126,10 @@ export async function createBot(
     config,
     logger,
     inForce,
-    (stores) => runtime.adapters(stores.cards, SYSTEM_PROMPT),
+    (stores) => runtime.adapters(stores.cards, SYSTEM_PROMPT, botTokensOf(config, stores, clock)),
     overrides,
   );
+  installations = installationsOf(config, core.stores, clock);
   const started = core;
   databaseHealth = createDatabaseHealth(core.database);
   pool =
@@ -128,6 +146,7 @@ export async function createBot(
       : undefined;
   const work: RunWork = pool ?? localWork(core.conversations, core.followUp, logger);
   const home = registerListeners(runtime, core, work, pool, config, logger);
+  if (installations) registerUninstallListeners(runtime.app, { installations, logger });
   // With workers, the first one serves the console: this thread, which acks Slack, only relays its requests.
   consolePages = pool ? pool.console : createConsole(core, work, runtime.app.client, config, logger);
   // Without workers, this thread follows decisions up: App Home is refreshed from here.

@@ -14,6 +14,7 @@ import type { WorkerData } from '../workers/protocol.js';
 import { type BackgroundWork, startBackgroundWork } from './background.js';
 import { createConsoleFetch } from './console.js';
 import { createCore } from './core.js';
+import { botTokensOf } from './installations.js';
 import { clickDeps, createHome, createWebClient, type SlackCore } from './slack.js';
 
 /** A worker thread's services, wired: what the intake thread hands over is done through them. */
@@ -46,16 +47,18 @@ export async function composeWorker(data: WorkerData, logger: Logger): Promise<W
       : loadApprovalPolicy(file, toolNames());
   if (!policy.ok) throw new AppError('config.policy_file', policy.problems.join('; '));
   const inForce = new ReloadablePolicy(policy.policy);
-  const slack = { botToken: config.slack.botToken, apiUrl: config.slack.apiUrl, logLevel: config.logLevel };
+  const clock = { now: () => Date.now() };
   const core = await createCore(
     config,
     logger,
     inForce,
     (stores) =>
       createSlackAdapters({
-        ...slack,
+        tokens: botTokensOf(config, stores, clock),
+        apiUrl: config.slack.apiUrl,
+        logLevel: config.logLevel,
         cards: stores.cards,
-        clock: { now: () => Date.now() },
+        clock,
         logger,
         systemPrompt: SYSTEM_PROMPT,
         adminUserIds: config.adminUserIds,

@@ -21,6 +21,7 @@ import type {
   RunRecovery,
 } from '../conversations/store-ports.js';
 import type { GreetingStore } from '../conversations/welcome-service.js';
+import type { InstallationRecords } from '../slack/installations/installation-records.js';
 import type { NotesStore } from '../tools/ports.js';
 import { createApprovalCardStore } from './approval-card-store.js';
 import { createApprovalStore } from './approval-store.js';
@@ -36,6 +37,7 @@ import { createDelegationStore } from './delegation-store.js';
 import { createDeliveryOutbox } from './delivery-outbox.js';
 import { createGreetingStore } from './greeting-store.js';
 import { createHomeViewerStore } from './home-viewer-store.js';
+import { createInstallationRecords } from './installation-records-store.js';
 import { createNotesStore } from './notes-store.js';
 import { createRequestLedger } from './request-ledger.js';
 import { createRetentionStore } from './retention-store.js';
@@ -67,6 +69,8 @@ export interface Stores {
   delegations: DelegationStore;
   consoleSessions: ConsoleSessionStore;
   consoleLinks: ConsoleLinkStore;
+  /** The app's installations in Slack (OAuth mode). */
+  installations: InstallationRecords;
 }
 
 export function createStores(ctx: StoreContext): Stores {
@@ -92,5 +96,6 @@ export function createStores(ctx: StoreContext): Stores {
     delegations: createDelegationStore(ctx),
     consoleSessions: createConsoleSessionStore(ctx),
     consoleLinks: createConsoleLinkStore(ctx),
+    installations: createInstallationRecords(ctx),
   };
 }

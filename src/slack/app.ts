@@ -1,20 +1,29 @@
 import { createServer, type IncomingMessage, Server, type ServerResponse } from 'node:http';
-import { App, LogLevel, SocketModeReceiver, type webApi } from '@slack/bolt';
+import { App, type InstallationStore, LogLevel, SocketModeReceiver, type webApi } from '@slack/bolt';
 import type { AcceptedRequest } from '../approvals/click-inbox.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { Clock } from '../clock.js';
-import type { SlackMode } from '../config.js';
+import type { OAuthInstallConfig, SlackMode } from '../config.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
 import { eventKey } from './accepted-requests.js';
 import { approvalClickIn, type ClickWork } from './clicks/click.js';
 import { createGuardedReceiver } from './guarded-receiver.js';
+import { oauthReceiverOptions } from './installations/oauth-installer.js';
+import type { BotTokens } from './installations/team-clients.js';
 import { createSlackAdapters, type SlackAdapters } from './slack-adapters.js';
 import { canReceiveEvents, createSlackConnectionMonitor } from './slack-connection.js';
 import { slackLibraryLogger } from './slack-logger.js';
 import type { SlackIdentity } from './token-check.js';
 
 export interface SlackRuntimeOptions {
+  /** The one bot token; unused with `oauth`. */
   botToken: string;
+  /** Installs into several workspaces (HTTP mode): see `oauthReceiverOptions` (installations/oauth-installer.ts). */
+  oauth?: {
+    config: OAuthInstallConfig;
+    installations: InstallationStore;
+    useStateOnce: (nonce: string) => Promise<boolean>;
+  };
   mode: SlackMode;
   apiUrl: string;
   port: number;
@@ -55,8 +64,8 @@ export interface SlackRuntimeOptions {
 
 export interface SlackRuntime {
   app: App;
-  /** The Slack side of the core, rendering cards from `cards`. */
-  adapters(cards: ApprovalCardStore, systemPrompt: string): SlackAdapters;
+  /** The Slack side of the core, rendering cards from `cards`, each workspace's calls with its `tokens`. */
+  adapters(cards: ApprovalCardStore, systemPrompt: string, tokens: BotTokens): SlackAdapters;
   /** Starts listening; resolves with the HTTP port actually bound. */
   start(): Promise<{ port: number }>;
   /** Stops intake: no new requests are accepted. */
@@ -111,10 +120,12 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
   };
   // Bolt and its Web API clients log through the bot's redacting logger, never with a request's body.
   const boltLogger = slackLibraryLogger(options.logger, options.logLevel, 'bolt');
+  const { oauth } = options;
   const common = {
-    token: options.botToken,
+    // OAuth mode: no token of its own; Bolt's `authorize` gives each request its installation's.
+    token: oauth ? undefined : options.botToken,
     // Known from start-up's token check: Bolt asks `auth.test` only when it is not given both ids.
-    identity: options.identity ?? {},
+    identity: oauth ? {} : (options.identity ?? {}),
     logger: boltLogger,
     logLevel: BOLT_LEVELS[options.logLevel],
     port: options.port,
@@ -173,6 +184,16 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
             : Promise.reject(new Error('requests are not taken in yet')),
         takeEarly: (body) => (acceptance ? approvalClickIn(body) : undefined),
         handOver: (click, key) => acceptance?.clicks.click(click, key),
+        ...(oauth
+          ? {
+              install: oauthReceiverOptions(oauth.config, {
+                apiUrl: options.apiUrl,
+                installations: oauth.installations,
+                useStateOnce: oauth.useStateOnce,
+                logger: options.logger,
+              }),
+            }
+          : {}),
       }),
     });
   }
@@ -204,9 +225,9 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
   let stopping = false;
   return {
     app,
-    adapters: (cards, systemPrompt) =>
+    adapters: (cards, systemPrompt, tokens) =>
       createSlackAdapters({
-        botToken: options.botToken,
+        tokens,
         apiUrl: options.apiUrl,
         logLevel: options.logLevel,
         ...(options.retryConfig ? { retryConfig: options.retryConfig } : {}),

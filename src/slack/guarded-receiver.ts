@@ -25,6 +25,11 @@ export interface GuardedReceiverOptions {
   handOver: RequestGuardOptions['handOver'];
   /** Whether requests can be taken now (the database works); they are answered 503 while not. */
   available?: () => Promise<boolean>;
+  /** Installs into several workspaces: Bolt's own install routes and `authorize` (oauth-installer.ts). */
+  install?: Pick<
+    HTTPReceiverOptions,
+    'clientId' | 'clientSecret' | 'installationStore' | 'scopes' | 'installerOptions'
+  >;
 }
 
 /**
@@ -41,6 +46,7 @@ export function createGuardedReceiver(options: GuardedReceiverOptions): HTTPRece
     logLevel: options.logLevel,
     logger: options.boltLogger,
     bodyLimit: BODY_LIMIT,
+    ...options.install,
   });
   const guarded = guardSlackRequests(receiver.requestListener, {
     endpoint: options.endpoint,

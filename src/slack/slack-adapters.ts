@@ -1,12 +1,14 @@
-import { LogLevel, type RetryOptions, WebClient } from '@slack/web-api';
+import { LogLevel, type RetryOptions } from '@slack/web-api';
 import { Deciders } from '../approvals/deciders.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { Clock } from '../clock.js';
 import type { SurfaceAdapters } from '../conversations/surface-ports.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
 import { createChannelMembership } from './channel-members.js';
+import { type BotTokens, createSlackClients } from './installations/team-clients.js';
 import { slackLibraryLogger } from './slack-logger.js';
 import { createSlackSurface, type SlackSurface } from './slack-surface.js';
+import { createTeamSurface } from './team-surface.js';
 import { createUserGroupDirectory } from './user-groups.js';
 
 /** Clicks must not wait behind a rate-limited queue: their Web API calls fail fast instead. */
@@ -27,7 +29,8 @@ export const WEB_API_LEVELS: Record<OurLevel, LogLevel> = {
 };
 
 export interface SlackClientOptions {
-  botToken: string;
+  /** SLACK_BOT_TOKEN, or each workspace's installation. */
+  tokens: BotTokens;
   apiUrl: string;
   logLevel: OurLevel;
   /** Web API retry policy; tests use none. */
@@ -57,24 +60,37 @@ export function createSlackAdapters(
   },
 ): SlackAdapters {
   const { logger, cards } = options;
-  const client = (extra: { timeout: number; retryConfig: RetryOptions }) =>
-    new WebClient(options.botToken, {
-      slackApiUrl: options.apiUrl,
-      logger: slackLibraryLogger(logger, options.logLevel, 'web-api'),
-      logLevel: WEB_API_LEVELS[options.logLevel],
-      rejectRateLimitedCalls: true,
-      ...extra,
-    });
-  const clickClient = client({ timeout: INTERACTIVE_TIMEOUT_MS, retryConfig: { retries: 0 } });
+  // Each workspace's calls go out with its own token (one client per workspace, or the one token's).
+  const clients = (extra: { timeout: number; retryConfig: RetryOptions }) =>
+    createSlackClients(
+      options.tokens,
+      {
+        slackApiUrl: options.apiUrl,
+        logger: slackLibraryLogger(logger, options.logLevel, 'web-api'),
+        logLevel: WEB_API_LEVELS[options.logLevel],
+        rejectRateLimitedCalls: true,
+        ...extra,
+      },
+      logger,
+    );
+  const clickClients = clients({ timeout: INTERACTIVE_TIMEOUT_MS, retryConfig: { retries: 0 } });
+  const workClients = clients({
+    timeout: WORK_CALL.timeout,
+    retryConfig: options.retryConfig ?? WORK_CALL.retryConfig,
+  });
+  // User groups and channel members are asked of the single token's workspace (in OAuth mode these name no
+  // workspace yet, and fail closed: nobody is taken to be in a group or a channel).
+  const clickClient = clickClients.forTeam(undefined);
   // Decisions look user groups up before a modal is answered: that lookup must fail fast, never wait.
   const groups = createUserGroupDirectory(clickClient, options.clock, logger);
   // Whom cards are sent to directly: the core's rules over this surface's user groups.
   const deciders = new Deciders({ clock: options.clock, adminUserIds: options.adminUserIds ?? [], groups });
-  const interactive = createSlackSurface(clickClient, { logger, cards, deciders });
+  const interactive = createTeamSurface(clickClients, (client) =>
+    createSlackSurface(client, { logger, cards, deciders }),
+  );
   return {
-    surface: createSlackSurface(
-      client({ timeout: WORK_CALL.timeout, retryConfig: options.retryConfig ?? WORK_CALL.retryConfig }),
-      { logger, cards, deciders },
+    surface: createTeamSurface(workClients, (client) =>
+      createSlackSurface(client, { logger, cards, deciders }),
     ),
     surfaceKind: 'slack',
     interactive,

@@ -18,7 +18,14 @@ import { readThreadMessages } from './thread-reader.js';
 export interface SlackSurface extends ThreadSurface, ChannelPoster {
   /** After an escalation: the card by direct message to those `escalateTo` names, every copy updated. */
   postEscalation(approval: ApprovalRecord): Promise<void>;
-  postEphemeral(channelId: string, userId: string, text: string, threadTs?: string): Promise<void>;
+  /** `teamId`: the workspace the message goes to, where the bot serves several (else the one it serves). */
+  postEphemeral(
+    channelId: string,
+    userId: string,
+    text: string,
+    threadTs?: string,
+    teamId?: string | undefined,
+  ): Promise<void>;
   /** Messages tab: the prompts offered above the message box (agent apps: without a thread). */
   setSuggestedPrompts(
     channelId: string,
@@ -27,11 +34,15 @@ export interface SlackSurface extends ThreadSurface, ChannelPoster {
   ): Promise<void>;
 }
 
+/** A surface built on one client: every part a thread may use is there. */
+export type ClientSurface = SlackSurface &
+  Required<Pick<SlackSurface, 'postAnswer' | 'startProgress' | 'streamAnswer' | 'readThread'>>;
+
 /** Speaks in Slack threads through the Web API. Text from users and the model is escaped before posting. */
 export function createSlackSurface(
   client: webApi.WebClient,
   options: { cards?: ApprovalCardStore; logger?: Logger; deciders?: DeciderDirectory } = {},
-): SlackSurface {
+): ClientSurface {
   const logger = options.logger ?? silentLogger;
   const publisher = createCardPublisher(client, options.cards, logger, options.deciders);
   const nobody = (approval: ApprovalRecord) =>

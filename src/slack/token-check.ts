@@ -50,10 +50,16 @@ export async function checkSlackTokens(
     logger: slackLibraryLogger(log.logger, log.level, 'web-api'),
   };
   let identity: SlackIdentity | undefined;
-  const bot = await check('SLACK_BOT_TOKEN', slack.apiUrl, async () => {
-    const { bot_id: botId, user_id: botUserId } = await new WebClient(slack.botToken, options).auth.test();
-    if (botId && botUserId) identity = { botId, botUserId };
-  });
+  // Installs into several workspaces have no token of their own: each installation's is checked when stored.
+  const bot = slack.oauth
+    ? { ok: true as const }
+    : await check('SLACK_BOT_TOKEN', slack.apiUrl, async () => {
+        const { bot_id: botId, user_id: botUserId } = await new WebClient(
+          slack.botToken,
+          options,
+        ).auth.test();
+        if (botId && botUserId) identity = { botId, botUserId };
+      });
   if (!bot.ok) return bot;
   if (slack.mode.kind === 'socket') {
     const { appToken } = slack.mode;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createFakeSlackOAuth, type FakeSlackOAuth, OAUTH_AUTHORIZE_PATH } from './fake-slack-oauth.js';
 import { AUTHORIZE_PATH, createFakeSlackOpenId, type FakeSlackOpenId } from './fake-slack-openid.js';
 import { defaultSlackReply, type SlackIds } from './fake-slack-replies.js';
 import { isRecord } from './json-value.js';
@@ -61,6 +62,8 @@ export interface FakeSlack {
    * name) signs in, and codes made unusable. `openid.connect.token` and `.userInfo` answer accordingly.
    */
   openid: FakeSlackOpenId;
+  /** Installs into several workspaces: tokens per workspace, refused once unknown or revoked. */
+  oauth: FakeSlackOAuth;
   /** Forgets recorded calls (scripted responses stay). */
   reset(): void;
   close(): Promise<void>;
@@ -116,6 +119,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   let waiters: Waiter[] = [];
   const ids: SlackIds = { ts: 0, view: 0, dm: new Map(), members: new Map() };
   const openid = createFakeSlackOpenId();
+  const oauth = createFakeSlackOAuth();
 
   const defaultReply = (method: string, params: Record<string, unknown>): FakeReply =>
     defaultSlackReply(method, params, ids);
@@ -134,6 +138,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       openid.authorize(url.searchParams, res);
       return;
     }
+    if (req.method === 'GET' && url.pathname === OAUTH_AUTHORIZE_PATH) {
+      record({ method: 'oauth.v2.authorize', params: parseQuery(url), at: Date.now() });
+      oauth.authorize(url.searchParams, res);
+      return;
+    }
     const api = /^\/api\/([A-Za-z0-9_.]+)$/.exec(url.pathname);
     const response = /^\/response\/([^/]+)$/.exec(url.pathname);
     const method = api?.[1] ?? (response ? RESPONSE_URL_METHOD : undefined);
@@ -149,9 +158,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     if (token !== undefined) call.token = token;
     record(call);
     const handler = handlers.get(method);
-    const reply = handler
-      ? await handler(params, call)
-      : (openid.reply(method, params, call.token) ?? defaultReply(method, params));
+    const reply =
+      oauth.reply(method, params, call.token) ??
+      (handler
+        ? await handler(params, call)
+        : (openid.reply(method, params, call.token) ?? defaultReply(method, params)));
     call.reply = reply.body;
     sendJson(res, reply.status ?? 200, reply.body, reply.headers);
   };
@@ -199,6 +210,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       ids.members.set(channel, [...users]);
     },
     openid,
+    oauth,
     reset: () => {
       calls.length = 0;
     },

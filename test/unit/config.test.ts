@@ -191,3 +191,71 @@ describe('withDotEnv', () => {
     expect(withDotEnv({ A: '1' }, join(dir, 'missing'))).toEqual({ A: '1' });
   });
 });
+
+describe('installs into several workspaces (OAuth mode)', () => {
+  const key = Buffer.alloc(32, 7).toString('base64');
+  const oauth = {
+    SLACK_SIGNING_SECRET: 's',
+    OPENAI_API_KEY: 'sk-1',
+    SLACK_CLIENT_ID: '1.2',
+    SLACK_CLIENT_SECRET: 'secret',
+    SLACK_STATE_SECRET: 'x'.repeat(32),
+    TOKEN_ENCRYPTION_KEY: key,
+  };
+  const problems = (env: Record<string, string>) => {
+    const result = loadConfig(env);
+    return result.ok ? [] : result.problems;
+  };
+
+  it('is chosen when the client ID and secret and a state secret are set and no bot token is', () => {
+    const result = loadConfig(oauth);
+    if (!result.ok) throw new Error(result.problems.join());
+    expect(result.config.slack.oauth).toEqual({
+      clientId: '1.2',
+      clientSecret: 'secret',
+      stateSecret: 'x'.repeat(32),
+      tokenKeys: { current: Buffer.alloc(32, 7), previous: undefined },
+    });
+    // Sign in with Slack on the console keeps working with the same credentials.
+    expect(result.config.console.slackSignIn).toEqual({ clientId: '1.2', clientSecret: 'secret' });
+    // With a bot token, nothing changes: single-token mode.
+    const single = loadConfig(http);
+    expect(single.ok && single.config.slack.oauth).toBeUndefined();
+  });
+
+  it('names every setting a half-configured OAuth still needs', () => {
+    const { SLACK_CLIENT_ID: _, TOKEN_ENCRYPTION_KEY: __, ...half } = oauth;
+    expect(problems(half)).toEqual([
+      'SLACK_CLIENT_ID: required to install into several workspaces (Basic Information → App Credentials → Client ID)',
+      'TOKEN_ENCRYPTION_KEY: required to install into several workspaces (encrypts the stored tokens: 32 bytes in base64, openssl rand -base64 32)',
+      'SLACK_CLIENT_ID: required with SLACK_CLIENT_SECRET (Basic Information → App Credentials)',
+    ]);
+    const { SLACK_STATE_SECRET: ___, ...noState } = oauth;
+    expect(problems(noState).join('\n')).toContain(
+      'SLACK_STATE_SECRET: required to install into several workspaces',
+    );
+    expect(problems({ ...oauth, SLACK_APP_TOKEN: 'xapp-1' }).join('\n')).toContain(
+      'SLACK_APP_TOKEN: installs into several workspaces use HTTP mode for now',
+    );
+    expect(problems({ ...oauth, SLACK_BOT_TOKEN: 'xoxb-1' })).toEqual([
+      'SLACK_STATE_SECRET: set only to install into several workspaces, where SLACK_BOT_TOKEN stays unset (docs/installing.md): unset one of the two',
+    ]);
+  });
+
+  it('refuses a key that is not 32 bytes of base64, a short state secret, and the same key twice', () => {
+    for (const bad of ['short', Buffer.alloc(16).toString('base64'), `${key}!`]) {
+      expect(problems({ ...oauth, TOKEN_ENCRYPTION_KEY: bad })).toContain(
+        'TOKEN_ENCRYPTION_KEY: must be 32 bytes in base64 (openssl rand -base64 32)',
+      );
+    }
+    expect(problems({ ...oauth, TOKEN_ENCRYPTION_KEY_PREVIOUS: 'nope' })).toContain(
+      'TOKEN_ENCRYPTION_KEY_PREVIOUS: must be 32 bytes in base64 (openssl rand -base64 32)',
+    );
+    expect(problems({ ...oauth, SLACK_STATE_SECRET: 'short' }).join('\n')).toContain(
+      'SLACK_STATE_SECRET: must be at least 32 characters',
+    );
+    expect(problems({ ...oauth, TOKEN_ENCRYPTION_KEY_PREVIOUS: key }).join('\n')).toContain(
+      'TOKEN_ENCRYPTION_KEY_PREVIOUS: the same key as TOKEN_ENCRYPTION_KEY',
+    );
+  });
+});

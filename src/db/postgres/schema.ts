@@ -27,3 +27,4 @@ export const homeViewers = pgTableOf(tables.homeViewers);
 export const greetedUsers = pgTableOf(tables.greetedUsers);
 export const consoleSessions = pgTableOf(tables.consoleSessions);
 export const consoleLinks = pgTableOf(tables.consoleLinks);
+export const slackInstallations = pgTableOf(tables.slackInstallations);

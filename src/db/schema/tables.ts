@@ -7,5 +7,6 @@ export * from './approvals.js';
 export * from './audit.js';
 export * from './console.js';
 export * from './conversations.js';
+export * from './installations.js';
 export * from './notes.js';
 export * from './slack.js';

@@ -27,3 +27,4 @@ export const homeViewers = sqliteTableOf(tables.homeViewers);
 export const greetedUsers = sqliteTableOf(tables.greetedUsers);
 export const consoleSessions = sqliteTableOf(tables.consoleSessions);
 export const consoleLinks = sqliteTableOf(tables.consoleLinks);
+export const slackInstallations = sqliteTableOf(tables.slackInstallations);

@@ -4,7 +4,9 @@ import type { Logger } from '../../logger.js';
 import type { SlackSurface } from '../slack-surface.js';
 
 /** Who clicked, and on which card: where a reply to them goes. */
-export type Clicker = Pick<ApprovalClick, 'channelId' | 'threadTs' | 'userId'>;
+export type Clicker = Pick<ApprovalClick, 'channelId' | 'threadTs' | 'userId'> & {
+  teamId?: string | undefined;
+};
 
 /** How a click answers the person who made it: the one thing a click says back, besides what it changes. */
 export interface ClickReply {
@@ -24,9 +26,9 @@ export function slackClickReply(options: {
 }): ClickReply {
   const { surface, directMessage, logger } = options;
   return {
-    tell: ({ channelId, threadTs, userId }, text) =>
+    tell: ({ channelId, threadTs, userId, teamId }, text) =>
       (channelId
-        ? surface.postEphemeral(channelId, userId, text, threadTs)
+        ? surface.postEphemeral(channelId, userId, text, threadTs, teamId)
         : directMessage(userId, text)
       ).catch((error: unknown) => {
         logger.warn('reply to a click failed', { channelId, error: describeError(error) });

@@ -1,0 +1,51 @@
+import type { InstallationStore } from '@slack/bolt';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Stores } from '../db/stores.js';
+import { AppError } from '../errors.js';
+import {
+  createSealedInstallations,
+  type SealedInstallations,
+} from '../slack/installations/installation-store.js';
+import type { BotTokens } from '../slack/installations/team-clients.js';
+import { createTokenCipher } from '../slack/installations/token-cipher.js';
+
+/** The stored installations (OAuth mode), sealed with the configured keys; undefined with a single bot token. */
+export function installationsOf(
+  config: Pick<Config, 'slack'>,
+  stores: Pick<Stores, 'installations'>,
+  clock: Clock,
+): SealedInstallations | undefined {
+  const { oauth } = config.slack;
+  if (!oauth) return undefined;
+  return createSealedInstallations(stores.installations, createTokenCipher(oauth.tokenKeys), clock);
+}
+
+/** Where each workspace's token comes from: SLACK_BOT_TOKEN, or (OAuth mode) its stored installation. */
+export function botTokensOf(
+  config: Pick<Config, 'slack'>,
+  stores: Pick<Stores, 'installations'>,
+  clock: Clock,
+): BotTokens {
+  const installations = installationsOf(config, stores, clock);
+  return installations
+    ? { kind: 'installations', botToken: (teamId) => installations.botToken(teamId) }
+    : { kind: 'single', token: config.slack.botToken };
+}
+
+/**
+ * Bolt's installation store for a Slack runtime built before the database is open: it answers once `current`
+ * gives the stored installations (no request is taken in before then).
+ */
+export function lateInstallations(current: () => SealedInstallations | undefined): InstallationStore {
+  const ready = (): SealedInstallations => {
+    const installations = current();
+    if (!installations) throw new AppError('slack.not_installed', 'The installations are not open yet.');
+    return installations;
+  };
+  return {
+    storeInstallation: (installation) => ready().storeInstallation(installation),
+    fetchInstallation: (query) => ready().fetchInstallation(query),
+    deleteInstallation: (query) => ready().deleteInstallation?.(query) ?? Promise.resolve(),
+  };
+}

@@ -1,0 +1,27 @@
+import { integer, millis, text } from './columns.js';
+import { index, table } from './table.js';
+
+/**
+ * The app's installations in Slack (OAuth mode), one row each: a workspace's by its team ID (`T:<team>`), an
+ * organisation-wide one by its enterprise ID (`E:<enterprise>`). The installation Slack answered, tokens and
+ * all, is held only sealed (AES-256-GCM, src/slack/installations/token-cipher.ts); the columns beside it say
+ * whose it is, so it can be found and listed without any key.
+ */
+export const slackInstallations = table(
+  'slack_installations',
+  {
+    id: text('id').primaryKey(),
+    teamId: text('team_id'),
+    enterpriseId: text('enterprise_id'),
+    /** 1 for an organisation-wide install (Enterprise Grid). */
+    enterpriseInstall: integer('enterprise_install').notNull(),
+    /** Who installed the app. */
+    installerUserId: text('installer_user_id'),
+    botUserId: text('bot_user_id'),
+    /** The installation as JSON, sealed: `v1:<key id>:<iv>:<ciphertext>`. */
+    sealed: text('sealed').notNull(),
+    installedAt: millis('installed_at'),
+    updatedAt: millis('updated_at'),
+  },
+  (t) => [index('slack_installations_enterprise').on(t.enterpriseId)],
+);

@@ -1,0 +1,166 @@
+import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
+import { z } from 'zod';
+import { auditEvent } from '../../audit/audit-event.js';
+import type { Clock } from '../../clock.js';
+import { AppError } from '../../errors.js';
+import { type InstallationRecords, type InstallationRow, installationId } from './installation-records.js';
+import type { TokenCipher } from './token-cipher.js';
+
+/** Why an installation stopped: Slack's event, or a person at the command line. */
+export type RemovalReason = 'app_uninstalled' | 'tokens_revoked';
+
+/** Bolt's installation store over the database, plus what the bot itself asks of the installations. */
+export interface SealedInstallations extends InstallationStore {
+  fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation>;
+  /** The bot token of a workspace (or of the organisation it belongs to), or undefined when not installed. */
+  botToken(teamId: string, enterpriseId?: string): Promise<string | undefined>;
+  /** Deletes an installation's tokens for good, audited; false when none was stored. */
+  remove(
+    key: { teamId?: string | undefined; enterpriseId?: string | undefined },
+    reason: RemovalReason,
+  ): Promise<boolean>;
+}
+
+const party = z.object({ id: z.string().min(1), name: z.string().optional() });
+
+/** What an opened installation must hold; the rest of what Slack answered is kept as it is. */
+const storedInstallation = z.looseObject({
+  team: party.optional(),
+  enterprise: party.optional(),
+  user: z.looseObject({
+    id: z.string(),
+    token: z.string().optional(),
+    scopes: z.array(z.string()).optional(),
+  }),
+  bot: z
+    .looseObject({ token: z.string(), id: z.string(), userId: z.string(), scopes: z.array(z.string()) })
+    .optional(),
+  isEnterpriseInstall: z.boolean().optional(),
+});
+
+/**
+ * Implements Bolt's `InstallationStore` (what `InstallProvider` stores after `oauth.v2.access` and what Bolt's
+ * `authorize` fetches for each event) over `records`, every installation sealed with `cipher`, the row's id
+ * bound to it. A workspace's install is found by its team, an organisation-wide one by its enterprise.
+ */
+export function createSealedInstallations(
+  records: InstallationRecords,
+  cipher: TokenCipher,
+  clock: Clock,
+): SealedInstallations {
+  const open = (row: InstallationRow): Installation => {
+    const opened = cipher.open(row.sealed, row.id);
+    if (!opened.ok) {
+      throw new AppError(
+        'slack.installation_unreadable',
+        `The stored installation ${row.id} cannot be read (${UNREADABLE[opened.reason]}); install the app there again from /slack/install.`,
+      );
+    }
+    const value: unknown = JSON.parse(opened.text);
+    if (!isInstallation(value))
+      throw new AppError(
+        'slack.installation_unreadable',
+        `The stored installation ${row.id} is not an installation.`,
+      );
+    return value;
+  };
+  const lookUp = async (query: {
+    teamId?: string | undefined;
+    enterpriseId?: string | undefined;
+    org?: boolean;
+  }) => {
+    const ids = [
+      query.org ? undefined : installationId({ teamId: query.teamId }),
+      installationId({ enterpriseId: query.enterpriseId }),
+    ];
+    for (const id of ids) {
+      const row = id === undefined ? undefined : await records.find(id);
+      if (row) return row;
+    }
+    return undefined;
+  };
+  return {
+    async storeInstallation(installation) {
+      const org = installation.isEnterpriseInstall === true;
+      const id = installationId({
+        teamId: org ? undefined : installation.team?.id,
+        enterpriseId: installation.enterprise?.id,
+      });
+      if (id === undefined)
+        throw new AppError('slack.installation_unreadable', 'Slack named no team or enterprise.');
+      const now = clock.now();
+      const teamId = org ? null : (installation.team?.id ?? null);
+      await records.save(
+        {
+          id,
+          teamId,
+          enterpriseId: installation.enterprise?.id ?? null,
+          enterpriseInstall: org,
+          installerUserId: installation.user.id,
+          botUserId: installation.bot?.userId ?? null,
+          sealed: cipher.seal(JSON.stringify(installation), id),
+          installedAt: now,
+          updatedAt: now,
+        },
+        [
+          auditEvent('installation.added', {
+            at: now,
+            actor: installation.user.id,
+            teamId,
+            payload: {
+              enterpriseId: installation.enterprise?.id ?? null,
+              enterpriseInstall: org,
+              scopes: installation.bot?.scopes ?? [],
+            },
+          }),
+        ],
+      );
+    },
+    async fetchInstallation(query) {
+      const row = await lookUp({ ...query, org: query.isEnterpriseInstall });
+      if (!row)
+        throw new AppError('slack.not_installed', `The app is not installed for ${describeQuery(query)}.`);
+      const installation = open(row);
+      // Only the installer's own user token is theirs to use.
+      if (query.userId !== undefined && installation.user.id !== query.userId)
+        return { ...installation, user: { id: query.userId, token: undefined, scopes: undefined } };
+      return installation;
+    },
+    async deleteInstallation(query) {
+      await this.remove({ teamId: query.teamId, enterpriseId: query.enterpriseId }, 'tokens_revoked');
+    },
+    async botToken(teamId, enterpriseId) {
+      const row = await lookUp({ teamId, enterpriseId });
+      return row ? open(row).bot?.token : undefined;
+    },
+    async remove(key, reason) {
+      // Exactly this workspace's (or organisation's) install: never the organisation's for one workspace.
+      const id = installationId(key);
+      const row = id === undefined ? undefined : await records.find(id);
+      if (!row) return false;
+      return records.remove(row.id, [
+        auditEvent('installation.removed', {
+          at: clock.now(),
+          teamId: row.teamId,
+          payload: { enterpriseId: row.enterpriseId, enterpriseInstall: row.enterpriseInstall, reason },
+        }),
+      ]);
+    },
+  };
+}
+
+/** What Slack answered once, as stored: the fields the bot relies on checked, the rest kept as it was. */
+function isInstallation(value: unknown): value is Installation {
+  return storedInstallation.safeParse(value).success;
+}
+
+const UNREADABLE = {
+  malformed: 'it is not a sealed value',
+  unknown_key:
+    'it was encrypted with a key that is neither TOKEN_ENCRYPTION_KEY nor TOKEN_ENCRYPTION_KEY_PREVIOUS',
+  tampered: 'it was changed after it was encrypted, or belongs to another installation',
+} as const;
+
+function describeQuery(query: InstallationQuery<boolean>): string {
+  return query.isEnterpriseInstall ? `organisation ${query.enterpriseId}` : `workspace ${query.teamId}`;
+}

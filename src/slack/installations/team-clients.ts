@@ -1,0 +1,94 @@
+import { type WebAPICallResult, WebClient, type WebClientOptions } from '@slack/web-api';
+import { AppError, describeError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import { slackErrorCode } from '../slack-errors.js';
+import { INSTALL_PATH } from './oauth-installer.js';
+
+/** Where the bot's tokens come from: the one of SLACK_BOT_TOKEN, or each workspace's stored installation. */
+export type BotTokens =
+  | { kind: 'single'; token: string }
+  | { kind: 'installations'; botToken(teamId: string): Promise<string | undefined> };
+
+/** The Web API client that speaks for one workspace. */
+export interface SlackClients {
+  /**
+   * The client of `teamId`'s workspace; undefined names none (the single token's workspace, or in OAuth mode a
+   * client whose calls fail: a call must say which workspace it is for).
+   */
+  forTeam(teamId: string | undefined): WebClient;
+}
+
+/** Slack's answers to a token it will not take again: the workspace must install the app again. */
+const DEAD_TOKEN = new Set(['token_revoked', 'invalid_auth', 'account_inactive', 'not_authed']);
+
+/**
+ * The clients by team. With one token, one client for every team. With installations, one client per team
+ * (kept, so its queue and retries are per workspace), whose every call first reads the team's token from the
+ * store: a token deleted on uninstall is never used again, in any process, and a team with none gets no call
+ * at all, only a clear error and a log line saying what to do.
+ */
+export function createSlackClients(
+  tokens: BotTokens,
+  options: WebClientOptions,
+  logger: Logger,
+): SlackClients {
+  if (tokens.kind === 'single') {
+    const client = new WebClient(tokens.token, options);
+    return { forTeam: () => client };
+  }
+  const clients = new Map<string, WebClient>();
+  const nowhere = new InstallationClient(undefined, tokens.botToken, options, logger);
+  return {
+    forTeam(teamId) {
+      if (teamId === undefined) return nowhere;
+      let client = clients.get(teamId);
+      if (!client) {
+        client = new InstallationClient(teamId, tokens.botToken, options, logger);
+        clients.set(teamId, client);
+      }
+      return client;
+    },
+  };
+}
+
+/** A Web API client whose token is its workspace's, read for each call. */
+class InstallationClient extends WebClient {
+  constructor(
+    private readonly workspace: string | undefined,
+    private readonly tokenOf: (teamId: string) => Promise<string | undefined>,
+    options: WebClientOptions,
+    private readonly log: Logger,
+  ) {
+    super(undefined, options);
+  }
+
+  override async apiCall(method: string, options: Record<string, unknown> = {}): Promise<WebAPICallResult> {
+    const teamId = this.workspace;
+    const token = teamId === undefined ? undefined : await this.tokenOf(teamId);
+    if (token === undefined) {
+      const problem =
+        teamId === undefined
+          ? `Slack ${method} names no workspace: nothing was sent`
+          : `The app is not installed in workspace ${teamId} (removed, or its tokens revoked): nothing was sent`;
+      this.log.error('slack call without a token', {
+        method,
+        teamId,
+        fix: teamId === undefined ? 'report this' : `install the app there again from ${INSTALL_PATH}`,
+      });
+      throw new AppError('slack.not_installed', `${problem}.`);
+    }
+    try {
+      return await super.apiCall(method, { ...options, token });
+    } catch (error) {
+      const code = slackErrorCode(error);
+      if (code !== undefined && DEAD_TOKEN.has(code))
+        this.log.error('slack refused the workspace token', {
+          method,
+          teamId,
+          error: describeError(error),
+          fix: `install the app there again from ${INSTALL_PATH}`,
+        });
+      throw error;
+    }
+  }
+}

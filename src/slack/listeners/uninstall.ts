@@ -1,0 +1,39 @@
+import type { App } from '@slack/bolt';
+import { describeError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import type { RemovalReason, SealedInstallations } from '../installations/installation-store.js';
+
+/**
+ * Installs into several workspaces: `app_uninstalled` (the app was removed) and `tokens_revoked` (its bot
+ * token was) delete that installation's tokens, audited, so no later call for the workspace uses them. Slack
+ * sends both without asking Bolt's `authorize` (the token is gone already).
+ */
+export function registerUninstallListeners(
+  app: App,
+  deps: { installations: Pick<SealedInstallations, 'remove'>; logger: Logger },
+): void {
+  const { installations, logger } = deps;
+  const remove = async (
+    context: {
+      teamId?: string | undefined;
+      enterpriseId?: string | undefined;
+      isEnterpriseInstall?: boolean;
+    },
+    reason: RemovalReason,
+  ) => {
+    const key = context.isEnterpriseInstall
+      ? { enterpriseId: context.enterpriseId }
+      : { teamId: context.teamId };
+    try {
+      const removed = await installations.remove(key, reason);
+      logger.warn('app removed from a workspace: its tokens are deleted', { ...key, reason, removed });
+    } catch (error) {
+      logger.error('an uninstall could not be recorded', { ...key, reason, error: describeError(error) });
+    }
+  };
+  app.event('app_uninstalled', async ({ context }) => remove(context, 'app_uninstalled'));
+  app.event('tokens_revoked', async ({ event, context }) => {
+    // Only the bot's token matters: user tokens (Sign in with Slack) are never kept.
+    if ((event.tokens.bot ?? []).length > 0) await remove(context, 'tokens_revoked');
+  });
+}

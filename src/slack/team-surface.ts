@@ -1,0 +1,41 @@
+import type { webApi } from '@slack/bolt';
+import type { SlackClients } from './installations/team-clients.js';
+import type { ClientSurface, SlackSurface } from './slack-surface.js';
+
+/**
+ * The Slack surface that speaks in each workspace with that workspace's client: every call picks the client of
+ * the team its thread, request or target belongs to (one surface per client, built once). With a single
+ * token there is one client, hence one surface, as before.
+ */
+export function createTeamSurface(
+  clients: SlackClients,
+  build: (client: webApi.WebClient) => ClientSurface,
+): ClientSurface {
+  const built = new Map<webApi.WebClient, ClientSurface>();
+  const of = (teamId: string | undefined): ClientSurface => {
+    const client = clients.forTeam(teamId);
+    let surface = built.get(client);
+    if (!surface) {
+      surface = build(client);
+      built.set(client, surface);
+    }
+    return surface;
+  };
+  const surface: ClientSurface = {
+    postText: (thread, text) => of(thread.teamId).postText(thread, text),
+    postApprovalCard: (approval) => of(approval.teamId).postApprovalCard(approval),
+    postAnswer: (thread, text) => of(thread.teamId).postAnswer(thread, text),
+    startProgress: (target) => of(target.teamId).startProgress(target),
+    streamAnswer: (target) => of(target.teamId).streamAnswer(target),
+    readThread: (thread, options) => of(thread.teamId).readThread(thread, options),
+    updateApprovalCard: (approval, update) => of(approval.teamId).updateApprovalCard(approval, update),
+    postEscalation: (approval) => of(approval.teamId).postEscalation(approval),
+    // These name no workspace: the single token's, or in OAuth mode a clear refusal (see SlackClients).
+    setSuggestedPrompts: (channelId, prompts, title) =>
+      of(undefined).setSuggestedPrompts(channelId, prompts, title),
+    post: (channel, text, options) => of(undefined).post(channel, text, options),
+    postEphemeral: (channelId, userId, text, threadTs, teamId) =>
+      of(teamId).postEphemeral(channelId, userId, text, threadTs),
+  } satisfies SlackSurface;
+  return surface;
+}

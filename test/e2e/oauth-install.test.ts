@@ -1,0 +1,167 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { reply } from '../support/fake-openai.js';
+import type { SlackCall } from '../support/fake-slack.js';
+import { blockActionsPayload } from '../support/slack-payloads.js';
+import {
+  appMentionEvent,
+  eventEnvelope,
+  nextTs,
+  postEvent,
+  postInteraction,
+} from '../support/slack-requests.js';
+import { waitUntil } from '../support/wait.js';
+import { rows } from './db-rows.js';
+import { approvalIdOf, cardTs, type Harness, SECRET, startHarness } from './harness.js';
+
+const CLIENT = { clientId: '111.222', clientSecret: 'client-secret' };
+
+/** One installer's browser: the install page, Slack's authorize page, the redirect back (cookies carried by hand). */
+async function install(
+  h: Harness,
+  base: string,
+): Promise<{ status: number; page: string; redirect: string; cookie: string }> {
+  const start = await fetch(`${base}/slack/install`);
+  const page = await start.text();
+  const cookie = (start.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  const authorizeUrl = /href="(http[^"]+)"/.exec(page)?.[1]?.replaceAll('&amp;', '&') ?? '';
+  expect(authorizeUrl).toContain(`${new URL(h.slack.url).origin}/oauth/v2/authorize?`);
+  const authorize = await fetch(authorizeUrl, { redirect: 'manual' });
+  const redirect = authorize.headers.get('location') ?? '';
+  const back = await fetch(redirect, { headers: { cookie } });
+  return { status: back.status, page: await back.text(), redirect, cookie };
+}
+
+describe('installs into several workspaces (OAuth)', () => {
+  let h: Harness;
+  let base: string;
+  beforeEach(async () => {
+    h = await startHarness({
+      env: {
+        SLACK_BOT_TOKEN: '',
+        SLACK_CLIENT_ID: CLIENT.clientId,
+        SLACK_CLIENT_SECRET: CLIENT.clientSecret,
+        SLACK_STATE_SECRET: randomBytes(24).toString('hex'),
+        TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      },
+    });
+    base = new URL(h.url).origin;
+    h.slack.oauth.enable({ ...CLIENT, redirectUrl: `${base}/slack/oauth_redirect` });
+  });
+  afterEach(async () => h.close());
+
+  const mentionIn = async (teamId: string, text: string) => {
+    const ts = nextTs();
+    const event = appMentionEvent({
+      user: `U${teamId}`,
+      channel: `C${teamId}`,
+      text: `<@UBOT> ${text}`,
+      ts,
+      team: teamId,
+    });
+    const response = await postEvent(h.url, SECRET, eventEnvelope(event, { teamId }));
+    expect(response.status).toBe(200);
+    return ts;
+  };
+  const cardIn = (teamId: string) =>
+    h.slack.waitForCall(
+      'chat.postMessage',
+      (c) => c.params.channel === `C${teamId}` && Boolean(c.params.blocks),
+    );
+
+  it('two workspaces install; each conversation, card and decision goes out with its own token; T2 uninstalled is refused after', async () => {
+    h.slack.oauth.installAs({ teamId: 'T1', teamName: 'Acme' });
+    const t1 = await install(h, base);
+    expect(t1.status).toBe(200);
+    expect(t1.page).toContain('The app is installed in the workspace Acme');
+    h.slack.oauth.installAs({ teamId: 'T2', teamName: 'Globex' });
+    expect((await install(h, base)).status).toBe(200);
+    // The state and the code of T1's install are used: the same redirect again stores nothing.
+    const replay = await fetch(t1.redirect, { headers: { cookie: t1.cookie } });
+    expect(replay.status).toBe(400);
+    expect(await replay.text()).toContain('it was used already');
+
+    h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'one' } }]));
+    await mentionIn('T1', 'note one');
+    const card1 = await cardIn('T1');
+    h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'two' } }]));
+    await mentionIn('T2', 'note two');
+    const card2 = await cardIn('T2');
+    h.model.enqueue(reply.text('Noted in T1.'));
+    const click = blockActionsPayload({
+      userId: 'UT1',
+      teamId: 'T1',
+      channelId: 'CT1',
+      messageTs: cardTs(card1),
+      threadTs: String(card1.params.thread_ts),
+      actionId: 'approval:approve',
+      value: approvalIdOf(card1),
+    });
+    expect((await postInteraction(h.url, SECRET, click)).status).toBe(200);
+    await h.slack.waitForCall('chat.update', (c) => c.params.channel === 'CT1');
+    await h.waitForText((text) => text === 'Noted in T1.');
+
+    // Every call the fake saw for a channel of a team carried that team's token.
+    const teamOfChannel = (call: SlackCall) => /^C(T\d)$/.exec(String(call.params.channel ?? ''))?.[1];
+    const routed = h.slack.calls.filter((call) => teamOfChannel(call) !== undefined);
+    expect(routed.length).toBeGreaterThan(4);
+    for (const call of routed)
+      expect([call.method, h.slack.oauth.teamOf(call.token)]).toEqual([call.method, teamOfChannel(call)]);
+    expect(
+      h.slack.calls.filter((call) => call.reply && JSON.stringify(call.reply).includes('invalid_auth')),
+    ).toEqual([]);
+
+    // T2 removes the app: its tokens are deleted and audited; a later call for T2 is never made with them.
+    h.slack.oauth.revoke('T2');
+    const uninstall = eventEnvelope({ type: 'app_uninstalled' }, { teamId: 'T2' });
+    expect((await postEvent(h.url, SECRET, uninstall)).status).toBe(200);
+    await waitUntil(
+      async () =>
+        (await rows(h.database, "select id from slack_installations where id = 'T:T2'")).length === 0,
+    );
+    const audited = await rows(
+      h.database,
+      "select team_id, payload from audit_events where kind = 'installation.removed'",
+    );
+    expect(audited).toHaveLength(1);
+    expect(String(audited[0]?.payload)).toContain('app_uninstalled');
+    const before = h.slack.calls.length;
+    const reject = blockActionsPayload({
+      userId: 'UT2',
+      teamId: 'T2',
+      channelId: 'CT2',
+      messageTs: cardTs(card2),
+      threadTs: String(card2.params.thread_ts),
+      actionId: 'approval:approve',
+      value: approvalIdOf(card2),
+    });
+    h.model.enqueue(reply.text('Noted in T2.'));
+    expect((await postInteraction(h.url, SECRET, reject)).status).toBe(200);
+    await waitUntil(() =>
+      h.logs.some((line) => line.includes('slack call without a token') && line.includes('T2')),
+    );
+    expect(h.slack.calls.slice(before).filter((call) => teamOfChannel(call) === 'T2')).toEqual([]);
+    expect(h.logs.find((line) => line.includes('slack call without a token'))).toContain(
+      'install the app there again from /slack/install',
+    );
+  });
+
+  it('a cancelled install, a forged state and a state from another browser store nothing and say so', async () => {
+    h.slack.oauth.installAs('deny');
+    const denied = await install(h, base);
+    expect(denied.status).toBe(200);
+    expect(denied.page).toContain('The install was cancelled in Slack; nothing was stored.');
+    h.slack.oauth.installAs({ teamId: 'T3' });
+    const start = await fetch(`${base}/slack/install`);
+    const cookie = (start.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const forged = `${cookie.split('=')[1]?.split('.')[0]}.${randomBytes(32).toString('base64url')}`;
+    const refused = await fetch(`${base}/slack/oauth_redirect?code=x&state=${forged}`, {
+      headers: { cookie: `slack-app-oauth-state=${forged}` },
+    });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('it was not issued by this bot');
+    const otherBrowser = await fetch(`${base}/slack/oauth_redirect?code=x&state=${cookie.split('=')[1]}`);
+    expect(otherBrowser.status).toBe(400);
+    expect(await rows(h.database, 'select id from slack_installations')).toEqual([]);
+  });
+});

@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { FakeReply } from './fake-slack.js';
+import { stringOr } from './json-value.js';
+
+/** The path of Slack's authorize page for installs (OAuth v2), beside the Web API. */
+export const OAUTH_AUTHORIZE_PATH = '/oauth/v2/authorize';
+
+/** The workspace (or organisation) the next visit of the authorize page installs the app in. */
+export interface FakeWorkspace {
+  teamId?: string;
+  teamName?: string;
+  enterpriseId?: string;
+  /** Who installs it. */
+  userId?: string;
+}
+
+/**
+ * Installs as the fake Slack serves them: once `enable`d, the authorize page hands out codes, `oauth.v2.access`
+ * turns each into a bot token of its own per workspace, `auth.test` answers per token, and every other call
+ * whose token was never issued (`invalid_auth`) or was revoked (`token_revoked`) is refused as Slack does.
+ */
+export interface FakeSlackOAuth {
+  enable(app: { clientId: string; clientSecret: string; redirectUrl: string }): void;
+  /** Who the next authorize visit installs; `deny` makes it answer `error=access_denied` instead. */
+  installAs(workspace: FakeWorkspace | 'deny'): void;
+  /** The workspace's tokens stop working (as on uninstall). */
+  revoke(teamId: string): void;
+  /** The workspace a token was issued for. */
+  teamOf(token: string | undefined): string | undefined;
+  authorize(query: URLSearchParams, res: ServerResponse): void;
+  /** The answer to a call: a refusal of its token, an OAuth method's answer, or undefined (go on). */
+  reply(method: string, params: Record<string, unknown>, token: string | undefined): FakeReply | undefined;
+}
+
+const ok = (fields: Record<string, unknown>): FakeReply => ({ body: { ok: true, ...fields } });
+const error = (code: string): FakeReply => ({ body: { ok: false, error: code } });
+
+/** Methods a request may make without a bot token. */
+const WITHOUT_BOT_TOKEN = new Set(['oauth.v2.access', 'openid.connect.token', 'openid.connect.userInfo']);
+
+export function createFakeSlackOAuth(): FakeSlackOAuth {
+  let app: { clientId: string; clientSecret: string; redirectUrl: string } | undefined;
+  let next: FakeWorkspace | 'deny' = { teamId: 'T1' };
+  const codes = new Map<string, FakeWorkspace>();
+  const tokens = new Map<string, { workspace: FakeWorkspace; revoked: boolean }>();
+
+  const access = (params: Record<string, unknown>): FakeReply => {
+    if (stringOr(params.client_id) !== app?.clientId) return error('invalid_client_id');
+    if (stringOr(params.client_secret) !== app?.clientSecret) return error('bad_client_secret');
+    const code = stringOr(params.code) ?? '';
+    const workspace = codes.get(code);
+    if (!workspace) return error('invalid_code');
+    codes.delete(code);
+    const org = workspace.teamId === undefined;
+    const token = `xoxb-${workspace.teamId ?? workspace.enterpriseId}-${randomBytes(9).toString('hex')}`;
+    tokens.set(token, { workspace, revoked: false });
+    return ok({
+      app_id: 'A1',
+      authed_user: { id: workspace.userId ?? 'UINSTALLER' },
+      scope: 'app_mentions:read,chat:write',
+      token_type: 'bot',
+      access_token: token,
+      bot_user_id: 'UBOT',
+      team: org ? null : { id: workspace.teamId, name: workspace.teamName ?? `Team ${workspace.teamId}` },
+      enterprise: workspace.enterpriseId ? { id: workspace.enterpriseId, name: 'Org' } : null,
+      is_enterprise_install: org,
+    });
+  };
+
+  return {
+    enable: (given) => {
+      app = given;
+    },
+    installAs: (workspace) => {
+      next = workspace;
+    },
+    revoke: (teamId) => {
+      for (const issued of tokens.values()) if (issued.workspace.teamId === teamId) issued.revoked = true;
+    },
+    teamOf: (token) => (token === undefined ? undefined : tokens.get(token)?.workspace.teamId),
+    authorize: (query, res) => {
+      const back = new URL(app?.redirectUrl ?? 'http://127.0.0.1/');
+      const state = query.get('state');
+      if (state !== null) back.searchParams.set('state', state);
+      if (next === 'deny' || query.get('client_id') !== app?.clientId) {
+        back.searchParams.set('error', 'access_denied');
+      } else {
+        const code = randomBytes(12).toString('hex');
+        codes.set(code, next);
+        back.searchParams.set('code', code);
+      }
+      res.writeHead(302, { location: back.href });
+      res.end();
+    },
+    reply: (method, params, token) => {
+      if (!app) return undefined;
+      if (method === 'oauth.v2.access') return access(params);
+      if (WITHOUT_BOT_TOKEN.has(method)) return undefined;
+      const issued = token === undefined ? undefined : tokens.get(token);
+      if (!issued) return error('invalid_auth');
+      if (issued.revoked) return error('token_revoked');
+      if (method === 'auth.test') {
+        const { workspace } = issued;
+        return ok({
+          url: 'https://test.slack.com/',
+          team: workspace.teamName ?? 'Test',
+          user: 'agent',
+          team_id: workspace.teamId ?? workspace.enterpriseId,
+          user_id: 'UBOT',
+          bot_id: 'BBOT',
+          is_enterprise_install: workspace.teamId === undefined,
+          ...(workspace.enterpriseId ? { enterprise_id: workspace.enterpriseId } : {}),
+        });
+      }
+      return undefined;
+    },
+  };
+}
