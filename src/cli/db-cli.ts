@@ -41,7 +41,7 @@ Commands:
             (the new key), reading those sealed with TOKEN_ENCRYPTION_KEY_PREVIOUS (the old one); once it
             reports every token on the current key, unset TOKEN_ENCRYPTION_KEY_PREVIOUS.
 
-Exit codes: 0 done, 1 the backup, restore or copy failed (a copy's target is left as it is: empty it before
+Exit codes: 0 done, 1 the backup, restore, copy or re-sealing failed (a copy's target is left as it is: empty it before
 trying again; a backup whose chain does not verify is not restored), 2 usage or configuration problem, or a
 refusal that changed nothing.`;
 
