@@ -8,7 +8,7 @@ import type { DecisionPosition } from '../approvals/audit-queries.js';
  */
 export type ListPosition = DecisionPosition;
 
-const positionSchema = z.tuple([z.number().int().nonnegative(), z.string().min(1).max(200)]);
+const positionSchema = z.tuple([z.number().finite().nonnegative(), z.string().min(1).max(200)]);
 
 export function encodeCursor(position: ListPosition): string {
   return Buffer.from(JSON.stringify([position.at, position.id])).toString('base64url');
