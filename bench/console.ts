@@ -36,12 +36,28 @@ const LOAD_PATHS = ['/console', '/console/api/approvals?status=pending'];
 interface Phase {
   bot: number[];
   floor: number[];
+  /** Per round: ms from its clicks until every run they resumed had answered in its thread. */
+  resumed: number[];
+}
+
+/**
+ * The cursor of the decided list `depth` requests in (latest decision first), walked to a page of 100 at a time
+ * as a client would: cursors are opaque positions, not offsets.
+ */
+async function decidedCursorAt(client: ConsoleClient, depth: number): Promise<string> {
+  let cursor = '';
+  for (let seen = 0; seen + 100 <= depth; seen += 100) {
+    const res = await client.get(`/console/api/approvals?status=decided&limit=100&cursor=${cursor}`);
+    const page = (await res.json()) as { nextCursor: string | null };
+    if (!page.nextCursor) break;
+    cursor = page.nextCursor;
+  }
+  return cursor;
 }
 
 /** The GETs timed, by case name: the path of the i-th request. */
-function consoleCases(seed: ConsoleSeed): [string, (i: number) => string][] {
+function consoleCases(seed: ConsoleSeed, deepCursor: string): [string, (i: number) => string][] {
   const pending = seed.pendingIds;
-  const deep = Math.max(0, Math.floor(seed.decided * 0.9));
   return [
     ['GET /console (decide page)', () => '/console'],
     ['GET /console/api/approvals?status=pending', () => '/console/api/approvals?status=pending'],
@@ -51,8 +67,8 @@ function consoleCases(seed: ConsoleSeed): [string, (i: number) => string][] {
     ],
     ['GET /console/api/approvals?status=decided', () => '/console/api/approvals?status=decided'],
     [
-      'GET /console/api/approvals?status=decided, deep page',
-      () => `/console/api/approvals?status=decided&cursor=${deep}`,
+      'GET /console/api/approvals?status=decided, deep page by cursor',
+      () => `/console/api/approvals?status=decided&cursor=${deepCursor}`,
     ],
     // The audit log, newest first, paged by sequence number (the cursor is the last one seen).
     ['GET /console/api/audit (newest page)', () => '/console/api/audit'],
@@ -69,7 +85,8 @@ function consoleCases(seed: ConsoleSeed): [string, (i: number) => string][] {
 
 async function timeConsole(client: ConsoleClient, size: ConsoleSize, seed: ConsoleSeed): Promise<Row[]> {
   const rows: Row[] = [];
-  for (const [name, pathOf] of consoleCases(seed)) {
+  const deepCursor = await decidedCursorAt(client, Math.floor(seed.decided * 0.9));
+  for (const [name, pathOf] of consoleCases(seed, deepCursor)) {
     // A first request of each, untimed: statements prepared, code warm.
     await timeGets(client, pathOf, 1, 1);
     for (const concurrency of [1, size.concurrency]) {
@@ -106,17 +123,19 @@ async function measureClicks(
   const round = async (phase: Phase) => {
     const clicks = cards.slice(used, used + c).map((card) => clickRequest(`${bot.url}/slack/events`, card));
     used += c;
+    const fired = performance.now();
     phase.bot.push(...(await fakes.load.fire(clicks)));
     answered += c;
     await waitForAnswers(fakes, answered);
+    phase.resumed.push(performance.now() - fired);
     const toFloor = clicks.map((click): PreparedRequest => ({ ...click, url: `${floor.url}/slack/events` }));
     phase.floor.push(...(await fakes.load.fire(toFloor)));
   };
-  await round({ bot: [], floor: [] });
-  const quiet: Phase = { bot: [], floor: [] };
+  await round({ bot: [], floor: [], resumed: [] });
+  const quiet: Phase = { bot: [], floor: [], resumed: [] };
   for (let r = 0; r < rounds; r++) await round(quiet);
   const load = loaded();
-  const busy: Phase = { bot: [], floor: [] };
+  const busy: Phase = { bot: [], floor: [], resumed: [] };
   try {
     for (let r = 0; r < rounds; r++) await round(busy);
   } catch (error) {
@@ -140,6 +159,8 @@ function clickRow(name: string, phase: Phase, extra: Record<string, number> = {}
       'floor p50 ms': p50(phase.floor),
       'floor p99 ms': p99(phase.floor),
       'p99 ratio': ratio(p99(phase.bot), p99(phase.floor)),
+      'runs resumed p50 ms': p50(phase.resumed),
+      'runs resumed max ms': Math.max(...phase.resumed),
       ...extra,
     },
   };
@@ -203,7 +224,7 @@ export async function benchConsole(size: ConsoleSize): Promise<BenchResult> {
       targets,
       notes: [
         `the bot (npm start entry point, one SQLite file) starts on a database seeded with ${size.pending} pending requests and ${size.events} audit events (decided requests over 90 days); an admin signed in with a one-time link reads pages and API from the bench process (client-side time, whole body read)`,
-        `click rows: ${c} signed Approve clicks at once on distinct pending approvals, each round waiting for the resumed runs, the floor sent the same requests after each round; "console loaded": ${size.loadLanes} loops asking for the decide page and the pending list in turn meanwhile (floor rounds included)`,
+        `click rows: ${c} signed Approve clicks at once on distinct pending approvals, each round waiting for the resumed runs ("runs resumed": from a round's clicks until all its runs answered), the floor sent the same requests after each round; "console loaded": ${size.loadLanes} loops asking for the decide page and the pending list in turn meanwhile (floor rounds included)`,
       ],
     };
   } catch (error) {

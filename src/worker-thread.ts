@@ -50,17 +50,17 @@ function takenInBatches(send: (message: FromWorker) => void): (id: number) => vo
 }
 
 /**
- * A worker thread that drives runs: its services are wired in compose/worker.ts (the core on a connection of its
- * own, the Slack clients, the follow-up of decisions, and, for one worker of the process, the background work).
- * The intake thread hands it what to do; it never answers Slack requests itself. The first worker also answers
- * the web console's requests, which the intake thread relays to it.
+ * A worker thread, doing what its role says (see workers/worker-roles.ts): driving runs, or serving the web
+ * console. Its services are wired in compose/worker.ts (the core on a connection of its own, the Slack clients,
+ * the follow-up of decisions, and, for one worker of the process, the background work). The intake thread
+ * hands it what to do, or relays the console's requests to it; it never answers Slack requests itself.
  */
 async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Promise<void> {
   const send = (message: FromWorker) => port.postMessage(message);
   const taken = takenInBatches(send);
   yieldToIntake();
   const logger = createLogger(data.config.logLevel);
-  const services = await composeWorker(data, logger);
+  const services = await composeWorker(data, logger, (work) => send({ kind: 'pass-on', work }));
   const { conversations, followUp } = services.core;
   const serveConsole = services.console
     ? consoleServer(services.console, (message, transfer) => port.postMessage(message, transfer))

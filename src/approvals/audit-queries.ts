@@ -70,6 +70,31 @@ export interface HistoryQuery extends PageRequest {
   since?: number;
 }
 
+/**
+ * Where a page of decided requests starts: past the request `id`, which left `pending` at `at` (its decision
+ * time), in the list's order (latest decision first, then id). Still valid when requests are decided meanwhile.
+ */
+export interface DecisionPosition {
+  at: number;
+  id: string;
+}
+
+export interface DecidedQuery {
+  teamId: string;
+  /** The requester or anyone who voted. */
+  userId?: string;
+  limit: number;
+  after?: DecisionPosition;
+}
+
+export interface DecidedPage {
+  items: ApprovalRecord[];
+  /** Matches in all, of which `items` is one page. */
+  total: number;
+  /** Where the next page starts; null on the last page. */
+  next: DecisionPosition | null;
+}
+
 export interface ApprovalVoteRecord {
   userId: string;
   vote: 'approve' | 'reject';
@@ -117,6 +142,8 @@ export interface ApprovalLists {
   pending(teamId: string, page: PageRequest): Promise<Page<ApprovalRecord>>;
   /** Requests that are no longer pending, latest decision first. */
   history(query: HistoryQuery): Promise<Page<ApprovalRecord>>;
+  /** The same list a page at a time by position (never an offset): as fast deep in it as at its start. */
+  decided(query: DecidedQuery): Promise<DecidedPage>;
   /** A person's own requests, latest first. */
   requestsBy(teamId: string, userId: string, limit: number): Promise<ApprovalRecord[]>;
 }

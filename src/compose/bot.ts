@@ -147,7 +147,7 @@ export async function createBot(
   const work: RunWork = pool ?? localWork(core.conversations, core.followUp, logger);
   const home = registerListeners(runtime, core, work, pool, config, logger);
   if (installations) registerUninstallListeners(runtime.app, { installations, logger });
-  // With workers, the first one serves the console: this thread, which acks Slack, only relays its requests.
+  // With workers, a worker of its own serves the console: this thread, which acks Slack, only relays its requests.
   consolePages = pool ? pool.console : createConsole(core, work, runtime.app.client, config, logger);
   // Without workers, this thread follows decisions up: App Home is refreshed from here.
   if (!pool) core.followUp.watch(home);

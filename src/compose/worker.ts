@@ -10,7 +10,8 @@ import { createSlackAdapters } from '../slack/slack-adapters.js';
 import { SYSTEM_PROMPT } from '../slack/system-prompt.js';
 import { toolNames } from '../tools/built-in-tools.js';
 import type { ConsoleFetch } from '../web/console-app.js';
-import type { WorkerData } from '../workers/protocol.js';
+import { type PassedOnWork, passingOn, type WorkerData } from '../workers/protocol.js';
+import { doesBackground, servesConsole } from '../workers/worker-roles.js';
 import { type BackgroundWork, startBackgroundWork } from './background.js';
 import { createConsoleFetch } from './console.js';
 import { createCore } from './core.js';
@@ -26,19 +27,24 @@ export interface WorkerServices {
   checkDeadlines(): Promise<void>;
   /** Puts the reloaded policy file's text (validated by the intake thread) in force; a refused one is logged. */
   reloadPolicy(text: string): void;
-  /** The web console, in the worker that serves it (the one doing the background work). */
+  /** The web console, in the worker that serves it (see worker-roles.ts). */
   console: ConsoleFetch | undefined;
   /** Stops the background work, lets the runs in flight finish (bounded by `graceMs`), closes the database. */
   stop(graceMs: number): Promise<void>;
 }
 
 /**
- * A worker thread's wiring: the policy from the text the intake thread validated, the core on a connection of
- * its own with the Slack side built from the Web API alone (no Bolt app), App Home's publisher for the
- * decisions it follows up, the MCP servers, and, for one worker of the process, the background work and the
- * web console.
+ * A worker thread's wiring, by its role (see worker-roles.ts): the policy from the text the intake thread
+ * validated, the core on a connection of its own with the Slack side built from the Web API alone (no Bolt
+ * app) and the MCP servers (whose tools' schemas an edit is checked against); for a run worker App Home's
+ * publisher for the decisions it follows up, and for one of them the background work; for the console's worker
+ * the web console, whose decisions are followed up by the run workers (`passOn`).
  */
-export async function composeWorker(data: WorkerData, logger: Logger): Promise<WorkerServices> {
+export async function composeWorker(
+  data: WorkerData,
+  logger: Logger,
+  passOn: (work: PassedOnWork) => void,
+): Promise<WorkerServices> {
   const { config } = data;
   const file = config.approvalPolicyFile;
   const policy =
@@ -66,17 +72,18 @@ export async function composeWorker(data: WorkerData, logger: Logger): Promise<W
     { owner: data.owner },
   );
   const client = createWebClient(config.slack, config.logLevel, logger);
-  core.followUp.watch(createHome(client, core, config, logger).watcher);
-  // Decisions made here, on a click or on the web, are followed up here.
-  const work = localWork(core.conversations, core.followUp, logger);
+  const consoleOnly = servesConsole(data.role);
+  // A run worker follows up the decisions made here (clicks) and passed on to it; the console's passes its on.
+  if (!consoleOnly) core.followUp.watch(createHome(client, core, config, logger).watcher);
+  const work = consoleOnly ? passingOn(passOn) : localWork(core.conversations, core.followUp, logger);
   const decisions = clickDeps(core, work, client, logger);
   await core.mcp.connectAll();
-  const background: BackgroundWork | undefined = data.background
+  const background: BackgroundWork | undefined = doesBackground(data.role)
     ? await startBackgroundWork(core, client, config, logger)
     : undefined;
   return {
     core,
-    console: data.background ? createConsoleFetch(core, work, client, config, logger) : undefined,
+    console: consoleOnly ? createConsoleFetch(core, work, client, config, logger) : undefined,
     decideClick: (click, key, taken) => decideClick(decisions, click, key, taken),
     checkDeadlines: () => background?.checkDeadlines() ?? Promise.resolve(),
     reloadPolicy(text) {

@@ -1,17 +1,20 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { APPROVAL_STATUSES } from '../approvals/approval.js';
-import { type ApprovalReports, type AuditQueries, median } from '../approvals/audit-queries.js';
+import {
+  type ApprovalReports,
+  type AuditQueries,
+  type DecidedQuery,
+  median,
+} from '../approvals/audit-queries.js';
 import { usageTotals } from '../audit/usage.js';
 import { toApprovalRecord } from './approval-rows.js';
 import { createAuditLogQueries, toStoredEvent, where } from './audit-log-store.js';
+import { DECISION_TIME, NOT_PENDING } from './schema/approval-order.js';
 import { readEnum, readNumber, readString } from './sql/columns.js';
 import { type Program, row, rows } from './sql/program.js';
 import type { SqlDatabase } from './sql/sql-database.js';
 import { readTrends } from './trend-queries.js';
 import { readRunUsage } from './usage-queries.js';
-
-/** Approvals live here until decided; the latest decision comes first in history. */
-const DECISION_TIME = sql`coalesce(decided_at, updated_at)`;
 
 export function createAuditQueryStore(db: SqlDatabase): AuditQueries {
   function* approvalPage(condition: SQL, order: SQL, limit: number, offset: number) {
@@ -33,11 +36,8 @@ export function createAuditQueryStore(db: SqlDatabase): AuditQueries {
         approvalPage(
           where([
             sql`team_id = ${teamId}`,
-            sql`status <> 'pending'`,
-            userId === undefined
-              ? undefined
-              : sql`(requester_id = ${userId} or exists (select 1 from approval_votes v
-                  where v.approval_id = approvals.id and v.user_id = ${userId}))`,
+            NOT_PENDING,
+            userId === undefined ? undefined : requestedOrVotedBy(userId),
             tool === undefined ? undefined : sql`tool_name = ${tool}`,
             since === undefined ? undefined : sql`created_at >= ${since}`,
           ]),
@@ -46,6 +46,26 @@ export function createAuditQueryStore(db: SqlDatabase): AuditQueries {
           offset,
         ),
       ),
+
+    decided: (query) =>
+      db.read(function* () {
+        const { teamId, userId, limit } = query;
+        // One more than the page, to know whether another follows.
+        const found = yield* rows(decidedPageQuery({ ...query, limit: limit + 1 }));
+        const total = yield* row(
+          sql`select count(*) as n from approvals where ${decidedScope(teamId, userId)}`,
+        );
+        const items = found.slice(0, limit);
+        const last = items.at(-1);
+        return {
+          items: items.map(toApprovalRecord),
+          total: total ? readNumber(total, 'n') : 0,
+          next:
+            found.length > limit && last
+              ? { at: readNumber(last, 'decision_time'), id: readString(last, 'id') }
+              : null,
+        };
+      }),
 
     detail: (teamId, approvalId) =>
       db.read(function* () {
@@ -105,4 +125,30 @@ export function createAuditQueryStore(db: SqlDatabase): AuditQueries {
         return found.map(toApprovalRecord);
       }),
   };
+}
+
+/** Requests `userId` made or voted on. */
+function requestedOrVotedBy(userId: string): SQL {
+  return sql`(requester_id = ${userId} or exists (select 1 from approval_votes v
+    where v.approval_id = approvals.id and v.user_id = ${userId}))`;
+}
+
+function decidedScope(teamId: string, userId: string | undefined): SQL {
+  return where([
+    sql`team_id = ${teamId}`,
+    NOT_PENDING,
+    userId === undefined ? undefined : requestedOrVotedBy(userId),
+  ]);
+}
+
+/**
+ * A page of a workspace's decided requests, latest decision first, past `after`: read in order from the index
+ * `approvals_team_decided` (no sort, however deep the page), with each row's decision time.
+ */
+export function decidedPageQuery(query: DecidedQuery): SQL {
+  const { teamId, userId, limit, after } = query;
+  return sql`select *, ${DECISION_TIME} as decision_time from approvals
+    where ${decidedScope(teamId, userId)}
+    ${after ? sql`and (${DECISION_TIME}, id) < (${after.at}, ${after.id})` : sql``}
+    order by ${DECISION_TIME} desc, id desc limit ${limit}`;
 }

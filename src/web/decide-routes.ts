@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import { html } from 'hono/html';
+import type { ApprovalRecord } from '../approvals/approval.js';
 import { prettyJson } from '../approvals/argument-edit-service.js';
 import type { ConsoleSession } from '../console/ports.js';
 import { batchInput, batchNotice, batchRedirect, decideBatchFromWeb } from './batch-decision.js';
 import {
-  type ApprovalView,
   type DecisionInput,
   decidableRequests,
   decideFromWeb,
@@ -14,15 +14,13 @@ import {
 } from './console-actions.js';
 import { type ConsoleDeps, type ConsoleEnv, rolesOf } from './console-deps.js';
 import { formField } from './console-security.js';
+import { BAD_CURSOR, decodeCursor, encodeCursor, startAfter } from './list-cursor.js';
 import { decideList, requestPage } from './pages/decide-page.js';
 import { page } from './pages/layout.js';
 
 const MAX_LIMIT = 100;
 /** Requests on one decide page. */
 const DECIDE_PAGE = 50;
-
-/** A list's cursor (the position of its first item); 0 when absent or not a position. */
-const cursorOf = (value: string | undefined) => Math.max(Number(value ?? 0) || 0, 0);
 
 /** Sentences for the outcome of a decision made on a page (the page reloads with its code). */
 const OUTCOMES: Record<string, string> = {
@@ -47,9 +45,15 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.get('/', async (c) => {
     const session = c.get('session');
+    const after = decodeCursor(c.req.query('cursor'));
+    if (after === 'invalid')
+      return c.html(
+        page({ title: 'Decide', who: who(session) }, html`<h1>Decide</h1><p>${BAD_CURSOR}</p>`),
+        400,
+      );
     const all = await decidableRequests(deps, session);
     // A page at a time: each request carries its forms, so a long queue would make a page of megabytes.
-    const offset = cursorOf(c.req.query('cursor'));
+    const offset = startAfter(all, after);
     const records = all.slice(offset, offset + DECIDE_PAGE);
     const views = await withVotes(deps, records);
     const requests = views.map((view, i) => ({ view, draft: prettyJson(records[i]?.arguments ?? '') }));
@@ -61,7 +65,11 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
           current: 'decide',
           notice: OUTCOMES[c.req.query('outcome') ?? ''] ?? batchNotice((name) => c.req.query(name)),
         },
-        decideList({ requests, offset, total: all.length }, session, deps.clock.now()),
+        decideList(
+          { requests, offset, total: all.length, next: nextOfPending(all, offset, records.length) },
+          session,
+          deps.clock.now(),
+        ),
       ),
     );
   });
@@ -138,23 +146,33 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const session = c.get('session');
     const status = c.req.query('status') ?? 'pending';
     const limit = Math.min(Math.max(Number(c.req.query('limit') ?? 50) || 50, 1), MAX_LIMIT);
-    const offset = cursorOf(c.req.query('cursor'));
+    if (status !== 'pending' && status !== 'decided')
+      return apiError(c, 400, 'bad_status', 'status must be pending or decided.');
+    const after = decodeCursor(c.req.query('cursor'));
+    if (after === 'invalid') return apiError(c, 400, 'bad_cursor', BAD_CURSOR);
     if (status === 'pending') {
       const all = await decidableRequests(deps, session);
-      return c.json(
-        listPage(await withVotes(deps, all.slice(offset, offset + limit)), offset, limit, all.length),
-      );
+      const start = startAfter(all, after);
+      const items = all.slice(start, start + limit);
+      return c.json({
+        items: await withVotes(deps, items),
+        total: all.length,
+        nextCursor: nextOfPending(all, start, items.length),
+      });
     }
-    if (status !== 'decided') return apiError(c, 400, 'bad_status', 'status must be pending or decided.');
     // Admins and auditors see every decided request; anyone else those they asked for or voted on.
     const everyone = rolesOf(deps, session.userId).auditor;
-    const history = await deps.queries.history({
+    const decided = await deps.queries.decided({
       teamId: session.teamId,
       limit,
-      offset,
+      ...(after ? { after } : {}),
       ...(everyone ? {} : { userId: session.userId }),
     });
-    return c.json(listPage(await withVotes(deps, history.items), offset, limit, history.total));
+    return c.json({
+      items: await withVotes(deps, decided.items),
+      total: decided.total,
+      nextCursor: decided.next ? encodeCursor(decided.next) : null,
+    });
   });
 
   app.get('/api/approvals/:id', async (c) => {
@@ -181,13 +199,10 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   return app;
 }
 
-function listPage(items: readonly ApprovalView[], offset: number, limit: number, total: number) {
-  const next = offset + items.length;
-  return {
-    items,
-    total,
-    nextCursor: next < total && items.length === limit ? String(next) : null,
-  };
+/** The cursor past a page of the pending list (`count` items from `start`), or null when none follows. */
+function nextOfPending(all: readonly ApprovalRecord[], start: number, count: number): string | null {
+  const last = all[start + count - 1];
+  return start + count < all.length && last ? encodeCursor({ at: last.createdAt, id: last.id }) : null;
 }
 
 function decisionInput(body: unknown): DecisionInput | undefined {

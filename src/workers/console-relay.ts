@@ -21,12 +21,14 @@ export interface ConsoleRelay {
   handle(req: IncomingMessage, res: ServerResponse): void;
   /** A message of the worker's about a relayed request. */
   received(message: ConsoleFromWorker): void;
-  /** The worker ended (it is started again): the answers it had in progress fail. */
+  /** The worker ended (it is started again): the answers it had in progress fail with a 503. */
   lost(): void;
 }
 
 interface Relayed {
   res: ServerResponse;
+  /** Asked of the JSON API (answered in JSON), else of a page (answered with a page). */
+  api: boolean;
 }
 
 export function createConsoleRelay(worker: ConsoleWorkerPort): ConsoleRelay {
@@ -34,25 +36,22 @@ export function createConsoleRelay(worker: ConsoleWorkerPort): ConsoleRelay {
   const open = new Map<number, Relayed>();
   const relay = (req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined) => {
     if (res.destroyed) return;
-    if (!worker.ready()) return starting(res);
+    if (!worker.ready()) return refuse(res, isApi(req), 503, STARTING);
     lastId += 1;
     const id = lastId;
-    open.set(id, { res });
+    open.set(id, { res, api: isApi(req) });
     // Closed before its end was written: the client went away, and the worker stops the answer.
     res.on('close', () => {
       if (open.delete(id)) worker.post({ kind: 'console-cancel', id });
     });
     worker.post({ kind: 'console-request', id, request: relayedRequest(req, body) });
   };
-  const fail = (id: number) => {
+  const fail = (id: number, status: 502 | 503, error: ConsoleError) => {
     const relayed = open.get(id);
     if (!relayed) return;
     open.delete(id);
     if (relayed.res.headersSent) relayed.res.destroy();
-    else
-      json(relayed.res, 502, {
-        error: { code: 'unavailable', message: 'The console stopped answering; try again.' },
-      });
+    else refuse(relayed.res, relayed.api, status, error);
   };
   return {
     handle(req, res) {
@@ -65,7 +64,7 @@ export function createConsoleRelay(worker: ConsoleWorkerPort): ConsoleRelay {
       }
       if (!worker.ready()) {
         req.resume();
-        return starting(res);
+        return refuse(res, isApi(req), 503, STARTING);
       }
       // A client that goes away mid-body is seen by `readBody`; the error it raises must not end the process.
       req.on('error', () => undefined);
@@ -100,23 +99,50 @@ export function createConsoleRelay(worker: ConsoleWorkerPort): ConsoleRelay {
           res.end();
           return;
         case 'console-failed':
-          fail(message.id);
+          fail(message.id, 502, FAILED);
           return;
       }
     },
     lost() {
-      for (const id of [...open.keys()]) fail(id);
+      for (const id of [...open.keys()]) fail(id, 503, STOPPED);
     },
   };
 }
 
-function starting(res: ServerResponse): void {
-  json(
-    res,
-    503,
-    { error: { code: 'starting', message: 'The console is starting; try again in a moment.' } },
-    { 'retry-after': '1' },
-  );
+interface ConsoleError {
+  code: string;
+  message: string;
+}
+
+const FAILED = { code: 'unavailable', message: 'The console stopped answering; try again.' };
+const STARTING = { code: 'starting', message: 'The console is starting; try again in a moment.' };
+const STOPPED = {
+  code: 'unavailable',
+  message: 'The console stopped answering and is starting again; try again in a moment.',
+};
+
+const isApi = (req: IncomingMessage) => (req.url ?? '').startsWith('/console/api/');
+
+/**
+ * A request the console's worker did not answer: 503 while it starts, or for those it was answering when it
+ * ended (it is started again), 502 when its answer failed. JSON for the API, a page saying so for a browser
+ * (fixed text only, under the strictest policy, as it needs nothing).
+ */
+function refuse(res: ServerResponse, api: boolean, status: 502 | 503, error: ConsoleError): void {
+  const again: Record<string, string> = status === 503 ? { 'retry-after': '1' } : {};
+  if (api) {
+    json(res, status, { error }, again);
+    return;
+  }
+  res
+    .writeHead(status, {
+      'content-type': 'text/html; charset=UTF-8',
+      'content-security-policy': "default-src 'none'",
+      ...again,
+    })
+    .end(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Console unavailable</title></head><body><h1>Console unavailable</h1><p>${error.message}</p></body></html>`,
+    );
 }
 
 function json(

@@ -1,15 +1,17 @@
 import type { ApprovalClick } from '../approvals/click-inbox.js';
 import type { Config } from '../config.js';
 import type { Settlement } from '../conversations/decision-follow-up.js';
+import type { RunWork } from '../conversations/run-work.js';
 import type { CardLocation, IncomingMessage, StopRequest } from '../conversations/surface-ports.js';
+import type { WorkerRole } from './worker-roles.js';
 
 /** What a worker thread is started with (cloned into it: plain data only). */
 export interface WorkerData {
   config: Config;
   /** The lease owner of the whole process: a run claimed in one thread is driven in another under that claim. */
   owner: string;
-  /** Whether this worker also does the process's background work (deadlines, recovery). */
-  background: boolean;
+  /** What this worker does (see worker-roles.ts). */
+  role: WorkerRole;
   /** The approval policy file's text in force (validated by the intake thread); absent: the worker reads the file. */
   policyText?: string;
 }
@@ -63,9 +65,28 @@ export type ConsoleFromWorker =
   | { kind: 'console-end'; id: number }
   | { kind: 'console-failed'; id: number };
 
+/**
+ * Work for the run workers that a worker not driving runs (the console's) passes on through the intake thread,
+ * which routes it as its own: what follows a decision made on the web, a stop asked for there.
+ */
+export type PassedOnWork =
+  | { kind: 'message'; message: IncomingMessage; keys: readonly string[] }
+  | { kind: 'settled'; settlement: Settlement; where: { fallback?: CardLocation } }
+  | { kind: 'stop-run'; stop: StopRequest };
+
+/** The work of a worker that drives no runs: each piece passed on to the intake thread (see `PassedOnWork`). */
+export function passingOn(send: (work: PassedOnWork) => void): RunWork {
+  return {
+    message: (message, keys) => send({ kind: 'message', message, keys }),
+    settled: (settlement, where = {}) => send({ kind: 'settled', settlement, where }),
+    stopRun: (stop) => send({ kind: 'stop-run', stop }),
+  };
+}
+
 /** From a worker to the intake thread. */
 export type FromWorker =
   | { kind: 'ready' }
+  | { kind: 'pass-on'; work: PassedOnWork }
   | { kind: 'deadlines-checked' }
   | { kind: 'stopped' }
   | { kind: 'memory'; memory: ThreadMemory }
@@ -100,8 +121,8 @@ export function isWorkerData(value: unknown): value is WorkerData {
     typeof value.config === 'object' &&
     'owner' in value &&
     typeof value.owner === 'string' &&
-    'background' in value &&
-    typeof value.background === 'boolean'
+    'role' in value &&
+    (value.role === 'runs+background' || value.role === 'runs' || value.role === 'console')
   );
 }
 
@@ -115,6 +136,7 @@ export function isFromWorker(value: unknown): value is FromWorker {
     'failed',
     'memory',
     'taken',
+    'pass-on',
     'console-head',
     'console-chunk',
     'console-end',

@@ -12,10 +12,12 @@ import { createConsoleRelay } from './console-relay.js';
 import {
   type FromWorker,
   isFromWorker,
+  type PassedOnWork,
   type ThreadMemory,
   type ToWorker,
   type WorkerData,
 } from './protocol.js';
+import { doesBackground, servesConsole, workerRoles } from './worker-roles.js';
 
 /** The worker threads of a process, to which the intake thread hands the work after each request. */
 export interface WorkerPool extends RunWork, ClickWork {
@@ -25,14 +27,14 @@ export interface WorkerPool extends RunWork, ClickWork {
   stop(graceMs: number): Promise<void>;
   /** A reloaded approval policy (its validated text) for the calls every worker plans from now on. */
   reloadPolicy(text: string): void;
-  /** Workers started and ready for work now, for /healthz. */
+  /** Workers started and ready for work now (the console's included), for /healthz. */
   running(): number;
   /**
    * Each ready worker's JavaScript memory (one still starting, or not answering within a second, is left out,
    * so /healthz never waits on a worker that loads its code).
    */
   memory(): Promise<ThreadMemory[]>;
-  /** The web console's requests, relayed to the first worker, which serves the console (see console-relay.ts). */
+  /** The web console's requests, relayed to the worker that serves the console (see console-relay.ts). */
   console(req: IncomingMessage, res: ServerResponse): void;
 }
 
@@ -50,14 +52,15 @@ const ENTRY = new URL(
 );
 
 /**
- * Starts `count` worker threads (see worker-thread.ts); work handed over before a worker is ready waits in its
- * queue. Work is routed by thread,
- * so one conversation's work stays in one worker, in order; worker 0 also does the background work. A worker
- * that dies is started again; what it was driving is taken over through the run's lease like any stopped work.
+ * Starts `count` run workers and the console's own worker (see worker-roles.ts and worker-thread.ts); work
+ * handed over before a worker is ready waits in its queue. Work is routed by thread over the run workers, so one
+ * conversation's work stays in one worker, in order. A worker that dies is started again; what it was driving
+ * is taken over through the run's lease like any stopped work, and the console requests it was answering fail
+ * with a 503.
  */
 export function startWorkerPool(
   count: number,
-  data: Omit<WorkerData, 'background'>,
+  data: Omit<WorkerData, 'role'>,
   logger: Logger,
   entry: URL = ENTRY,
 ): WorkerPool {
@@ -65,6 +68,9 @@ export function startWorkerPool(
   const output = processOutput();
   // A worker started again after a reload builds the policy in force, not whatever the file holds by then.
   let policyText = data.policyText;
+  const roles = workerRoles(count);
+  const consoleWorker = roles.findIndex(servesConsole);
+  const backgroundWorker = roles.findIndex(doesBackground);
   const workers: Worker[] = [];
   const ready: boolean[] = [];
   const listeners = new Set<(index: number, message: FromWorker) => void>();
@@ -73,18 +79,18 @@ export function startWorkerPool(
   // message's dedupe keys make a second delivery of one already stored a no-op, and a click decided just before
   // is answered as any second click is ("already approved by you").
   let handedOver = 0;
-  const untaken = Array.from({ length: count }, () => new Map<number, ToWorker>());
-  // The first worker serves the web console, off the thread that acks Slack's requests.
+  const untaken = roles.map(() => new Map<number, ToWorker>());
+  // The console's worker serves it, off the thread that acks Slack's requests and off the run workers.
   const consoleRelay = createConsoleRelay({
-    ready: () => ready[0] === true,
-    post: (message) => post(0, message),
+    ready: () => ready[consoleWorker] === true,
+    post: (message) => post(consoleWorker, message),
     outOfReach: (address) => outOfConsoleReach(data.config.console.publicUrl, address),
   });
   const spawn = (index: number): void => {
     const worker = new Worker(entry, {
       workerData: {
         ...data,
-        background: index === 0,
+        role: roles[index] ?? 'runs',
         ...(policyText === undefined ? {} : { policyText }),
       } satisfies WorkerData,
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
@@ -102,10 +108,11 @@ export function startWorkerPool(
       if (!isFromWorker(message)) return;
       if (message.kind === 'ready') ready[index] = true;
       if (message.kind === 'taken') for (const id of message.ids) untaken[index]?.delete(id);
-      if (message.kind.startsWith('console-') && 'id' in message && index === 0) {
+      if (message.kind.startsWith('console-') && 'id' in message && index === consoleWorker) {
         consoleRelay.received(message);
         return;
       }
+      if (message.kind === 'pass-on') return passOn(message.work);
       if (message.kind === 'failed') {
         logger.error('worker failed to start', { index, error: message.error });
         // Ended, so that it is started again (below) with the work handed to it.
@@ -119,7 +126,7 @@ export function startWorkerPool(
     worker.on('exit', (code) => {
       if (workers[index] !== worker) return;
       ready[index] = false;
-      if (index === 0) consoleRelay.lost();
+      if (index === consoleWorker) consoleRelay.lost();
       if (stopping) return;
       logger.error('worker exited; starting it again', { index, code });
       setTimeout(() => spawn(index), 1_000).unref();
@@ -149,18 +156,27 @@ export function startWorkerPool(
     untaken[index]?.set(handedOver, message);
     post(index, message);
   };
-  for (let index = 0; index < count; index += 1) spawn(index);
-  return {
+  const runWork: RunWork = {
     message: (message, keys) => handOver(route(message), (id) => ({ kind: 'message', id, message, keys })),
-    // A click's approval is found where it is decided: spread by its button value.
-    click: (click, key) => handOver(spread(click.value ?? ''), (id) => ({ kind: 'click', id, click, key })),
     settled: (settlement, where = {}) =>
       post(route(settlement.approval), { kind: 'settled', settlement, where }),
     // To the worker that drives the thread's runs, so the model request in flight is abandoned at once.
     stopRun: (stop) => post(route(stop), { kind: 'stop-run', stop }),
+  };
+  /** Work the console's worker passes on, routed as this thread's own. */
+  const passOn = (work: PassedOnWork): void => {
+    if (work.kind === 'message') runWork.message(work.message, work.keys);
+    else if (work.kind === 'settled') runWork.settled(work.settlement, work.where);
+    else runWork.stopRun(work.stop);
+  };
+  for (const index of roles.keys()) spawn(index);
+  return {
+    ...runWork,
+    // A click's approval is found where it is decided: spread by its button value.
+    click: (click, key) => handOver(spread(click.value ?? ''), (id) => ({ kind: 'click', id, click, key })),
     async checkDeadlines() {
-      const checked = answer(0, 'deadlines-checked');
-      post(0, { kind: 'check-deadlines' });
+      const checked = answer(backgroundWorker, 'deadlines-checked');
+      post(backgroundWorker, { kind: 'check-deadlines' });
       await checked;
     },
     async stop(graceMs) {
@@ -180,7 +196,7 @@ export function startWorkerPool(
     },
     reloadPolicy(text) {
       policyText = text;
-      for (let index = 0; index < count; index += 1) post(index, { kind: 'policy', text });
+      for (const index of roles.keys()) post(index, { kind: 'policy', text });
     },
     running: () => ready.filter(Boolean).length,
     console: consoleRelay.handle,

@@ -29,8 +29,8 @@ export async function issueLink(
 }
 
 /**
- * Waits until the console on `origin` answers: with worker threads it is served by the first one, which is
- * ready a little after the bot answers /healthz (till then the console says 503).
+ * Waits until the console on `origin` answers: with worker threads it is served by a worker of its own, which
+ * is ready a little after the bot answers /healthz (till then the console says 503).
  */
 export async function consoleReady(origin: string): Promise<void> {
   await waitUntil(async () => (await fetch(`${origin}/console/login`)).status !== 503, {

@@ -190,7 +190,7 @@ describe('console relay between the intake thread and the worker serving the con
     expect(await (await fetch(`${rig.url}/console/other`)).text()).toBe('fine');
   });
 
-  it('the worker ending fails what it was answering: 502 before the head, a cut connection after', async () => {
+  it('the worker ending fails what it was answering: 503 before the head (JSON for the API, a page else), a cut connection after', async () => {
     const started = chunks();
     const rig = await relayRig(async (request) =>
       new URL(request.url).pathname === '/console/streaming'
@@ -198,14 +198,21 @@ describe('console relay between the intake thread and the worker serving the con
         : new Promise<Response>(() => undefined),
     );
     server = rig.server;
-    const waiting = fetch(`${rig.url}/console/never`);
+    const waitingApi = fetch(`${rig.url}/console/api/never`);
+    const waitingPage = fetch(`${rig.url}/console/never`);
     const streaming = await fetch(`${rig.url}/console/streaming`);
     const reader = streaming.body?.getReader();
     await reader?.read();
     rig.relay.lost();
-    const failed = await waiting;
-    expect(failed.status).toBe(502);
+    const failed = await waitingApi;
+    expect(failed.status).toBe(503);
+    expect(failed.headers.get('retry-after')).toBe('1');
     expect(((await failed.json()) as { error: { code: string } }).error.code).toBe('unavailable');
+    const page = await waitingPage;
+    expect(page.status).toBe(503);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('content-security-policy')).toBe("default-src 'none'");
+    expect(await page.text()).toContain('starting again');
     await expect(
       (async () => {
         for (;;) if ((await reader?.read())?.done) return 'ended';

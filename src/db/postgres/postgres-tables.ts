@@ -1,4 +1,4 @@
-import { type BuildColumns, type Column as DrizzleColumn, is } from 'drizzle-orm';
+import { type BuildColumns, is, SQL } from 'drizzle-orm';
 import {
   bigint,
   bigserial,
@@ -19,7 +19,7 @@ import type { Writable } from 'drizzle-orm/utils';
 import { AppError } from '../../errors.js';
 import type { WithFlags } from '../schema/column-flags.js';
 import type { Column, EnumValues } from '../schema/columns.js';
-import type { Columns, Index, Table } from '../schema/table.js';
+import type { Columns, Index, IndexPart, Table } from '../schema/table.js';
 
 /** The drizzle PostgreSQL table of a table's description (src/db/schema/). */
 export function pgTableOf<const T extends Table>(description: T): PgTableOf<T> {
@@ -84,7 +84,8 @@ function pgIndex(description: Index) {
   return description.condition ? built.where(description.condition) : built;
 }
 
-function pgIndexColumn(column: DrizzleColumn): ExtraConfigColumn {
+function pgIndexColumn(column: IndexPart): ExtraConfigColumn | SQL {
+  if (is(column, SQL)) return column;
   if (!is(column, ExtraConfigColumn))
     throw new AppError(
       'database.invalid_schema',

@@ -1,4 +1,5 @@
 import { APPROVAL_STATUSES } from '../../approvals/approval.js';
+import { DECISION_TIME, NOT_PENDING } from './approval-order.js';
 import { createdAt, integer, millis, serialId, text, time } from './columns.js';
 import { index, table, uniqueIndex } from './table.js';
 
@@ -56,6 +57,8 @@ export const approvals = table(
     // A workspace's pending requests, oldest first (the console's decide list and App Home read them in pages).
     index('approvals_team_status_created').on(t.teamId, t.status, t.createdAt, t.id),
     index('approvals_run_turn').on(t.runId, t.turn),
+    // A workspace's decided requests, latest decision first, paged by (time, id) (the console's decided list).
+    index('approvals_team_decided').on(t.teamId, DECISION_TIME, t.id).where(NOT_PENDING),
   ],
 );
 

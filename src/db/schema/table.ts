@@ -4,15 +4,18 @@ import type { Column } from './columns.js';
 /** The columns of one table, by the name the code uses (the SQL name is the column's own). */
 export type Columns = Record<string, Column>;
 
+/** What an index is on: a column of the engine's own table, or an expression written the same on both engines. */
+export type IndexPart = DrizzleColumn | SQL;
+
 /**
- * An index of a table, on columns of the engine's own table; `where` makes it partial (its SQL is the same on
- * both engines).
+ * An index of a table, on columns of the engine's own table (or expressions); `where` makes it partial (its SQL
+ * is the same on both engines).
  */
 export class Index {
   constructor(
     readonly name: string,
     readonly unique: boolean,
-    readonly columns: readonly [DrizzleColumn, ...DrizzleColumn[]],
+    readonly columns: readonly [IndexPart, ...IndexPart[]],
     readonly condition?: SQL,
   ) {}
 
@@ -40,9 +43,9 @@ export function table<const TName extends string, const TColumns extends Columns
 }
 
 export function index(name: string) {
-  return { on: (...columns: [DrizzleColumn, ...DrizzleColumn[]]) => new Index(name, false, columns) };
+  return { on: (...columns: [IndexPart, ...IndexPart[]]) => new Index(name, false, columns) };
 }
 
 export function uniqueIndex(name: string) {
-  return { on: (...columns: [DrizzleColumn, ...DrizzleColumn[]]) => new Index(name, true, columns) };
+  return { on: (...columns: [IndexPart, ...IndexPart[]]) => new Index(name, true, columns) };
 }

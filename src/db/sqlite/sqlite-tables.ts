@@ -1,4 +1,4 @@
-import { type BuildColumns, type Column as DrizzleColumn, is } from 'drizzle-orm';
+import { type BuildColumns, is, SQL } from 'drizzle-orm';
 import {
   index,
   integer,
@@ -15,7 +15,7 @@ import type { Writable } from 'drizzle-orm/utils';
 import { AppError } from '../../errors.js';
 import type { WithFlags } from '../schema/column-flags.js';
 import type { Column, EnumValues } from '../schema/columns.js';
-import type { Columns, Index, Table } from '../schema/table.js';
+import type { Columns, Index, IndexPart, Table } from '../schema/table.js';
 
 /** The drizzle SQLite table of a table's description (src/db/schema/). */
 export function sqliteTableOf<const T extends Table>(description: T): SqliteTableOf<T> {
@@ -79,7 +79,8 @@ function sqliteIndex(description: Index) {
   return description.condition ? built.where(description.condition) : built;
 }
 
-function sqliteIndexColumn(column: DrizzleColumn): SQLiteColumn {
+function sqliteIndexColumn(column: IndexPart): SQLiteColumn | SQL {
+  if (is(column, SQL)) return column;
   if (!is(column, SQLiteColumn))
     throw new AppError('database.invalid_schema', `Index on ${column.name}: not a column of a SQLite table`);
   return column;

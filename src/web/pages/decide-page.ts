@@ -10,19 +10,22 @@ export interface Decidable {
   draft: string;
 }
 
-/** One page of the requests waiting for this person: where it starts among them all, and how many there are. */
+/**
+ * One page of the requests waiting for this person: where it starts among them all, how many there are, and the
+ * cursor of the next page (null on the last).
+ */
 export interface DecidePage {
   requests: readonly Decidable[];
   offset: number;
   total: number;
+  next: string | null;
 }
 
 /** The requests waiting for this person, a page at a time, each with its decision forms. */
 export function decideList(list: DecidePage, session: ConsoleSession, now: number): Markup {
-  const { requests, offset, total } = list;
+  const { requests, offset, total, next } = list;
   if (total === 0) return html`<h1>Decide</h1><p class="muted">Nothing waits for your decision.</p>`;
   const shown = requests.length < total ? ` (${offset + 1}–${offset + requests.length} here)` : '';
-  const next = offset + requests.length;
   // Two or more on the page: each can be ticked, and the ticked ones decided together by one form.
   const batch = requests.length >= 2;
   return html`<h1>Decide</h1>
@@ -30,9 +33,9 @@ export function decideList(list: DecidePage, session: ConsoleSession, now: numbe
 ${batch ? batchForm(session) : ''}
 ${requests.map(({ view, draft }) => requestCard(view, session, now, { heading: 'h2', draft, batch }))}
 ${
-  offset > 0 || next < total
+  offset > 0 || next !== null
     ? html`<nav class="pages" aria-label="Pages">${offset > 0 ? html`<a href="/console">← Oldest</a> ` : ''}${
-        next < total ? html`<a href="/console?cursor=${next}">Newer requests →</a>` : ''
+        next !== null ? html`<a href="/console?cursor=${next}">Newer requests →</a>` : ''
       }</nav>`
     : ''
 }`;

@@ -33,21 +33,32 @@ describe('web console: a long queue on the decide page', () => {
     const first = await (await admin.get('/console')).text();
     expect(first).toContain('53 requests wait for your decision, oldest first (1–50 here).');
     expect(shownIds(first)).toEqual(ids.slice(0, 50));
-    expect(first).toContain('href="/console?cursor=50"');
+    const link = first.match(/href="(\/console\?cursor=[A-Za-z0-9_-]+)"/)?.[1];
+    if (!link) throw new Error('no link to the next page');
 
-    const second = await (await admin.get('/console?cursor=50')).text();
+    // A request decided meanwhile (on the first page) moves nothing: the next page starts after the 50th.
+    const decided = await admin.postJson(`/console/api/approvals/${ids[3]}/decision`, {
+      decision: 'reject',
+      reason: 'not now',
+    });
+    expect(decided.status).toBe(200);
+    const second = await (await admin.get(link)).text();
     expect(shownIds(second)).toEqual(ids.slice(50));
-    expect(second).toContain('(51–53 here)');
+    // One fewer waits now, so the same requests are the 50th to 52nd.
+    expect(second).toContain('(50–52 here)');
     expect(second).toContain('href="/console">← Oldest</a>');
     expect(second).not.toContain('cursor=');
     // Every request on a page still carries its decision forms.
     expect(second.match(/<input type="hidden" name="decision" value="reject">/g)).toHaveLength(3);
 
-    // The JSON API counts the same queue.
-    const api = (await (await admin.get('/console/api/approvals?status=pending')).json()) as {
-      total: number;
-      nextCursor: string | null;
-    };
-    expect(api).toMatchObject({ total: 53, nextCursor: '50' });
+    // The JSON API counts the same queue and pages it the same way.
+    type Page = { items: { id: string }[]; total: number; nextCursor: string | null };
+    const api = (await (await admin.get('/console/api/approvals?status=pending&limit=30')).json()) as Page;
+    expect(api.total).toBe(52);
+    const rest = (await (
+      await admin.get(`/console/api/approvals?status=pending&limit=30&cursor=${api.nextCursor}`)
+    ).json()) as Page;
+    expect([...api.items, ...rest.items].map((a) => a.id)).toEqual(ids.filter((_, i) => i !== 3));
+    expect(rest.nextCursor).toBeNull();
   });
 });

@@ -14,9 +14,9 @@ import { rows } from '../db-rows.js';
 import { approvalIdOf, isApprovalCard, SECRET } from '../harness.js';
 
 /**
- * The console of the bot `npm start` runs, with a worker thread, which serves the console (the thread acking
- * Slack relays its requests): a decision made on the web is followed up in the worker (card updated, run
- * resumed), as a click's is; an export streams through the relay.
+ * The console of the bot `npm start` runs, with one run worker and the console's own worker (the thread
+ * acking Slack relays its requests): a decision made on the web is passed on to the run worker, which follows it
+ * up (card updated, run resumed) as it does a click's; an export streams through the relay.
  */
 describe('web console of the real bot process', () => {
   let slack: FakeSlack;

@@ -1,0 +1,1 @@
+CREATE INDEX "approvals_team_decided" ON "approvals" USING btree ("team_id",(case when decided_at is null then updated_at else decided_at end),"id") WHERE status <> 'pending';
