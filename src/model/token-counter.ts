@@ -11,6 +11,36 @@ const ESTIMATE_FACTOR = 1.25;
 /** UTF-8 bytes of one UTF-16 code unit, at most: no token of a byte-level encoding is shorter than a byte. */
 const MAX_BYTES_PER_UNIT = 3;
 
+/**
+ * Characters of text whose counts are kept, the most recently used first: each turn of a thread counts the same
+ * older messages again, and a count is much slower than a lookup. About 8 MB at most.
+ */
+const CACHED_CHARS = 4_000_000;
+
+/** Remembers the counts of recent texts, so that each turn only counts what is new. */
+function cached(count: CountTokens): CountTokens {
+  const counts = new Map<string, number>();
+  let chars = 0;
+  return (text) => {
+    const known = counts.get(text);
+    if (known !== undefined) {
+      counts.delete(text);
+      counts.set(text, known);
+      return known;
+    }
+    const tokens = count(text);
+    if (text.length > CACHED_CHARS / 4) return tokens;
+    counts.set(text, tokens);
+    chars += text.length;
+    for (const [oldest] of counts) {
+      if (chars <= CACHED_CHARS) break;
+      counts.delete(oldest);
+      chars -= oldest.length;
+    }
+    return tokens;
+  };
+}
+
 /** Text that reads like a special token (`<|endoftext|>`) is counted as plain text, never refused. */
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
@@ -33,14 +63,9 @@ export function createTokenCounter(model: string): TokenCounting {
   return {
     bound: (text) => Math.ceil(text.length * MAX_BYTES_PER_UNIT * factor),
     counter() {
-      loaded ??=
-        encoding === 'estimate'
-          ? encodingCounter('o200k_base').then(
-              (exact): CountTokens =>
-                (text) =>
-                  Math.ceil(exact(text) * ESTIMATE_FACTOR),
-            )
-          : encodingCounter(encoding);
+      loaded ??= encodingCounter(encoding === 'estimate' ? 'o200k_base' : encoding).then((exact) =>
+        cached((text) => Math.ceil(exact(text) * factor)),
+      );
       return loaded;
     },
   };
