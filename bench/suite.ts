@@ -1,5 +1,6 @@
 import { benchClickAck, type ClickAckSize } from './click-ack.js';
 import { benchConsole, type ConsoleSize } from './console.js';
+import { benchContextBudget, type ContextBudgetSize } from './context-budget.js';
 import { benchDecisions, type DecisionsSize } from './decisions.js';
 import { benchMemory, type MemorySize } from './memory.js';
 import { benchPauseResume, type PauseResumeSize } from './pause-resume.js';
@@ -17,6 +18,7 @@ export interface SuiteSizes {
   memory: MemorySize;
   startup: StartupSize;
   console: ConsoleSize;
+  contextBudget: ContextBudgetSize;
 }
 
 /** The sizes of `npm run bench` (a few minutes on 2 cores). */
@@ -38,6 +40,7 @@ export const FULL_SIZES: SuiteSizes = {
     clicks: 300,
     loadLanes: 4,
   },
+  contextBudget: { lengths: [10, 1000], repetitions: 10, turns: 300 },
 };
 
 /** Each benchmark once at a tiny size: the smoke test that keeps the bench from rotting. */
@@ -58,6 +61,7 @@ export const SMOKE_SIZES: SuiteSizes = {
     clicks: 3,
     loadLanes: 2,
   },
+  contextBudget: { lengths: [2, 20], repetitions: 1, turns: 3 },
 };
 
 export interface SuiteOptions {
@@ -83,6 +87,7 @@ export const BENCHMARK_IDS = [
   'memory',
   'startup',
   'console',
+  'context-budget',
 ] as const;
 
 /** Every benchmark in order. */
@@ -97,6 +102,7 @@ export async function runSuite(sizes: SuiteSizes, options: SuiteOptions) {
     memory: () => benchMemory(sizes.memory),
     startup: () => benchStartup(sizes.startup),
     console: () => benchConsole(sizes.console),
+    'context-budget': () => benchContextBudget(sizes.contextBudget),
   };
   const results: BenchResult[] = [];
   for (const id of BENCHMARK_IDS) {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SUMMARY_PROMPT } from '../../src/agent/compaction.js';
 import type { ContextSettings } from '../../src/agent/context-budget.js';
 import { ConversationContext } from '../../src/agent/conversation-context.js';
+import type { ChatModel } from '../../src/agent/model.js';
 import { parseRunState } from '../../src/agent/run-state.js';
 import { Runner } from '../../src/agent/runner.js';
 import { defineTool } from '../../src/agent/tool.js';
@@ -69,9 +70,10 @@ export function scriptedModel(request: ChatRequest): ModelReply {
 
 /** A runner as the bot wires it, with the real client talking to `model` and the real token counter. */
 export function contextRunner(
-  on: TestStores,
+  on: Pick<TestStores, 'stores' | 'ctx'>,
   model: FakeOpenAI,
   settings: ContextSettings,
+  observeSummaries: (summarizer: ChatModel) => ChatModel = (summarizer) => summarizer,
 ): { runner: Runner; context: ConversationContext } {
   const client = (systemPrompt: string, stream: boolean) =>
     createOpenAIModel({
@@ -86,7 +88,7 @@ export function contextRunner(
     settings,
     instructions: INSTRUCTIONS,
     tokens: createTokenCounter('gpt-4o-mini'),
-    summarizer: client(SUMMARY_PROMPT, false),
+    summarizer: observeSummaries(client(SUMMARY_PROMPT, false)),
     store: on.stores.runs,
     logger: silentLogger,
   });

@@ -259,7 +259,7 @@ function sendCompletion(
 }
 
 /** The tokens of a request as a server counts them: each message's text in its template, and the tools' schemas. */
-async function requestTokens(request: ChatRequest): Promise<number> {
+export async function requestTokens(request: ChatRequest): Promise<number> {
   const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
   const count = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
   let tokens = 3 + (request.tools ? count(JSON.stringify(request.tools)) : 0);
