@@ -199,8 +199,7 @@ export async function createCore<A extends SurfaceAdapters>(
       tokens: createTokenCounter(config.openai.model),
       // The same model, asked without tools and without streaming, with its own instructions.
       summarizer: measured(
-        overrides.model ??
-          openAIModel({ ...config.openai, stream: false, systemPrompt: SUMMARY_PROMPT, logger }),
+        openAIModel({ ...config.openai, stream: false, systemPrompt: SUMMARY_PROMPT, logger }),
       ),
       store: stores.runs,
       logger,
