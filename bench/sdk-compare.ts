@@ -52,6 +52,8 @@ function toSdkItem(item: HistoryItem): AgentInputItem {
         status: 'completed',
         output: item.data.output,
       };
+    case 'summary':
+      return { role: 'system', content: item.data.text };
   }
 }
 

@@ -1,5 +1,6 @@
 import { benchClickAck, type ClickAckSize } from './click-ack.js';
 import { benchConsole, type ConsoleSize } from './console.js';
+import { benchContextBudget, type ContextBudgetSize } from './context-budget.js';
 import { benchDecisions, type DecisionsSize } from './decisions.js';
 import { benchMemory, type MemorySize } from './memory.js';
 import { benchPauseResume, type PauseResumeSize } from './pause-resume.js';
@@ -19,6 +20,7 @@ export interface SuiteSizes {
   startup: StartupSize;
   console: ConsoleSize;
   toolOutput: ToolOutputSize;
+  contextBudget: ContextBudgetSize;
 }
 
 /** The sizes of `npm run bench` (a few minutes on 2 cores). */
@@ -41,6 +43,7 @@ export const FULL_SIZES: SuiteSizes = {
     loadLanes: 4,
   },
   toolOutput: { outputs: [20_000, 2_000_000], repetitions: 5 },
+  contextBudget: { lengths: [10, 1000], repetitions: 10, turns: 300 },
 };
 
 /** Each benchmark once at a tiny size: the smoke test that keeps the bench from rotting. */
@@ -62,6 +65,7 @@ export const SMOKE_SIZES: SuiteSizes = {
     loadLanes: 2,
   },
   toolOutput: { outputs: [20_000], repetitions: 1 },
+  contextBudget: { lengths: [2, 20], repetitions: 1, turns: 3 },
 };
 
 export interface SuiteOptions {
@@ -88,6 +92,7 @@ export const BENCHMARK_IDS = [
   'startup',
   'console',
   'tool-output',
+  'context-budget',
 ] as const;
 
 /** Every benchmark in order. */
@@ -103,6 +108,7 @@ export async function runSuite(sizes: SuiteSizes, options: SuiteOptions) {
     startup: () => benchStartup(sizes.startup),
     console: () => benchConsole(sizes.console),
     'tool-output': () => benchToolOutput(sizes.toolOutput),
+    'context-budget': () => benchContextBudget(sizes.contextBudget),
   };
   const results: BenchResult[] = [];
   for (const id of BENCHMARK_IDS) {

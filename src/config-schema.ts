@@ -77,6 +77,9 @@ export const envSchema = z.object({
   /** Unset: on when APPROVAL_REVIEW_MODEL names a model; `off` wins over that. */
   APPROVAL_REVIEW: z.enum(['on', 'off'], { message: 'must be on or off' }).optional(),
   APPROVAL_REVIEW_MODEL: z.string().min(1).optional(),
+  /** Unset: the window of OPENAI_MODEL when its name is known (src/known-models.ts), else 128,000. */
+  MODEL_CONTEXT_TOKENS: wholeNumber({ min: 2048, max: 10_000_000, unit: 'tokens' }).optional(),
+  MODEL_ANSWER_PERCENT: wholeNumber({ min: 5, max: 80, unit: 'percent' }).default(20),
   OPENAI_TIMEOUT_MS: wholeNumber({ min: 1, unit: 'milliseconds' }).default(60_000),
   DATABASE_PATH: z.string().min(1).default('./data/bot.db'),
   DATABASE_URL: z

@@ -3,6 +3,7 @@ import { parseEnv } from 'node:util';
 import { type ConfigPurpose, settingProblems } from './config-problems.js';
 import { type Env, envSchema } from './config-schema.js';
 import type { SuggestedPrompt } from './config-suggested-prompts.js';
+import { contextTokensOf } from './known-models.js';
 
 export type SlackMode = { kind: 'socket'; appToken: string } | { kind: 'http'; signingSecret: string };
 
@@ -32,6 +33,11 @@ export interface Config {
   slack: { botToken: string; mode: SlackMode; apiUrl: string; oauth: OAuthInstallConfig | undefined };
   port: number;
   openai: { apiKey: string; baseURL: string | undefined; model: string; stream: boolean; timeoutMs: number };
+  /**
+   * The model's context in tokens (MODEL_CONTEXT_TOKENS, else known from the model's name) and the percent of it
+   * kept free for the answer (MODEL_ANSWER_PERCENT): each request's history is fitted to the rest.
+   */
+  modelContext: { contextTokens: number; answerPercent: number };
   database: DatabaseConfig;
   /**
    * The reviewer's note on each request before its card is posted (APPROVAL_REVIEW=on, or a model named by
@@ -139,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
     ? []
     : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
   problems.push(...settingProblems(cleaned, purpose));
+  if (parsed.success) problems.push(...contextProblems(parsed.data));
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
   const e = parsed.data;
   const mode: SlackMode = e.SLACK_APP_TOKEN
@@ -156,6 +163,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
         model: e.OPENAI_MODEL,
         stream: e.OPENAI_STREAM,
         timeoutMs: e.OPENAI_TIMEOUT_MS,
+      },
+      modelContext: {
+        contextTokens: e.MODEL_CONTEXT_TOKENS ?? contextTokensOf(e.OPENAI_MODEL),
+        answerPercent: e.MODEL_ANSWER_PERCENT,
       },
       review:
         e.APPROVAL_REVIEW === 'on' || (e.APPROVAL_REVIEW === undefined && e.APPROVAL_REVIEW_MODEL)
@@ -219,6 +230,19 @@ function oauthConfig(e: Env): OAuthInstallConfig | undefined {
       previous: previous ? Buffer.from(previous, 'base64') : undefined,
     },
   };
+}
+
+/** The least a request may hold once the answer's share is kept free: the instructions and tools alone take about this. */
+const MIN_REQUEST_TOKENS = 1024;
+
+/** A context whose answer share leaves too little for the request itself. */
+function contextProblems(e: Env): string[] {
+  const context = e.MODEL_CONTEXT_TOKENS ?? contextTokensOf(e.OPENAI_MODEL);
+  const request = Math.floor((context * (100 - e.MODEL_ANSWER_PERCENT)) / 100);
+  if (request >= MIN_REQUEST_TOKENS) return [];
+  return [
+    `MODEL_ANSWER_PERCENT: ${e.MODEL_ANSWER_PERCENT} percent of a ${context}-token context leaves ${request} tokens for the request, fewer than ${MIN_REQUEST_TOKENS}; lower it or raise MODEL_CONTEXT_TOKENS`,
+  ];
 }
 
 /** The OTLP endpoints: a signal's own variable as it is, else the base endpoint with /v1/traces or /v1/metrics. */

@@ -13,6 +13,8 @@ export type ErrorCode =
   | 'model.interrupted'
   // The model service sent a response that could not be read.
   | 'model.bad_response'
+  // The request was longer than the model's context, even with the conversation's older part summarised.
+  | 'model.too_long'
   // The model service refused the request (4xx other than 429).
   | 'model.rejected'
   // Slack (or another surface) asked to be tried again later (HTTP 429 with Retry-After).

@@ -184,6 +184,7 @@ function itemLines(item: HistoryItem): string[] {
       return item.data.messages.map((m) => `${m.author}: ${m.text}`);
     case 'tool_call':
     case 'tool_output':
+    case 'summary':
       return [];
   }
 }

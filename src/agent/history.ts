@@ -33,6 +33,21 @@ const threadContextSchema = z.object({
   messages: z.array(z.object({ ts: z.string(), author: z.string(), text: z.string() })),
 });
 
+/**
+ * What the model wrote of the conversation's older items when they no longer fitted its context (see
+ * context-budget.ts): it stands for every item up to `throughSeq` (earlier summaries included), and is sent as a
+ * note marked as a summary, never as anyone's message. `usage` is what writing it took.
+ */
+const summarySchema = z.object({
+  text: z.string(),
+  fromSeq: z.number().int(),
+  throughSeq: z.number().int(),
+  usage: z
+    .object({ promptTokens: z.number().int().min(0), completionTokens: z.number().int().min(0) })
+    .optional(),
+});
+export type SummaryData = z.infer<typeof summarySchema>;
+
 /** Every history item kind with its stored data, validated whenever history is read back. */
 export const historyItemSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('user_message'), data: userMessageSchema }),
@@ -43,6 +58,7 @@ export const historyItemSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('tool_call'), data: historyToolCallSchema }),
   z.object({ kind: z.literal('tool_output'), data: toolOutputSchema }),
   z.object({ kind: z.literal('thread_context'), data: threadContextSchema }),
+  z.object({ kind: z.literal('summary'), data: summarySchema }),
 ]);
 
 export const HISTORY_ITEM_KINDS = [
@@ -51,13 +67,16 @@ export const HISTORY_ITEM_KINDS = [
   'tool_call',
   'tool_output',
   'thread_context',
+  'summary',
 ] as const;
 
 export type HistoryItem = z.infer<typeof historyItemSchema>;
 export type ToolOutputItem = Extract<HistoryItem, { kind: 'tool_output' }>;
 
-/** A stored item with the run and turn that produced it. */
-export type StoredItem = HistoryItem & { runId: string | null; turn: number | null };
+export type SummaryItem = Extract<HistoryItem, { kind: 'summary' }>;
+
+/** A stored item with its place in the conversation (increasing, never reused) and the run and turn that produced it. */
+export type StoredItem = HistoryItem & { seq: number; runId: string | null; turn: number | null };
 
 export type ChatMessage =
   | { role: 'system'; content: string }
@@ -73,8 +92,21 @@ interface OpenTurn {
   outputs: Map<string, string>;
 }
 
+/** How the latest summary reaches the model: a note of the bot's own, marked as such, before what it did not cover. */
+export function summaryNote(summary: SummaryData): ChatMessage {
+  return {
+    role: 'system',
+    content: [
+      'Summary of the earlier part of this conversation, written by you when it grew too long to send whole.',
+      'It is your own note, not a message from anyone; the messages after it follow on from it:',
+      summary.text,
+    ].join('\n'),
+  };
+}
+
 /**
- * Turns stored history into Chat Completions messages. An assistant message and the tool calls of the same
+ * Turns stored history into Chat Completions messages. Summaries are not messages: the caller sends the one
+ * that applies (`summaryNote`) in place of the items it covers. An assistant message and the tool calls of the same
  * run and turn become one assistant message, followed by the outputs in the order of the calls (a call that
  * ran at once is stored before one that waited for approval). A call left without an output (a cancelled
  * run) gets a placeholder, so the conversation stays valid for the model.
@@ -96,6 +128,7 @@ export function historyToMessages(items: readonly StoredItem[]): ChatMessage[] {
     open = undefined;
   };
   for (const item of items) {
+    if (item.kind === 'summary') continue;
     if (item.kind === 'tool_output') {
       if (open?.message.toolCalls.some((call) => call.callId === item.data.callId)) {
         open.outputs.set(item.data.callId, item.data.output);

@@ -1,4 +1,6 @@
+import type { ConversationContext, FittedContext } from './conversation-context.js';
 import {
+  type ChatMessage,
   callIdsOf,
   type HistoryItem,
   historyToMessages,
@@ -6,7 +8,7 @@ import {
   type ToolCall,
   withUniqueCallIds,
 } from './history.js';
-import type { ChatModel, ModelResponse } from './model.js';
+import { type ChatModel, ModelError, type ModelResponse, type ToolSpec } from './model.js';
 import type { RunRecord } from './ports.js';
 import { modelCallScope } from './run-context.js';
 import type { RunState } from './run-state.js';
@@ -23,6 +25,8 @@ export interface TextStreamHooks {
 export interface ModelTurnDeps {
   model: ChatModel;
   tools: ToolRegistry;
+  /** Keeps each request within the model's context (`MODEL_CONTEXT_TOKENS`); without it the whole history goes. */
+  context?: ConversationContext;
 }
 
 /** What one model call adds to a run, not stored yet. */
@@ -37,8 +41,10 @@ export interface ModelTurn {
 }
 
 /**
- * Calls the model once with the conversation's `history` and every tool's schema. A failure is thrown as it
- * came (a `ModelError` after the client's own retries, or the abort of `signal`).
+ * Calls the model once with the conversation's `history`, fitted to the model's context, and every tool's
+ * schema. A server that refuses the request as longer than its context gets it once more, fitted tighter (its
+ * older part summarised); any other failure, and a second refusal, is thrown as it came (a `ModelError` after the
+ * client's own retries, or the abort of `signal`).
  */
 export async function takeModelTurn(
   deps: ModelTurnDeps,
@@ -50,15 +56,29 @@ export async function takeModelTurn(
 ): Promise<ModelTurn> {
   const turn = state.turn + 1;
   const scope = { runId: run.id, teamId: run.teamId, conversationId: run.conversationId, turn };
-  const response = await modelCallScope.run(scope, () =>
+  const tools = toolSpecs(deps.tools);
+  const ask = (messages: ChatMessage[]) =>
     deps.model.complete({
-      messages: historyToMessages(history),
-      tools: toolSpecs(deps.tools),
+      messages,
+      tools,
       ...(hooks?.onTextDelta ? { onTextDelta: hooks.onTextDelta } : {}),
       ...(hooks?.onTextCut ? { onTextCut: hooks.onTextCut } : {}),
       ...(signal ? { signal } : {}),
-    }),
-  );
+    });
+  const { response, summaries } = await modelCallScope.run(scope, async () => {
+    const { context } = deps;
+    if (!context) return { response: await ask(historyToMessages(history)), summaries: NO_USAGE };
+    const fitted = await context.fit(run, history, tools, signal);
+    try {
+      return { response: await ask(fitted.messages), summaries: fitted.usage };
+    } catch (error) {
+      if (!(error instanceof ModelError) || error.failure !== 'too_long') throw error;
+      const again: FittedContext = await context.fit(run, fitted.history, tools, signal, error);
+      // Nothing more could be summarised: the same request would be refused the same way.
+      if (!again.compacted) throw error;
+      return { response: await ask(again.messages), summaries: addUsage(fitted.usage, again.usage) };
+    }
+  });
   const items: HistoryItem[] = [];
   if (response.text || response.toolCalls.length === 0 || response.serverFields) {
     const text = response.text ?? '';
@@ -67,10 +87,13 @@ export async function takeModelTurn(
   }
   const calls = withUniqueCallIds(response.toolCalls, callIdsOf(history), turn);
   for (const call of calls) items.push({ kind: 'tool_call', data: call });
-  return { response, state: { ...state, turn, usage: addUsage(state.usage, response.usage) }, items, calls };
+  const usage = addUsage(addUsage(state.usage, summaries), response.usage);
+  return { response, state: { ...state, turn, usage }, items, calls };
 }
 
-function toolSpecs(tools: ToolRegistry) {
+const NO_USAGE = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+
+function toolSpecs(tools: ToolRegistry): ToolSpec[] {
   return tools
     .list()
     .map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.jsonSchema }));

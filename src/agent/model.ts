@@ -43,6 +43,7 @@ export type ModelFailure =
   | 'timeout'
   | 'interrupted'
   | 'bad_response'
+  | 'too_long'
   | 'rejected';
 
 const SENTENCES: Record<ModelFailure, string> = {
@@ -55,6 +56,8 @@ const SENTENCES: Record<ModelFailure, string> = {
     'The connection to the model service broke off in the middle of its answer, so I could not answer; please try again.',
   bad_response:
     'The model service sent a response I could not read, so I could not answer; please try again.',
+  too_long:
+    'This conversation is longer than the model can read, even with its older part summarised, so I could not answer; please start a new thread.',
   rejected: 'The model service refused this request (check the bot’s model settings), so I could not answer.',
 };
 
@@ -66,15 +69,18 @@ export class ModelError extends AppError {
   readonly failure: ModelFailure;
   /** Why the server refused, in its own words (short), when it said why. */
   readonly reason: string | undefined;
+  /** With `too_long`: the context the server said it has, in tokens, when it said so. */
+  readonly contextTokens: number | undefined;
 
   constructor(
     failure: ModelFailure,
     message: string,
-    options?: ErrorOptions & { reason?: string | undefined },
+    options?: ErrorOptions & { reason?: string | undefined; contextTokens?: number | undefined },
   ) {
     super(`model.${failure}`, message, options);
     this.failure = failure;
     this.reason = options?.reason;
+    this.contextTokens = options?.contextTokens;
   }
 
   /** One sentence for the thread: what failed, and whether trying again can help. */

@@ -3,7 +3,7 @@ import type { LimitCheck } from '../approvals/approval-limits.js';
 import type { ApprovalReview } from '../approvals/approval-review.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import { AppError } from '../errors.js';
-import type { HistoryItem, StoredItem } from './history.js';
+import type { HistoryItem, StoredItem, SummaryItem } from './history.js';
 import type { RunState } from './run-state.js';
 
 export const RUN_STATUSES = ['running', 'paused', 'completed', 'failed', 'cancelled'] as const;
@@ -122,6 +122,11 @@ export interface TurnRecorder {
       reply?: string;
     },
   ): Promise<ApprovalRecord[]>;
+  /**
+   * Appends a summary of the conversation's older items, written before a model call of the run. Only the
+   * history changes: a run stopped before this is stored (the process died) writes the summary again next time.
+   */
+  saveSummary(lease: RunLease, item: SummaryItem): Promise<void>;
   /**
    * Pauses the running run (running -> paused, with `audit`, giving up the lease) when a call of `turn` still
    * waits for a decision; false when none does. One transaction, so a decision either sees the run paused and

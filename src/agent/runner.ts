@@ -5,6 +5,7 @@ import { AppError } from '../errors.js';
 import type { IdGenerator } from '../ids.js';
 import { CallPlanner } from './call-planner.js';
 import type { CallReviewer } from './call-reviewer.js';
+import type { ConversationContext } from './conversation-context.js';
 import type { HistoryItem, StoredItem, ToolCall } from './history.js';
 import { type ChatModel, ModelError } from './model.js';
 import { type ModelTurn, type TextStreamHooks, takeModelTurn } from './model-turn.js';
@@ -58,6 +59,8 @@ export interface RunnerDeps extends RunEndingDeps {
   toolOutputMaxChars: number;
   /** Writes a note on each request before its card is posted (`APPROVAL_REVIEW`); none without it. */
   reviewer?: CallReviewer;
+  /** Fits each request to the model's context, summarising older history; the whole history goes without it. */
+  context?: ConversationContext;
 }
 
 /**

@@ -1,5 +1,7 @@
 import { threadId } from 'node:worker_threads';
 import { CallReviewer, REVIEWER_PROMPT } from '../agent/call-reviewer.js';
+import { SUMMARY_PROMPT } from '../agent/compaction.js';
+import { ConversationContext } from '../agent/conversation-context.js';
 import type { ChatModel } from '../agent/model.js';
 import { DEFAULT_LIMITS, Runner, type RunnerLimits } from '../agent/runner.js';
 import type { AgentTool } from '../agent/tool.js';
@@ -23,6 +25,7 @@ import type { Logger } from '../logger.js';
 import { loadMcpServers } from '../mcp/load-mcp-servers.js';
 import { McpServers } from '../mcp/mcp-servers.js';
 import type { OpenAIModelOptions } from '../model/openai/openai-client.js';
+import { createTokenCounter } from '../model/token-counter.js';
 import { ownerIsGone, processOwnerId } from '../process-identity.js';
 import { createBuiltInTools } from '../tools/built-in-tools.js';
 
@@ -191,6 +194,17 @@ export async function createCore<A extends SurfaceAdapters>(
     limits: overrides.limits ?? DEFAULT_LIMITS,
     toolOutputMaxChars: config.toolOutputMaxChars,
     ...reviewerOf(config, logger, clock, overrides.reviewTimeoutMs, measured),
+    context: new ConversationContext({
+      settings: config.modelContext,
+      instructions: adapters.systemPrompt,
+      tokens: createTokenCounter(config.openai.model),
+      // The same model, asked without tools and without streaming, with its own instructions.
+      summarizer: measured(
+        openAIModel({ ...config.openai, stream: false, systemPrompt: SUMMARY_PROMPT, logger }),
+      ),
+      store: stores.runs,
+      logger,
+    }),
   });
   const conversations = new ConversationService({
     store: stores.conversations,

@@ -3,7 +3,7 @@ import { type HistoryItem, historyItemSchema, type StoredItem } from '../agent/h
 import { RUN_STATUSES, RunHandedOver, type RunLease, type RunRecord } from '../agent/ports.js';
 import { CURRENT_RUN_STATE_VERSION, type RunState, serializeRunState } from '../agent/run-state.js';
 import { AppError } from '../errors.js';
-import { readEnum, readOptionalNumber, readOptionalString, readString } from './sql/columns.js';
+import { readEnum, readNumber, readOptionalNumber, readOptionalString, readString } from './sql/columns.js';
 import { count, type Program, type Row, row, rows } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
 
@@ -112,7 +112,7 @@ export function* insertItems(
 
 /** The conversation's history in order, each item checked against the history schema. */
 export function* historyOf(conversationId: string): Program<StoredItem[]> {
-  const found = yield* rows(sql`select run_id, turn, kind, data from conversation_items
+  const found = yield* rows(sql`select id, run_id, turn, kind, data from conversation_items
     where conversation_id = ${conversationId} order by id`);
   return found.map(
     (item): StoredItem => ({
@@ -120,6 +120,7 @@ export function* historyOf(conversationId: string): Program<StoredItem[]> {
         kind: readString(item, 'kind'),
         data: JSON.parse(readString(item, 'data')),
       }),
+      seq: readNumber(item, 'id'),
       runId: readOptionalString(item, 'run_id'),
       turn: readOptionalNumber(item, 'turn'),
     }),

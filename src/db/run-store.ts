@@ -89,6 +89,15 @@ export function createRunStore(ctx: StoreContext): RunStore {
       });
     },
 
+    saveSummary(lease, item) {
+      const at = clock.now();
+      return db.write(function* () {
+        const run = yield* lockLeasedRun(ctx, lease);
+        yield* insertItems(conversationOf(run), lease.runId, null, [item], at);
+        yield* count(sql`update runs set ${leaseColumns(ctx, at)} where id = ${lease.runId}`);
+      });
+    },
+
     approvalsForTurn: (runId, turn) => db.read(() => approvalsOfTurn(runId, turn)),
 
     pauseIfPending(lease, turn, events) {

@@ -25,7 +25,7 @@ describe('npm run bench', () => {
     // The PostgreSQL rows use the test run's server (test/support/postgres-server.ts): no second server.
     const results = await runSuite(SMOKE_SIZES, {
       postgresUrl: inject('postgresUrl'),
-      only: BENCHMARK_IDS.filter((id) => id !== 'console'),
+      only: BENCHMARK_IDS.filter((id) => id !== 'console' && id !== 'context-budget'),
     });
     expect(results.map((r) => r.id)).toEqual([
       'click-ack',
@@ -74,6 +74,21 @@ describe('npm run bench', () => {
     expect(sent).toBeGreaterThan(15_000);
     expect(sent).toBeLessThanOrEqual(16_000);
   }, 120_000);
+
+  it('runs the context budget benchmark at a tiny size: each case reaches the model, every request within the window', async () => {
+    const [result] = await runSuite(SMOKE_SIZES, {
+      postgresUrl: inject('postgresUrl'),
+      only: ['context-budget'],
+    });
+    if (!result) throw new Error('no context budget result');
+    expectPlausible(result);
+    expect(result.rows.map((r) => r.case).slice(0, 3)).toEqual([
+      '2 items',
+      '20 items',
+      '20 items, compaction due',
+    ]);
+    expect(result.rows.at(-1)?.metrics['tokens sent']).toBeGreaterThan(0);
+  }, 60_000);
 
   it('runs the console benchmark at a tiny size: every page and API call answered, clicks quiet and loaded', async () => {
     const [result] = await runSuite(SMOKE_SIZES, { postgresUrl: inject('postgresUrl'), only: ['console'] });

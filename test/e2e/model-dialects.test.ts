@@ -327,7 +327,8 @@ describe('saying what really failed', () => {
     h.model.setHandler(() =>
       reply.error(400, {
         object: 'error',
-        message: "This model's maximum context length is 4096 tokens. Reduce it.",
+        message:
+          '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set. Restart it.',
         type: 'BadRequestError',
         param: 'messages',
         code: 400,
@@ -336,9 +337,29 @@ describe('saying what really failed', () => {
     await h.mention('hello');
     const said = await h.waitForText((t) => t.startsWith('The model service'));
     expect(said).toBe(
-      "The model service refused this request (“This model's maximum context length is 4096 tokens”), so I could not answer.",
+      'The model service refused this request (“"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set”), so I could not answer.',
     );
     expect(h.logs.find((l) => l.includes('model call failed'))).toContain('param messages');
+  });
+
+  it('a message the model cannot read even alone (vLLM: longer than its context) is told as such, once', async () => {
+    h = await startWithRetries();
+    h.model.setHandler(() =>
+      reply.error(400, {
+        object: 'error',
+        message: "This model's maximum context length is 4096 tokens. However, you requested 9000 tokens.",
+        type: 'BadRequestError',
+        param: 'messages',
+        code: 400,
+      }),
+    );
+    await h.mention('hello');
+    const said = await h.waitForText((t) => t.startsWith('This conversation'));
+    expect(said).toBe(
+      'This conversation is longer than the model can read, even with its older part summarised, so I could not answer; please start a new thread.',
+    );
+    // Nothing older to summarise: the request is not sent again.
+    expect(h.model.requests).toHaveLength(1);
   });
 
   it('a Gemini error body that is a JSON array is read', async () => {

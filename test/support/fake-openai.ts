@@ -68,6 +68,14 @@ export interface FakeOpenAI {
    * reset in the middle of a streamed answer. Resolves with how many there were.
    */
   breakOpenStreams(): number;
+  /**
+   * Refuses, as OpenAI does (HTTP 400, code `context_length_exceeded`), every request over `tokens` (its
+   * messages and tools counted with o200k_base, plus what each message costs in the chat template); `undefined`
+   * lifts the limit. Each refused request is recorded in `refused`, not in `requests`.
+   */
+  setContextLimit(tokens: number | undefined): void;
+  /** Requests refused for their length, with the tokens the fake counted. */
+  refused: { request: ChatRequest; tokens: number }[];
   /** Forgets recorded requests, queued replies and the handler. */
   reset(): void;
   close(): Promise<void>;
@@ -88,6 +96,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const queue: ModelReply[] = [];
   let handler: ModelHandler | undefined;
   let served = 0;
+  let contextLimit: number | undefined;
+  const refused: FakeOpenAI['refused'] = [];
   const openStreams = new Set<ServerResponse>();
 
   const nextReply = async (request: ChatRequest, index: number): Promise<ModelReply | undefined> =>
@@ -113,6 +123,14 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       return;
     }
     const request = parsed.data;
+    if (contextLimit !== undefined) {
+      const tokens = await requestTokens(request);
+      if (tokens > contextLimit) {
+        refused.push({ request, tokens });
+        sendJson(res, 400, contextLengthExceeded(contextLimit, tokens), headers);
+        return;
+      }
+    }
     const index = requests.push(request) - 1;
     const scripted = await nextReply(request, index);
     if (scripted === undefined) {
@@ -151,7 +169,12 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       openStreams.clear();
       return count;
     },
+    setContextLimit: (tokens) => {
+      contextLimit = tokens;
+    },
+    refused,
     reset: () => {
+      refused.length = 0;
       requests.length = 0;
       queue.length = 0;
       handler = undefined;
@@ -233,6 +256,31 @@ function sendCompletion(
     res.write(`data: ${JSON.stringify(chunk)}\n\n`);
   }
   res.end('data: [DONE]\n\n');
+}
+
+/** The tokens of a request as a server counts them: each message's text in its template, and the tools' schemas. */
+export async function requestTokens(request: ChatRequest): Promise<number> {
+  const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
+  const count = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
+  let tokens = 3 + (request.tools ? count(JSON.stringify(request.tools)) : 0);
+  for (const message of request.messages) {
+    const content =
+      typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? '');
+    tokens += 4 + count(content) + (message.tool_calls ? count(JSON.stringify(message.tool_calls)) : 0);
+  }
+  return tokens;
+}
+
+/** OpenAI's answer to a request longer than the model's context, word for word. */
+export function contextLengthExceeded(limit: number, tokens: number) {
+  return {
+    error: {
+      message: `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+      type: 'invalid_request_error',
+      param: 'messages',
+      code: 'context_length_exceeded',
+    },
+  };
 }
 
 function parseJson(text: string): unknown {

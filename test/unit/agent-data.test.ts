@@ -28,11 +28,12 @@ describe('run state', () => {
 });
 
 describe('historyToMessages', () => {
-  const item = (i: Omit<StoredItem, 'runId' | 'turn'>, turn = 1): StoredItem =>
-    ({ ...i, runId: 'r', turn }) as StoredItem;
+  let seq = 0;
+  const item = (i: Omit<StoredItem, 'runId' | 'turn' | 'seq'>, turn = 1): StoredItem =>
+    ({ ...i, seq: ++seq, runId: 'r', turn }) as StoredItem;
   it('groups an assistant turn, orders outputs by call, and fills a missing output', () => {
     const messages = historyToMessages([
-      { kind: 'user_message', data: { text: 'hi', userId: 'U1' }, runId: 'r', turn: 0 },
+      { kind: 'user_message', data: { text: 'hi', userId: 'U1' }, seq: 0, runId: 'r', turn: 0 },
       item({ kind: 'assistant_message', data: { text: 'working' } }),
       item({ kind: 'tool_call', data: { callId: 'a', name: 't', arguments: '{}' } }),
       item({ kind: 'tool_call', data: { callId: 'b', name: 't', arguments: '{}' } }),

@@ -8,11 +8,12 @@ const CORE = ['agent', 'approvals', 'audit', 'console', 'conversations', 'tools'
 
 /** Libraries of the outside world, each reached only through its adapter. */
 const OUTSIDE_LIBRARIES =
-  /^(openai|pg|better-sqlite3|drizzle-orm|drizzle-kit|@slack\/.+|@modelcontextprotocol\/.+|@opentelemetry\/.+|hono|@hono\/.+|playwright-core)(\/|$)/;
+  /^(openai|pg|better-sqlite3|drizzle-orm|drizzle-kit|@slack\/.+|@modelcontextprotocol\/.+|@opentelemetry\/.+|hono|@hono\/.+|playwright-core|gpt-tokenizer)(\/|$)/;
 
 /** The one place each outside library may be imported from (a file, or a folder ending in `/`). */
 const HOMES: readonly { library: RegExp; home: string }[] = [
   { library: /^openai(\/|$)/, home: 'model/openai/' },
+  { library: /^gpt-tokenizer(\/|$)/, home: 'model/token-counter.ts' },
   { library: /^@opentelemetry\//, home: 'telemetry/otel.ts' },
   { library: /^@modelcontextprotocol\//, home: 'mcp/' },
   { library: /^(pg|better-sqlite3|drizzle-orm)(\/|$)/, home: 'db/' },

@@ -29,6 +29,28 @@ describe('loadConfig', () => {
     }
   });
 
+  it('takes the model context from the model name unless MODEL_CONTEXT_TOKENS says it, and names bad values', () => {
+    const context = (env: Record<string, string>) => {
+      const result = loadConfig({ ...http, ...env });
+      return result.ok ? result.config.modelContext : result.problems;
+    };
+    expect(context({})).toEqual({ contextTokens: 400_000, answerPercent: 20 });
+    expect(context({ OPENAI_MODEL: 'qwen3:8b' })).toEqual({ contextTokens: 128_000, answerPercent: 20 });
+    expect(
+      context({ OPENAI_MODEL: 'qwen3:8b', MODEL_CONTEXT_TOKENS: '8192', MODEL_ANSWER_PERCENT: '25' }),
+    ).toEqual({
+      contextTokens: 8192,
+      answerPercent: 25,
+    });
+    expect(context({ MODEL_CONTEXT_TOKENS: '6k', MODEL_ANSWER_PERCENT: '90' })).toEqual([
+      "MODEL_CONTEXT_TOKENS: must be a whole number of tokens from 2048 to 10000000, got '6k'",
+      "MODEL_ANSWER_PERCENT: must be a whole number of percent from 5 to 80, got '90'",
+    ]);
+    expect(context({ MODEL_CONTEXT_TOKENS: '2048', MODEL_ANSWER_PERCENT: '60' })).toEqual([
+      'MODEL_ANSWER_PERCENT: 60 percent of a 2048-token context leaves 819 tokens for the request, fewer than 1024; lower it or raise MODEL_CONTEXT_TOKENS',
+    ]);
+  });
+
   it('reads the OpenTelemetry headers and resource attributes as key=value pairs, and names either when malformed', () => {
     const result = loadConfig({
       ...http,

@@ -8,7 +8,12 @@ describe('history with server fields', () => {
       { kind: 'tool_call', data: { callId: 'c1', name: 'list_notes', arguments: '{}' } },
       { kind: 'assistant_message', data: { text: 'Done.' } },
     ].map((item) => historyItemSchema.parse(item));
-    const stored: StoredItem[] = old.map((item, n) => ({ ...item, runId: 'r1', turn: n === 2 ? 2 : 1 }));
+    const stored: StoredItem[] = old.map((item, n) => ({
+      ...item,
+      seq: n,
+      runId: 'r1',
+      turn: n === 2 ? 2 : 1,
+    }));
     expect(historyToMessages(stored)).toEqual([
       { role: 'user', content: 'hi' },
       {
@@ -24,7 +29,7 @@ describe('history with server fields', () => {
   it('a turn stored for its server fields alone sends content null with its calls and the fields verbatim', () => {
     const serverFields = { reasoning_content: 'why', nested: { a: [1, { b: null }] } };
     const stored: StoredItem[] = [
-      { kind: 'assistant_message', data: { text: '', serverFields }, runId: 'r1', turn: 1 },
+      { kind: 'assistant_message', data: { text: '', serverFields }, seq: 1, runId: 'r1', turn: 1 },
       {
         kind: 'tool_call',
         data: {
@@ -33,6 +38,7 @@ describe('history with server fields', () => {
           arguments: '{}',
           serverFields: { extra_content: { x: 1 } },
         },
+        seq: 2,
         runId: 'r1',
         turn: 1,
       },

@@ -13,6 +13,8 @@ export interface ServerError {
   param: string | undefined;
   /** True for an error sent inside a stream after HTTP 200. */
   inStream: boolean;
+  /** The context the server says it has (llama.cpp's `n_ctx`), when it says so in a field. */
+  contextTokens: number | undefined;
 }
 
 /**
@@ -92,6 +94,7 @@ export function readServerError(error: APIError, rawBody: string | undefined): S
     type: text(object?.type) ?? text(object?.status),
     param: text(object?.param),
     inStream,
+    contextTokens: typeof object?.n_ctx === 'number' ? object.n_ctx : undefined,
   };
 }
 
@@ -108,8 +111,38 @@ function describe(server: ServerError): string {
 }
 
 /**
+ * The words of each server that refuses a request longer than the model's context, with where each says how
+ * many tokens that context holds: OpenAI and DeepSeek ("This model's maximum context length is N tokens", code
+ * `context_length_exceeded`, as Groq), vLLM (the same sentence, or "… is longer than the maximum model length of
+ * N"), llama.cpp (`exceed_context_size_error`, "the request exceeds the available context size"), Mistral
+ * ("… too large for model with N maximum context length"), Gemini ("The input token count (…) exceeds the
+ * maximum number of tokens allowed (N)"), Anthropic's compatible endpoint ("prompt is too long: … > N maximum").
+ * Ollama cuts a long prompt silently instead: only the budget protects it.
+ */
+const TOO_LONG_CODES = /context_length_exceeded|exceed_context_size|string_above_max_length/i;
+const TOO_LONG_WORDS = [
+  /maximum context length is (\d+)/i,
+  /longer than the maximum model length(?: of (\d+))?/i,
+  /exceeds the available context size/i,
+  /too large for model with (\d+) maximum context length/i,
+  /input token count \(\d+\) exceeds the maximum number of tokens allowed(?: \((\d+)\))?/i,
+  /prompt is too long(?:: \d+ tokens > (\d+))?/i,
+  /context (?:length|window|size) (?:of \d+ tokens )?(?:is )?exceeded/i,
+];
+
+/** Whether the server refused the request as longer than its context, and the context it named, if it did. */
+export function tooLong(server: ServerError): { contextTokens: number | undefined } | undefined {
+  const words = server.message ?? '';
+  const coded = TOO_LONG_CODES.test(`${server.code ?? ''} ${server.type ?? ''}`);
+  const match = TOO_LONG_WORDS.map((pattern) => pattern.exec(words)).find((found) => found !== null);
+  if (!coded && !match) return undefined;
+  const stated = match?.[1] === undefined ? server.contextTokens : Number(match[1]);
+  return { contextTokens: stated !== undefined && Number.isSafeInteger(stated) ? stated : undefined };
+}
+
+/**
  * What failed, for the runner: rate limited or overloaded, unavailable, timed out, broken off mid-answer,
- * refused (with the server's reason), or unreadable. A refusal is never retried; the SDK retries 429, 5xx and
+ * longer than the model's context, refused (with the server's reason), or unreadable. A refusal is never retried; the SDK retries 429, 5xx and
  * timeouts before this, the client retries a response that broke off.
  */
 export function toModelError(error: unknown, bodies: ErrorBodies): ModelError {
@@ -131,6 +164,15 @@ export function toModelError(error: unknown, bodies: ErrorBodies): ModelError {
   const words = `${server.code ?? ''} ${server.type ?? ''}`;
   if (status === 429 || (status === undefined && /rate.?limit/i.test(words))) {
     return new ModelError('rate_limited', `Model rate limited${said}`, options);
+  }
+  // Some servers answer 500 to a prompt over their context; no retry of the same request can help it.
+  const exceeded = status === undefined || status <= 500 ? tooLong(server) : undefined;
+  if (exceeded) {
+    return new ModelError('too_long', `Model request longer than its context${said}`, {
+      ...options,
+      reason: server.message,
+      contextTokens: exceeded.contextTokens,
+    });
   }
   if (cannotStreamWithTools(server.message)) {
     return new ModelError('rejected', `Model request refused${said}`, { ...options, reason: server.message });
