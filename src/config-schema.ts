@@ -78,6 +78,7 @@ export const envSchema = z.object({
   AUDITOR_USER_IDS: userIds(),
   APPROVAL_POLICY_FILE: z.string().min(1).optional(),
   MCP_SERVERS_FILE: z.string().min(1).optional(),
+  AGENTS_FILE: z.string().min(1).optional(),
   AUDIT_INCLUDE_WORKSPACE_ADMINS: z.stringbool({ error: 'must be true or false' }).default(false),
   HEALTHZ_DETAILS: z.stringbool({ error: 'must be true or false' }).default(false),
   AUDIT_WEBHOOK_URL: z

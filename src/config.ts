@@ -45,6 +45,8 @@ export interface Config {
   approvalPolicyFile: string | undefined;
   /** JSON file listing MCP servers whose tools the agent gets (src/mcp/servers-file.ts). */
   mcpServersFile: string | undefined;
+  /** JSON file of named agents the bot's own agent may call as tools (src/agent/agents-file.ts). */
+  agentsFile: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Earlier thread messages read when the bot is first mentioned mid-thread (0: none). */
   threadContextMessages: number;
@@ -161,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
       healthzDetails: e.HEALTHZ_DETAILS,
       approvalPolicyFile: e.APPROVAL_POLICY_FILE,
       mcpServersFile: e.MCP_SERVERS_FILE,
+      agentsFile: e.AGENTS_FILE,
       logLevel: e.LOG_LEVEL,
       threadContextMessages: e.THREAD_CONTEXT_MESSAGES,
       suggestedPrompts: e.SUGGESTED_PROMPTS,

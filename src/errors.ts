@@ -35,6 +35,8 @@ export type ErrorCode =
   | 'database.invalid_schema'
   // `MCP_SERVERS_FILE` is invalid.
   | 'config.mcp_servers_file'
+  // `AGENTS_FILE` is invalid.
+  | 'config.agents_file'
   // `APPROVAL_POLICY_FILE` is invalid.
   | 'config.policy_file'
   // A conversation the caller named is not stored.

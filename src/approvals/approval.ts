@@ -165,6 +165,12 @@ export function approvalScope(approval: ApprovalRecord) {
 export const MAX_REASON_LENGTH = 500;
 
 /** The exact output the model reads for a rejected call without a reason. */
+/**
+ * The bot's own agent, the entry point of every run: what policy rules see as `agent` for its own calls (a
+ * call made inside an agent of the agents file names that agent).
+ */
+export const DEFAULT_AGENT = 'main';
+
 export const REJECTION_TEXT = 'Tool execution was not approved.';
 
 /** The model's view of a rejection: the default sentence, or the decider and their quoted reason. */
