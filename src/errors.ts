@@ -45,6 +45,8 @@ export type ErrorCode =
   | 'run.not_found'
   // This process no longer holds the run's lease: another process drives it now.
   | 'run.handed_over'
+  // A stored run state contradicts itself (a nested agent's frame without the call that started it).
+  | 'run.invalid_state'
   // Someone asked to stop the run while it was being driven.
   | 'run.stopped'
   // An approval the caller named is not stored.

@@ -38,7 +38,8 @@ export interface ModelTurn {
 
 /**
  * Calls the model once with the conversation's `history` and every tool's schema. A failure is thrown as it
- * came (a `ModelError` after the client's own retries, or the abort of `signal`).
+ * came (a `ModelError` after the client's own retries, or the abort of `signal`). A `nested` agent's call ids
+ * carry the run's turn, so they stay unique in the run though its conversation is not the thread's.
  */
 export async function takeModelTurn(
   deps: ModelTurnDeps,
@@ -47,6 +48,7 @@ export async function takeModelTurn(
   history: readonly StoredItem[],
   hooks: TextStreamHooks | undefined,
   signal: AbortSignal | undefined,
+  nested = false,
 ): Promise<ModelTurn> {
   const turn = state.turn + 1;
   const scope = { runId: run.id, teamId: run.teamId, conversationId: run.conversationId, turn };
@@ -65,7 +67,10 @@ export async function takeModelTurn(
     const { serverFields } = response;
     items.push({ kind: 'assistant_message', data: serverFields ? { text, serverFields } : { text } });
   }
-  const calls = withUniqueCallIds(response.toolCalls, callIdsOf(history), turn);
+  const asked = nested
+    ? response.toolCalls.map((call) => ({ ...call, callId: `${call.callId || 'call'}_t${turn}` }))
+    : response.toolCalls;
+  const calls = withUniqueCallIds(asked, callIdsOf(history), turn);
   for (const call of calls) items.push({ kind: 'tool_call', data: call });
   return { response, state: { ...state, turn, usage: addUsage(state.usage, response.usage) }, items, calls };
 }

@@ -126,7 +126,7 @@ export function createRunStore(ctx: StoreContext): RunStore {
       return db.write(function* () {
         const run = yield* lockLeasedRun(ctx, lease);
         const turn = state.pausedTurn?.turn ?? state.turn;
-        yield* insertItems(conversationOf(run), runId, turn, [item], at);
+        if (item) yield* insertItems(conversationOf(run), runId, turn, [item], at);
         if (approval) {
           yield* count(sql`update approvals set status = ${approval.status}, result = ${approval.result},
             updated_at = ${at} where id = ${approval.id}`);

@@ -35,6 +35,7 @@ const call = (args: unknown, more: Partial<{ requester: string; channel: string;
   requester: 'U1',
   channel: 'C1',
   team: 'T1',
+  agent: 'main',
   ...more,
 });
 

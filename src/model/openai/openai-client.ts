@@ -152,11 +152,11 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
      * again, within the same retry budget as 429/5xx/timeouts (the SDK gets what is left of it); text already
      * streamed of the broken answer is withdrawn through `onTextCut` first, so it never passes for an answer.
      */
-    async complete({ messages, tools, onTextDelta, onTextCut, signal }) {
+    async complete({ messages, tools, onTextDelta, onTextCut, signal, model, instructions }) {
       const body: RequestBody = {
-        model: options.model,
+        model: model ?? options.model,
         messages: [
-          { role: 'system' as const, content: options.systemPrompt },
+          { role: 'system' as const, content: instructions ?? options.systemPrompt },
           ...messages.map(toOpenAIMessage),
         ],
         ...(tools.length > 0 ? { tools: tools.map(toOpenAITool) } : {}),
