@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type ApprovalRule, DEFAULT_AGENT, standingExpiry } from '../approvals/approval.js';
+import { type ApprovalRule, agentFields, DEFAULT_AGENT, standingExpiry } from '../approvals/approval.js';
 import { limitChecks } from '../approvals/approval-limits.js';
 import type { ApprovalPolicy } from '../approvals/policy.js';
 import { argumentsForRules } from '../approvals/policy-rules.js';
@@ -11,7 +11,7 @@ import type { Logger } from '../logger.js';
 import { type PreviewRequest, previewCall } from './call-preview.js';
 import type { HistoryItem, ToolCall } from './history.js';
 import type { NewApproval, RunRecord } from './ports.js';
-import { agentFields, readableArguments, runScope } from './run-events.js';
+import { readableArguments, runScope } from './run-events.js';
 import type { AgentTool, ParsedArguments } from './tool.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { toolContext, toolOutput } from './turn-settler.js';

@@ -1,3 +1,4 @@
+import { agentFields } from '../approvals/approval.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
@@ -150,7 +151,7 @@ export class RunEnding {
         this.#event(
           run,
           'approval.cancelled',
-          { tool: approval.toolName, callId: approval.callId, reason },
+          { tool: approval.toolName, callId: approval.callId, ...agentFields(approval.agentChain), reason },
           approval.id,
           actor,
         ),

@@ -34,12 +34,3 @@ export function readableArguments(raw: string): unknown {
     return raw;
   }
 }
-
-/**
- * What an audit event says of the agent that made a call, when it was not the bot's own: the innermost agent
- * (what policy rules see as `agent`) and the chain of agents it was called through, outermost first.
- */
-export function agentFields(chain: readonly string[] | undefined): { agent?: string; agentChain?: string[] } {
-  const agent = chain?.at(-1);
-  return chain && agent ? { agent, agentChain: [...chain] } : {};
-}

@@ -62,13 +62,14 @@ export function createRunStore(ctx: StoreContext): RunStore {
             yield* rows(sql`insert into approvals (id, run_id, conversation_id, team_id, turn,
               call_id, tool_name, arguments, arguments_hash, rule, status, decided_by, decided_at,
               origin_approval_id, reason, requester_id, channel_id, thread_ts, expires_at, remind_at, review,
-              preview, created_at, updated_at)
+              preview, agent_chain, created_at, updated_at)
             values (${approval.id}, ${runId}, ${conversationId}, ${scope.teamId},
               ${state.turn}, ${approval.callId}, ${approval.toolName}, ${approval.arguments},
               ${approval.argumentsHash}, ${JSON.stringify(rule)}, ${decided}, ${refusedReason},
               ${scope.actor}, ${readString(conversation, 'channel_id')},
               ${readString(conversation, 'thread_ts')}, ${approval.expiresAt}, ${approval.remindAt},
-              ${approval.review ? JSON.stringify(approval.review) : null}, ${approval.preview ?? null}, ${at}, ${at})
+              ${approval.review ? JSON.stringify(approval.review) : null}, ${approval.preview ?? null},
+              ${approval.agentChain ? JSON.stringify(approval.agentChain) : null}, ${at}, ${at})
             returning *`);
           if (!inserted) throw new AppError('database.not_stored', `Approval ${approval.id} was not stored`);
           const record = toApprovalRecord(inserted);

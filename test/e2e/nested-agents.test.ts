@@ -7,7 +7,7 @@ import { reply } from '../support/fake-openai.js';
 import { DATABASE_KINDS, type FreshDatabase, freshDatabase } from '../support/test-database.js';
 import { rows } from './db-rows.js';
 import { rejectWithModal } from './decision-modals.js';
-import { type Harness, startHarness } from './harness.js';
+import { approvalIdOf, type Harness, startHarness } from './harness.js';
 
 const TRIAGE = {
   name: 'triage',
@@ -36,12 +36,19 @@ describe.each(DATABASE_KINDS)('an agent called as a tool, with approvals inside 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const start = async () => {
-    const h = await startHarness({ database, env: { AGENTS_FILE: join(dir, 'agents.json') } });
+  const start = async (env: Record<string, string> = {}) => {
+    const h = await startHarness({
+      database,
+      env: { AGENTS_FILE: join(dir, 'agents.json'), ADMIN_USER_IDS: 'UADMIN', ...env },
+    });
     open.push(h);
     return h;
   };
   const count = async (h: Harness, sql: string) => (await rows(h.database, sql))[0]?.n;
+  const payloads = async (h: Harness, kind: string) =>
+    (await rows(h.database, 'SELECT payload FROM audit_events WHERE kind = ? ORDER BY seq', kind)).map((r) =>
+      JSON.parse(String(r.payload)),
+    );
 
   /** The bot's agent hands the bug to triage, which asks to create a note: the whole run waits for a card. */
   const pausedInsideTriage = async (h: Harness) => {
@@ -66,6 +73,13 @@ describe.each(DATABASE_KINDS)('an agent called as a tool, with approvals inside 
       ['user', 'Login fails on Safari'],
     ]);
     expect(h.model.requests[1]?.tools?.map((t) => t.function?.name)).toEqual(['create_note']);
+    // The card, /approvals show and the audit log name the agent that asked, with the chain it was called through.
+    expect(JSON.stringify(card.params.blocks)).toContain('triage → create_note');
+    const shown = await h.approvals(`show ${approvalIdOf(card)}`, 'UADMIN');
+    expect(JSON.stringify(shown.params.blocks)).toContain('triage → create_note');
+    expect(await payloads(h, 'approval.requested')).toEqual([
+      expect.objectContaining({ tool: 'create_note', agent: 'triage', agentChain: ['triage'] }),
+    ]);
     h.model.enqueue(reply.text('Filed it as a note.'), reply.text('Triage filed the bug.'));
     await h.click(card, 'approve', 'U2');
     await h.waitForText((text) => text === 'Triage filed the bug.');
@@ -85,6 +99,31 @@ describe.each(DATABASE_KINDS)('an agent called as a tool, with approvals inside 
     expect(h.texts()).toEqual(['Triage filed the bug.']);
     expect(await count(h, "SELECT COUNT(*) AS n FROM conversation_items WHERE kind = 'tool_call'")).toBe(1);
     expect(await count(h, 'SELECT COUNT(*) AS n FROM notes')).toBe(1);
+    expect(await payloads(h, 'approval.approved')).toEqual([
+      expect.objectContaining({ tool: 'create_note', agent: 'triage', agentChain: ['triage'] }),
+    ]);
+  });
+
+  it("policy rules may test the agent: the same tool is free inside triage and needs a card for the bot's own agent", async () => {
+    const policy = join(dir, 'policy.json');
+    writeFileSync(
+      policy,
+      JSON.stringify({
+        tools: { create_note: { rules: [{ when: "agent == 'triage'", requireApproval: false }] } },
+      }),
+    );
+    const h = await start({ APPROVAL_POLICY_FILE: policy });
+    h.model.enqueue(
+      reply.toolCalls([{ name: 'triage', arguments: { input: 'File it' }, id: 'call_outer' }]),
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'from triage' } }]),
+      reply.text('Filed by triage.'),
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'from main' } }]),
+    );
+    await h.mention('file it, then note it yourself');
+    const [card] = await h.waitForCards(1);
+    expect(JSON.stringify(card?.params.blocks)).toContain('`create_note`');
+    expect(JSON.stringify(card?.params.blocks)).not.toContain('triage →');
+    expect(await rows(h.database, 'SELECT text FROM notes')).toEqual([{ text: 'from triage' }]);
   });
 
   it('reject: the nested model reads the rejection as the seeds word it; the outer model gets its answer', async () => {
