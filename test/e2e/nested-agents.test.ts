@@ -126,6 +126,44 @@ describe.each(DATABASE_KINDS)('an agent called as a tool, with approvals inside 
     expect(await rows(h.database, 'SELECT text FROM notes')).toEqual([{ text: 'from triage' }]);
   });
 
+  it("limits: an agent's own bound ends its frame with a sentence for its caller; the run's bound counts every frame", async () => {
+    writeFileSync(
+      join(dir, 'agents.json'),
+      JSON.stringify({ agents: [{ ...TRIAGE, tools: ['get_current_time'], maxTurns: 2 }] }),
+    );
+    const h = await start();
+    const clock = () => reply.toolCalls([{ name: 'get_current_time', arguments: {} }]);
+    h.model.enqueue(
+      reply.toolCalls([{ name: 'triage', arguments: { input: 'Loop' }, id: 'call_outer' }]),
+      clock(),
+      clock(),
+      reply.text('Triage gave up.'),
+    );
+    await h.mention('loop please');
+    await h.waitForText((text) => text === 'Triage gave up.');
+    expect(h.model.requests[3]?.messages.at(-1)).toEqual({
+      role: 'tool',
+      tool_call_id: 'call_outer',
+      content: 'The agent triage stopped at its limit of 2 model calls without an answer.',
+    });
+    await h.close();
+    open.splice(open.indexOf(h), 1);
+    // Without a bound of its own, a looping agent stops at the run's: 10 model calls, whichever agent made them.
+    writeFileSync(
+      join(dir, 'agents.json'),
+      JSON.stringify({ agents: [{ ...TRIAGE, tools: ['get_current_time'] }] }),
+    );
+    const looping = await start();
+    looping.model.setHandler((request) =>
+      request.model === 'triage-model'
+        ? clock()
+        : reply.toolCalls([{ name: 'triage', arguments: { input: 'Loop' } }]),
+    );
+    await looping.mention('loop forever');
+    await looping.waitForText((text) => text.includes('limit of 10 model calls'));
+    expect(looping.model.requests).toHaveLength(10);
+  });
+
   it('reject: the nested model reads the rejection as the seeds word it; the outer model gets its answer', async () => {
     const h = await start();
     const card = await pausedInsideTriage(h);
