@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runBotProcessToExit } from '../support/bot-process.js';
 import { reply } from '../support/fake-openai.js';
 import { DATABASE_KINDS } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
@@ -67,5 +68,40 @@ describe.each(DATABASE_KINDS)('a nested agent waiting for a decision survives SI
     });
     expect(await f.query('SELECT COUNT(*) AS n FROM notes')).toEqual([{ n: 1 }]);
     await bot.kill('SIGTERM');
+  });
+});
+
+describe('an invalid agents file', () => {
+  it('stops npm start with exit code 1, listing every problem with its place', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agents-invalid-'));
+    const file = join(dir, 'agents.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        agents: [
+          { ...AGENTS.agents[0], tools: ['launch_rockets', 'researcher'] },
+          { name: 'researcher', description: 'Reads.', instructions: 'Read.', tools: ['triage'] },
+        ],
+      }),
+    );
+    try {
+      const result = await runBotProcessToExit({
+        env: {
+          SLACK_BOT_TOKEN: 'xoxb-test',
+          SLACK_SIGNING_SECRET: 'secret',
+          OPENAI_API_KEY: 'sk-test',
+          DATABASE_PATH: join(dir, 'bot.db'),
+          AGENTS_FILE: file,
+        },
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`AGENTS_FILE ${file} is invalid:`);
+      expect(result.stderr).toContain('agents.triage.tools: unknown tool "launch_rockets"');
+      expect(result.stderr).toContain('agents: triage → researcher → triage call each other in a circle');
+      expect(result.stderr).toContain('fix the file (see docs/agents.md) or unset AGENTS_FILE');
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
