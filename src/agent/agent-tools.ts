@@ -21,6 +21,7 @@ export function agentAsTool(agent: AgentDefinition): AgentTool {
     name: agent.name,
     description: agent.description,
     parameters: agentInput,
+    needsApproval: agent.needsApproval,
     execute: () => {
       throw new AppError('tool.invalid_definition', `The agent ${agent.name} runs inside the run, not alone`);
     },

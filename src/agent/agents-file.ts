@@ -16,6 +16,8 @@ export interface AgentDefinition {
   tools: string[];
   /** Its model calls per call of it; none: the run's own bound. */
   maxTurns: number | undefined;
+  /** Whether a call of it waits for a person first (as `needsApproval` of the SDK's `agent.asTool()`). */
+  needsApproval: boolean;
 }
 
 /** What the agents file may name besides its own agents. */
@@ -37,6 +39,7 @@ const agentSchema = z.strictObject({
   model: z.string().trim().min(1, 'name a model of the model server, or leave model out').optional(),
   tools: z.array(z.string()).default([]),
   maxTurns: z.number().int().min(1).max(100).optional(),
+  needsApproval: z.boolean().default(false),
 });
 
 const fileSchema = z.strictObject({ agents: z.array(z.unknown()) });

@@ -164,6 +164,34 @@ describe.each(DATABASE_KINDS)('an agent called as a tool, with approvals inside 
     expect(looping.model.requests).toHaveLength(10);
   });
 
+  it('an agent that needs approval itself: its card first, then the card of its own call, each decided once', async () => {
+    writeFileSync(join(dir, 'agents.json'), JSON.stringify({ agents: [{ ...TRIAGE, needsApproval: true }] }));
+    const h = await start();
+    h.model.enqueue(
+      reply.toolCalls([{ name: 'triage', arguments: { input: 'Login fails on Safari' }, id: 'call_outer' }]),
+    );
+    await h.mention('please file this bug');
+    const [outerCard] = await h.waitForCards(1);
+    if (!outerCard) throw new Error('no card');
+    expect(JSON.stringify(outerCard.params.blocks)).toContain('`triage`');
+    expect(h.model.requests).toHaveLength(1);
+    h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'Bug: Safari login' } }]));
+    await h.click(outerCard, 'approve', 'U2');
+    const [, innerCard] = await h.waitForCards(2);
+    if (!innerCard) throw new Error('no second card');
+    expect(JSON.stringify(innerCard.params.blocks)).toContain('triage → create_note');
+    h.model.enqueue(reply.text('Filed.'), reply.text('Triage filed it.'));
+    await h.click(innerCard, 'approve', 'U2');
+    await h.waitForText((text) => text === 'Triage filed it.');
+    expect(
+      await rows(h.database, 'SELECT tool_name, status, result FROM approvals ORDER BY created_at'),
+    ).toEqual([
+      { tool_name: 'triage', status: 'executed', result: 'Filed.' },
+      { tool_name: 'create_note', status: 'executed', result: expect.stringMatching(/^Created note/) },
+    ]);
+    expect(await count(h, "SELECT COUNT(*) AS n FROM audit_events WHERE kind = 'tool.started'")).toBe(2);
+  });
+
   it('reject: the nested model reads the rejection as the seeds word it; the outer model gets its answer', async () => {
     const h = await start();
     const card = await pausedInsideTriage(h);

@@ -22,6 +22,7 @@ describe('AGENTS_FILE', () => {
           agent('triage', ['github__create_issue', 'researcher', 'create_note'], {
             model: 'gpt-5',
             maxTurns: 4,
+            needsApproval: true,
           }),
           { name: 'researcher', description: 'Reads.', instructions: 'Read things.' },
         ],
@@ -38,6 +39,7 @@ describe('AGENTS_FILE', () => {
           model: 'gpt-5',
           tools: ['github__create_issue', 'researcher', 'create_note'],
           maxTurns: 4,
+          needsApproval: true,
         },
         {
           name: 'researcher',
@@ -46,6 +48,7 @@ describe('AGENTS_FILE', () => {
           model: undefined,
           tools: [],
           maxTurns: undefined,
+          needsApproval: false,
         },
       ],
     });
