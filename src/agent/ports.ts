@@ -144,6 +144,8 @@ export interface TurnRecorder {
       cancelAudit: (approval: ApprovalRecord) => AuditInput;
       /** The sentence owed to the thread until it is posted. */
       reply?: string;
+      /** The state to keep, when it changes as the run ends (the conversations of nested agents dropped). */
+      state?: RunState;
     },
   ): Promise<ApprovalRecord[]>;
 }

@@ -134,10 +134,14 @@ export class RunEnding {
     // The usage so far, as last saved (each turn saves it): a run that ends early used tokens too.
     const saved = parseRunState((await this.#deps.store.getRun(run.id))?.state ?? run.state);
     const usage = saved.ok ? { usage: saved.state.usage } : {};
+    // An ended run never resumes: the conversations of the nested agents it left at work are not kept.
+    const dropped =
+      saved.ok && saved.state.frames.length > 0 ? { state: { ...saved.state, frames: [] } } : {};
     const cancelledApprovals = await this.#deps.store.finishRun(leaseOf(run), {
       status,
       error: reason,
       reply: message,
+      ...dropped,
       audit: [
         this.#event(
           run,

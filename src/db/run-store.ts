@@ -139,13 +139,14 @@ export function createRunStore(ctx: StoreContext): RunStore {
       });
     },
 
-    finishRun(lease, { status, error, audit: events, cancelAudit, reply }) {
+    finishRun(lease, { status, error, audit: events, cancelAudit, reply, state }) {
       const { runId } = lease;
       const at = clock.now();
       return db.write(function* () {
         const run = yield* lockLeasedRun(ctx, lease);
         yield* count(sql`update runs set status = ${status}, error = ${error}, updated_at = ${at}, ${RELEASED}
           where id = ${runId}`);
+        if (state) yield* count(sql`update runs set ${stateColumns(state, at)} where id = ${runId}`);
         const ofRun =
           yield* rows(sql`select * from approvals where run_id = ${runId} order by created_at, call_id
           ${db.dialect.forUpdate}`);

@@ -162,6 +162,9 @@ describe.each(DATABASE_KINDS)('an agent called as a tool, with approvals inside 
     await looping.mention('loop forever');
     await looping.waitForText((text) => text.includes('limit of 10 model calls'));
     expect(looping.model.requests).toHaveLength(10);
+    // The run ended inside nested agents: their conversations are not kept with it.
+    const [ended] = await rows(looping.database, "SELECT state FROM runs WHERE status = 'failed'");
+    expect(JSON.parse(String(ended?.state)).frames).toEqual([]);
   });
 
   it('an agent that needs approval itself: its card first, then the card of its own call, each decided once', async () => {
