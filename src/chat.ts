@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
+import { agentsFileProblem } from './agent/agents-file.js';
 import { loadApprovalPolicy } from './approvals/policy-file.js';
 import { runChatSession } from './cli/chat-session.js';
 import { createLineReader } from './cli/line-reader.js';
@@ -8,7 +9,7 @@ import { createChatServices } from './compose/terminal.js';
 import { loadConfig, withDotEnv } from './config.js';
 import { describeError } from './errors.js';
 import { createLogger } from './logger.js';
-import { mcpServersFileProblem } from './mcp/load-mcp-servers.js';
+import { mcpServerNames, mcpServersFileProblem } from './mcp/load-mcp-servers.js';
 import type { McpServers } from './mcp/mcp-servers.js';
 import { toolNames } from './tools/built-in-tools.js';
 
@@ -82,6 +83,12 @@ async function main(): Promise<number> {
   const mcpProblem = mcpServersFileProblem(config.mcpServersFile);
   if (mcpProblem !== undefined) {
     process.stderr.write(`${mcpProblem}\nFix the file (see docs/mcp.md) or unset MCP_SERVERS_FILE.\n`);
+    return 1;
+  }
+  const known = { builtIn: toolNames(), mcpServers: mcpServerNames(config.mcpServersFile) };
+  const agentsProblem = agentsFileProblem(config.agentsFile, known);
+  if (agentsProblem !== undefined) {
+    process.stderr.write(`${agentsProblem}\nFix the file (see docs/agents.md) or unset AGENTS_FILE.\n`);
     return 1;
   }
   const services = await createChatServices(config, logger, policy.policy, write);

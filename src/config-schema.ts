@@ -98,6 +98,7 @@ export const envSchema = z.object({
   APPROVAL_POLICY_FILE: z.string().min(1).optional(),
   MCP_SERVERS_FILE: z.string().min(1).optional(),
   TOOL_OUTPUT_MAX_CHARS: wholeNumber({ min: 1000, max: 1_000_000, unit: 'characters' }).default(16_000),
+  AGENTS_FILE: z.string().min(1).optional(),
   AUDIT_INCLUDE_WORKSPACE_ADMINS: z.stringbool({ error: 'must be true or false' }).default(false),
   HEALTHZ_DETAILS: z.stringbool({ error: 'must be true or false' }).default(false),
   AUDIT_WEBHOOK_URL: z

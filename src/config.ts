@@ -70,6 +70,8 @@ export interface Config {
   mcpServersFile: string | undefined;
   /** Characters of a tool's output the model reads; a longer output is cut, and kept whole in the audit log. */
   toolOutputMaxChars: number;
+  /** JSON file of named agents the bot's own agent may call as tools (src/agent/agents-file.ts). */
+  agentsFile: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Earlier thread messages read when the bot is first mentioned mid-thread (0: none). */
   threadContextMessages: number;
@@ -192,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
       approvalPolicyFile: e.APPROVAL_POLICY_FILE,
       mcpServersFile: e.MCP_SERVERS_FILE,
       toolOutputMaxChars: e.TOOL_OUTPUT_MAX_CHARS,
+      agentsFile: e.AGENTS_FILE,
       logLevel: e.LOG_LEVEL,
       threadContextMessages: e.THREAD_CONTEXT_MESSAGES,
       suggestedPrompts: e.SUGGESTED_PROMPTS,

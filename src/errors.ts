@@ -41,6 +41,8 @@ export type ErrorCode =
   | 'slack.installation_unreadable'
   // `MCP_SERVERS_FILE` is invalid.
   | 'config.mcp_servers_file'
+  // `AGENTS_FILE` is invalid.
+  | 'config.agents_file'
   // `APPROVAL_POLICY_FILE` is invalid.
   | 'config.policy_file'
   // A conversation the caller named is not stored.
@@ -49,6 +51,8 @@ export type ErrorCode =
   | 'run.not_found'
   // This process no longer holds the run's lease: another process drives it now.
   | 'run.handed_over'
+  // A stored run state contradicts itself (a nested agent's frame without the call that started it).
+  | 'run.invalid_state'
   // Someone asked to stop the run while it was being driven.
   | 'run.stopped'
   // An approval the caller named is not stored.

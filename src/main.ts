@@ -21,6 +21,8 @@
  *   services `compose/worker.ts` wires.
  * - Signals: SIGHUP reloads the policy file; SIGTERM and SIGINT stop intake and let the work in flight finish.
  */
+
+import { agentsFileProblem } from './agent/agents-file.js';
 import { loadApprovalPolicy } from './approvals/policy-file.js';
 import { readPolicySource } from './approvals/policy-source.js';
 import { undecidableTools, undecidableWarning } from './approvals/who-to-tell.js';
@@ -29,7 +31,7 @@ import { loadConfig, withDotEnv } from './config.js';
 import { describeDatabase } from './db/open-database.js';
 import { AppError, describeError } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
-import { mcpServersFileProblem } from './mcp/load-mcp-servers.js';
+import { mcpServerNames, mcpServersFileProblem } from './mcp/load-mcp-servers.js';
 import { processOutput } from './output-streams.js';
 import { checkSlackTokens } from './slack/token-check.js';
 import { toolNames } from './tools/built-in-tools.js';
@@ -47,12 +49,16 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const { config } = loaded;
-  // Both files are checked before either stops the start, so one run names every problem in both.
+  // Every file is checked before any stops the start, so one run names every problem in each.
   // The file is read once: its text goes to the worker threads, which build the very policy validated here.
   const file = config.approvalPolicyFile;
   const source = file === undefined ? undefined : readPolicySource(file, toolNames());
   const policy = source ?? loadApprovalPolicy(undefined, toolNames());
   const mcpProblem = mcpServersFileProblem(config.mcpServersFile);
+  const agentsProblem = agentsFileProblem(config.agentsFile, {
+    builtIn: toolNames(),
+    mcpServers: mcpServerNames(config.mcpServersFile),
+  });
   if (!policy.ok) {
     process.stderr.write(
       `Approval policy error: the bot cannot start.\n${policy.problems.map((p) => `  - ${p}`).join('\n')}\n`,
@@ -64,7 +70,12 @@ async function main(): Promise<void> {
       `${mcpProblem}\nThe bot cannot start: fix the file (see docs/mcp.md) or unset MCP_SERVERS_FILE.\n`,
     );
   }
-  if (!policy.ok || mcpProblem !== undefined) process.exit(1);
+  if (agentsProblem !== undefined) {
+    process.stderr.write(
+      `${agentsProblem}\nThe bot cannot start: fix the file (see docs/agents.md) or unset AGENTS_FILE.\n`,
+    );
+  }
+  if (!policy.ok || mcpProblem !== undefined || agentsProblem !== undefined) process.exit(1);
   const logger = createLogger(config.logLevel);
   const tokens = await checkSlackTokens(config.slack, { logger, level: config.logLevel });
   if (!tokens.ok) {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type ApprovalRule, standingExpiry } from '../approvals/approval.js';
+import { type ApprovalRule, agentFields, DEFAULT_AGENT, standingExpiry } from '../approvals/approval.js';
 import { limitChecks } from '../approvals/approval-limits.js';
 import type { ApprovalPolicy } from '../approvals/policy.js';
 import { argumentsForRules } from '../approvals/policy-rules.js';
@@ -31,6 +31,7 @@ async function approvalRequirement(
   call: ToolCall,
   parsed: ParsedArguments,
   run: RunRecord,
+  agent: string,
 ): Promise<ApprovalRequirement> {
   const context = toolContext(run);
   const facts = {
@@ -39,6 +40,7 @@ async function approvalRequirement(
     requester: run.requesterId,
     channel: run.channelId,
     team: run.teamId,
+    agent,
   };
   const { requireApproval, rule, preview: template } = policy.forCall(facts);
   const required = { required: true, rule, preview: { template, facts, context } } as const;
@@ -60,6 +62,12 @@ export interface CallPlannerDeps {
   logger?: Logger;
   /** How long a preview may take (default 2 s). */
   previewTimeoutMs?: number;
+}
+
+/** The agent whose calls are planned: the tools it has, and the agents it was called through (outermost first). */
+export interface CallingAgent {
+  tools: ToolRegistry;
+  chain: readonly string[];
 }
 
 /** What a model turn's calls need before any of them runs. */
@@ -84,21 +92,34 @@ export class CallPlanner {
     this.#deps = deps;
   }
 
-  async plan(run: RunRecord, calls: readonly ToolCall[], items: HistoryItem[]): Promise<CallPlan> {
+  /**
+   * `caller` is who makes the calls: the bot's own agent (the default: every tool, no chain), or a nested
+   * agent with its own tools and the chain of agents it was called through.
+   */
+  async plan(
+    run: RunRecord,
+    calls: readonly ToolCall[],
+    items: HistoryItem[],
+    caller: CallingAgent = { tools: this.#deps.tools, chain: [] },
+  ): Promise<CallPlan> {
     const plan: CallPlan = { approvals: [], audit: [], notes: [], done: new Set() };
     const asked: { approval: NewApproval; preview: Promise<string | undefined> }[] = [];
+    const agent = caller.chain.at(-1) ?? DEFAULT_AGENT;
     for (const call of calls) {
-      const tool = this.#deps.tools.get(call.name);
+      const tool = caller.tools.get(call.name);
       if (!tool) {
-        const output = `Unknown tool "${call.name}". Available tools: ${this.#deps.tools.names().join(', ')}.`;
+        const output = `Unknown tool "${call.name}". Available tools: ${caller.tools.names().join(', ')}.`;
         items.push(toolOutput(call, output, 'error'));
         plan.done.add(call.callId);
         continue;
       }
       const parsed = tool.parseArguments(call.arguments);
-      const requirement = await approvalRequirement(this.#deps.policy, tool, call, parsed, run);
+      const requirement = await approvalRequirement(this.#deps.policy, tool, call, parsed, run, agent);
       if (!requirement.required) continue;
-      const approval = this.#newApproval(call, requirement.rule, run);
+      const approval = {
+        ...this.#newApproval(call, requirement.rule, run),
+        ...(caller.chain.length > 0 ? { agentChain: caller.chain } : {}),
+      };
       // A standing approval covers only calls whose arguments parse: a malformed call always asks a person.
       const found =
         parsed.ok && requirement.rule.allowStandingApproval
@@ -157,6 +178,7 @@ export class CallPlanner {
         tool: approval.toolName,
         callId: approval.callId,
         arguments: readableArguments(approval.arguments),
+        ...agentFields(approval.agentChain),
         rule: approval.rule,
         ...(approval.rule.risk ? { risk: approval.rule.risk } : {}),
         ...(approval.preview === undefined ? {} : { preview: approval.preview }),

@@ -44,7 +44,8 @@ export interface ModelTurn {
  * Calls the model once with the conversation's `history`, fitted to the model's context, and every tool's
  * schema. A server that refuses the request as longer than its context gets it once more, fitted tighter (its
  * older part summarised); any other failure, and a second refusal, is thrown as it came (a `ModelError` after the
- * client's own retries, or the abort of `signal`).
+ * client's own retries, or the abort of `signal`). A `nested` agent's call ids carry the run's turn, so they stay
+ * unique in the run though its conversation is not the thread's.
  */
 export async function takeModelTurn(
   deps: ModelTurnDeps,
@@ -53,6 +54,7 @@ export async function takeModelTurn(
   history: readonly StoredItem[],
   hooks: TextStreamHooks | undefined,
   signal: AbortSignal | undefined,
+  nested = false,
 ): Promise<ModelTurn> {
   const turn = state.turn + 1;
   const scope = { runId: run.id, teamId: run.teamId, conversationId: run.conversationId, turn };
@@ -85,7 +87,10 @@ export async function takeModelTurn(
     const { serverFields } = response;
     items.push({ kind: 'assistant_message', data: serverFields ? { text, serverFields } : { text } });
   }
-  const calls = withUniqueCallIds(response.toolCalls, callIdsOf(history), turn);
+  const asked = nested
+    ? response.toolCalls.map((call) => ({ ...call, callId: `${call.callId || 'call'}_t${turn}` }))
+    : response.toolCalls;
+  const calls = withUniqueCallIds(asked, callIdsOf(history), turn);
   for (const call of calls) items.push({ kind: 'tool_call', data: call });
   const usage = addUsage(addUsage(state.usage, summaries), response.usage);
   return { response, state: { ...state, turn, usage }, items, calls };

@@ -34,6 +34,10 @@ export interface ChatModel {
     onTextCut?: (text: string) => void;
     /** Abandons the request (someone stopped the run); the call then rejects. */
     signal?: AbortSignal;
+    /** Another model of the same server (an agent of the agents file); default the client's own. */
+    model?: string;
+    /** Another system prompt (an agent's instructions); default the client's own. */
+    instructions?: string;
   }): Promise<ModelResponse>;
 }
 

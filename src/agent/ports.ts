@@ -54,6 +54,8 @@ export interface NewApproval {
   remindAt: number | null;
   /** What the call would do (see `ApprovalRecord.preview`), stored with it so every process shows the same. */
   preview?: string;
+  /** The agents a nested agent's call was made through, outermost first (none: the bot's own agent's call). */
+  agentChain?: readonly string[];
   /**
    * Set when the call is approved without a person deciding it now: by a standing approval (stored as approved
    * by its grantor, pointing to the request that granted it), or by the reviewer (`reviewerMayApprove`).
@@ -147,6 +149,8 @@ export interface TurnRecorder {
       cancelAudit: (approval: ApprovalRecord) => AuditInput;
       /** The sentence owed to the thread until it is posted. */
       reply?: string;
+      /** The state to keep, when it changes as the run ends (the conversations of nested agents dropped). */
+      state?: RunState;
     },
   ): Promise<ApprovalRecord[]>;
 }
@@ -155,12 +159,15 @@ export interface TurnRecorder {
 export interface CallRecorder {
   /** Compare-and-set approved -> executing; false when the call was claimed already. */
   markExecuting(lease: RunLease, approvalId: string, audit: AuditInput[]): Promise<boolean>;
-  /** Records one tool output of the paused turn, its approval's final status, and the advanced state. */
+  /**
+   * Records one tool output of the paused turn (for the thread's history; null when it is a nested agent's,
+   * kept in the state), its approval's final status, and the advanced state.
+   */
   saveToolOutput(
     lease: RunLease,
     input: {
       state: RunState;
-      item: Extract<HistoryItem, { kind: 'tool_output' }>;
+      item: Extract<HistoryItem, { kind: 'tool_output' }> | null;
       approval: SettledApproval | null;
       audit: AuditInput[];
     },

@@ -1,3 +1,4 @@
+import { agentFields } from '../approvals/approval.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
@@ -133,10 +134,14 @@ export class RunEnding {
     // The usage so far, as last saved (each turn saves it): a run that ends early used tokens too.
     const saved = parseRunState((await this.#deps.store.getRun(run.id))?.state ?? run.state);
     const usage = saved.ok ? { usage: saved.state.usage } : {};
+    // An ended run never resumes: the conversations of the nested agents it left at work are not kept.
+    const dropped =
+      saved.ok && saved.state.frames.length > 0 ? { state: { ...saved.state, frames: [] } } : {};
     const cancelledApprovals = await this.#deps.store.finishRun(leaseOf(run), {
       status,
       error: reason,
       reply: message,
+      ...dropped,
       audit: [
         this.#event(
           run,
@@ -150,7 +155,7 @@ export class RunEnding {
         this.#event(
           run,
           'approval.cancelled',
-          { tool: approval.toolName, callId: approval.callId, reason },
+          { tool: approval.toolName, callId: approval.callId, ...agentFields(approval.agentChain), reason },
           approval.id,
           actor,
         ),

@@ -1,13 +1,19 @@
 import { z } from 'zod';
-import { toolCallSchema } from './history.js';
+import { historyItemSchema, toolCallSchema } from './history.js';
 
 /** The version every writer writes. Bump it with a new schema below and a frozen fixture in test/fixtures. */
-export const CURRENT_RUN_STATE_VERSION = 1;
+export const CURRENT_RUN_STATE_VERSION = 2;
 
 const usageSchema = z.object({
   promptTokens: z.number().int().min(0),
   completionTokens: z.number().int().min(0),
   totalTokens: z.number().int().min(0),
+});
+
+/** A model turn whose tool calls wait for their outputs (decisions, or a nested agent's answer). */
+const pausedTurnSchema = z.object({
+  turn: z.number().int().min(1),
+  calls: z.array(toolCallSchema.extend({ done: z.boolean() })),
 });
 
 const runStateV1 = z.object({
@@ -17,22 +23,48 @@ const runStateV1 = z.object({
   /** How many times this run has paused for approvals. */
   approvalRounds: z.number().int().min(0),
   /** The turn whose tool calls wait for decisions; null when the run is not paused mid-turn. */
-  pausedTurn: z
-    .object({
-      turn: z.number().int().min(1),
-      calls: z.array(toolCallSchema.extend({ done: z.boolean() })),
-    })
-    .nullable(),
+  pausedTurn: pausedTurnSchema.nullable(),
   /** "Approve always" / "reject always" decisions per tool for this run. */
   stickyDecisions: z.record(z.string(), z.enum(['approve', 'reject'])),
   usage: usageSchema,
 });
 
-export type RunState = z.infer<typeof runStateV1>;
+/**
+ * An agent called as a tool, running its own loop inside the run: its conversation (the task it was given,
+ * its model turns, its calls and their outputs) lives here, never in the thread's history.
+ */
+const agentFrameSchema = z.object({
+  /** The agent's name in the agents file. */
+  agent: z.string().min(1),
+  /** The call of the agent below (the bot's own agent, or the frame beneath) that this frame answers. */
+  callId: z.string(),
+  /** Model calls this agent made in this frame (its own limit); the run's `turn` counts them too. */
+  turns: z.number().int().min(0),
+  /** Its conversation, each item with the run's turn that produced it. */
+  items: z.array(z.object({ turn: z.number().int().min(0), item: historyItemSchema })),
+  /** Its turn whose calls wait for their outputs; null between its model turns. */
+  pausedTurn: pausedTurnSchema.nullable(),
+});
+
+const runStateV2 = runStateV1.extend({
+  schemaVersion: z.literal(2),
+  /**
+   * Nested agents at work, outermost first: the last one is the agent the run is in. The bot's own agent
+   * (top-level `pausedTurn`) waits for the first frame's answer, each frame for the one above it.
+   */
+  frames: z.array(agentFrameSchema),
+});
+
+export type RunState = z.infer<typeof runStateV2>;
+export type AgentFrame = z.infer<typeof agentFrameSchema>;
+export type PausedTurn = z.infer<typeof pausedTurnSchema>;
 export type Usage = z.infer<typeof usageSchema>;
 
-/** Every version this code can read, by number. */
-const readers: Record<number, z.ZodType<RunState>> = { 1: runStateV1 };
+/** Every version this code can read, by number; an older one is brought up to the current shape. */
+const readers: Record<number, z.ZodType<RunState>> = {
+  1: runStateV1.transform((v1): RunState => ({ ...v1, schemaVersion: 2, frames: [] })),
+  2: runStateV2,
+};
 
 export function initialRunState(): RunState {
   return {
@@ -42,11 +74,12 @@ export function initialRunState(): RunState {
     pausedTurn: null,
     stickyDecisions: {},
     usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    frames: [],
   };
 }
 
 export function serializeRunState(state: RunState): string {
-  return JSON.stringify(runStateV1.parse(state));
+  return JSON.stringify(runStateV2.parse(state));
 }
 
 export type RunStateParse = { ok: true; state: RunState } | { ok: false; reason: string };

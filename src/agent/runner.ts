@@ -3,21 +3,40 @@ import type { ApprovalPolicy } from '../approvals/policy.js';
 import type { GrantorCheck, StandingApprovalStore } from '../approvals/ports.js';
 import { AppError } from '../errors.js';
 import type { IdGenerator } from '../ids.js';
-import { CallPlanner } from './call-planner.js';
+import { closeAgentCall } from './agent-calls.js';
+import {
+  agentChain,
+  countFrameTurn,
+  frameHistory,
+  recordAtTop,
+  topFrame,
+  topPausedTurn,
+  withTopPausedTurn,
+} from './agent-frames.js';
+import { AgentCatalog, unavailableOnResume } from './agent-tools.js';
+import { type CallingAgent, CallPlanner } from './call-planner.js';
 import type { CallReviewer } from './call-reviewer.js';
 import type { ConversationContext } from './conversation-context.js';
 import type { HistoryItem, StoredItem, ToolCall } from './history.js';
 import { type ChatModel, ModelError } from './model.js';
-import { type ModelTurn, type TextStreamHooks, takeModelTurn } from './model-turn.js';
+import { type ModelTurn, takeModelTurn } from './model-turn.js';
 import { leaseOf, type RunnerStore, type RunRecord } from './ports.js';
 import { RunEnding, type RunEndingDeps } from './run-ending.js';
 import { runEvent } from './run-events.js';
+import {
+  NO_HOOKS,
+  namedForChain,
+  type RunHooks,
+  type RunObserver,
+  settledAgentProgress,
+} from './run-observer.js';
 import type { RunOutcome } from './run-outcome.js';
 import { parseRunState, type RunState } from './run-state.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { turnNotes } from './turn-notes.js';
-import { type ToolProgress, TurnSettler } from './turn-settler.js';
+import { TurnSettler } from './turn-settler.js';
 
+export type { RunObserver } from './run-observer.js';
 export type { RunOutcome } from './run-outcome.js';
 
 export interface RunnerLimits {
@@ -28,21 +47,6 @@ export interface RunnerLimits {
 }
 
 export const DEFAULT_LIMITS: RunnerLimits = { maxTurns: 10, maxApprovalRounds: 5 };
-
-/** What the runner may say in the thread while it works (e.g. that a call was approved automatically). */
-export interface RunHooks {
-  notify(text: string): Promise<void>;
-}
-
-const NO_HOOKS: RunHooks = { notify: async () => undefined };
-
-/** Hooks a caller passes to `advance` to show the run's progress while it happens (never persisted). */
-export interface RunObserver extends TextStreamHooks {
-  /** Where each tool call of the run stands, in call order (`running`: it is about to run). */
-  onToolProgress?: (progress: ToolProgress) => void;
-  /** Something to say in the thread while the run works (e.g. that a call was approved automatically). */
-  notify?: (text: string) => Promise<void>;
-}
 
 export interface RunnerDeps extends RunEndingDeps {
   model: ChatModel;
@@ -61,6 +65,8 @@ export interface RunnerDeps extends RunEndingDeps {
   reviewer?: CallReviewer;
   /** Fits each request to the model's context, summarising older history; the whole history goes without it. */
   context?: ConversationContext;
+  /** The agents of the agents file, called as tools (their tools are in `tools`); none without it. */
+  agents?: AgentCatalog;
 }
 
 /**
@@ -76,9 +82,11 @@ export class Runner {
   readonly #settler: TurnSettler;
   readonly #planner: CallPlanner;
   readonly #ending: RunEnding;
+  readonly #agents: AgentCatalog;
 
   constructor(deps: RunnerDeps) {
     this.#deps = deps;
+    this.#agents = deps.agents ?? new AgentCatalog();
     this.#limits = deps.limits ?? DEFAULT_LIMITS;
     this.#settler = new TurnSettler(deps);
     this.#planner = new CallPlanner(deps);
@@ -112,21 +120,15 @@ export class Runner {
     const parsed = parseRunState(run.state);
     if (!parsed.ok)
       return this.#ending.end(run, 'cancelled', `I cannot resume this run: ${parsed.reason}`, parsed.reason);
-    let state = parsed.state;
-    if (state.pausedTurn) {
-      const missing = state.pausedTurn.calls.find((call) => !call.done && !this.#deps.tools.has(call.name));
-      if (missing) {
-        const reason = `The tool ${missing.name} is no longer available.`;
-        return this.#ending.end(
-          run,
-          'cancelled',
-          `I cannot resume this run: ${reason} Nothing was executed.`,
-          reason,
-        );
-      }
-      const settled = await this.#settleStoredTurn(run, state);
-      if (!settled) return { kind: 'waiting' };
-      state = settled;
+    const state = parsed.state;
+    const reason = unavailableOnResume(state, this.#deps.tools, this.#agents);
+    if (reason) {
+      return this.#ending.end(
+        run,
+        'cancelled',
+        `I cannot resume this run: ${reason} Nothing was executed.`,
+        reason,
+      );
     }
     return this.#loop(run, state, hooks, signal);
   }
@@ -139,15 +141,38 @@ export class Runner {
   ): Promise<RunOutcome> {
     let state = initial;
     for (;;) {
+      // The agent at work has calls waiting (a resume, or a nested agent's answer came back): settle them.
+      if (topPausedTurn(state)) {
+        const settled = await this.#settleStoredTurn(run, state);
+        if (!settled) return { kind: 'waiting' };
+        state = settled;
+        continue;
+      }
       if (state.turn >= this.#limits.maxTurns) {
         return this.#ending.stopAtLimit(run, `${this.#limits.maxTurns} model calls`);
       }
+      const frame = topFrame(state);
+      const agent = frame && this.#agents.get(frame.agent);
+      if (frame && agent?.maxTurns !== undefined && frame.turns >= agent.maxTurns) {
+        const output = `The agent ${frame.agent} stopped at its limit of ${agent.maxTurns} model calls without an answer.`;
+        state = await this.#closeAgent(run, state, output, 'error');
+        continue;
+      }
       // A stop asked for while a tool ran: its output is kept, but the model is not called again.
       await this.#ending.checkStop(run);
-      const history = await this.#deps.store.loadHistory(run.conversationId);
+      // A nested agent reads its own conversation, with its own instructions, model and tools; its text is
+      // never streamed to the thread.
+      const history = frame ? frameHistory(frame) : await this.#deps.store.loadHistory(run.conversationId);
+      const caller = agent
+        ? {
+            model: this.#agents.modelOf(agent, this.#deps.model),
+            tools: this.#agents.toolsOf(agent, this.#deps.tools),
+          }
+        : this.#deps;
+      const streaming = frame ? undefined : this.#observers.get(run.id);
       let taken: ModelTurn;
       try {
-        taken = await takeModelTurn(this.#deps, run, state, history, this.#observers.get(run.id), signal);
+        taken = await takeModelTurn(caller, run, state, history, streaming, signal, frame !== undefined);
       } catch (error) {
         // The request was abandoned because someone stopped the run.
         if (signal?.aborted) await this.#ending.checkStop(run);
@@ -157,14 +182,29 @@ export class Runner {
       const { response, items, calls } = taken;
       // Stopped while the model answered: its answer and calls are dropped, nothing runs.
       if (response.toolCalls.length > 0) await this.#ending.checkStop(run);
-      state = taken.state;
+      state = frame ? countFrameTurn(taken.state) : taken.state;
+      const answer = response.text?.trim() ? response.text : 'Done.';
       if (response.toolCalls.length === 0) {
-        return this.#ending.complete(run, state, items, response.text?.trim() ? response.text : 'Done.');
+        if (!frame) return this.#ending.complete(run, state, items, answer);
+        state = await this.#closeAgent(run, state, answer, 'ok');
+        continue;
       }
-      const next = await this.#runCalls(run, state, calls, items, hooks, { history, signal });
+      const chain = agentChain(state);
+      const next = await this.#runCalls(run, state, calls, items, hooks, {
+        history,
+        signal,
+        caller: { tools: caller.tools, chain },
+      });
       if ('kind' in next) return next;
       state = next;
     }
+  }
+
+  /** The nested agent at work is done: its answer (or why it has none) goes to the agent that called it. */
+  async #closeAgent(run: RunRecord, state: RunState, output: string, status: 'ok' | 'error') {
+    const closed = await closeAgentCall(this.#deps, run, state, output, status);
+    settledAgentProgress(this.#observers.get(run.id), state, output, status);
+    return closed;
   }
 
   /**
@@ -179,9 +219,9 @@ export class Runner {
     calls: ToolCall[],
     items: HistoryItem[],
     hooks: RunHooks,
-    context: { history: readonly StoredItem[]; signal: AbortSignal | undefined },
+    context: { history: readonly StoredItem[]; signal: AbortSignal | undefined; caller: CallingAgent },
   ): Promise<RunOutcome | RunState> {
-    const plan = await this.#planner.plan(run, calls, items);
+    const plan = await this.#planner.plan(run, calls, items, context.caller);
     // Outside any transaction: the turn is saved once the notes are written (or their reviews given up).
     await this.#deps.reviewer?.reviewPlan(run, plan, { history: context.history, items }, context.signal);
     const { approvals, audit, notes, done } = plan;
@@ -190,25 +230,23 @@ export class Runner {
     if (rounds > this.#limits.maxApprovalRounds) {
       return this.#ending.stopAtLimit(run, `${this.#limits.maxApprovalRounds} approval rounds`);
     }
-    const saved: RunState = {
-      ...state,
-      approvalRounds: rounds,
-      // The state keeps what deciding needs; server fields live in the history only.
-      pausedTurn: {
-        turn: state.turn,
-        calls: calls.map(({ callId, name, arguments: args }) => ({
-          callId,
-          name,
-          arguments: args,
-          done: done.has(callId),
-        })),
-      },
-    };
+    // A nested agent's turn is kept in its frame; the bot's own goes to the thread's history.
+    const recorded = recordAtTop({ ...state, approvalRounds: rounds }, items, state.turn);
+    // The state keeps what deciding needs; server fields live in the history only.
+    const saved = withTopPausedTurn(recorded.state, {
+      turn: state.turn,
+      calls: calls.map(({ callId, name, arguments: args }) => ({
+        callId,
+        name,
+        arguments: args,
+        done: done.has(callId),
+      })),
+    });
     // Saved as still running: the calls that need nobody run first, and no decision can claim the run meanwhile.
     const created = await this.#deps.store.saveTurn(leaseOf(run), {
       state: saved,
       status: 'running',
-      items,
+      items: recorded.forHistory,
       approvals,
       audit,
     });
@@ -229,11 +267,12 @@ export class Runner {
     state: RunState,
     given?: ApprovalRecord[],
   ): Promise<RunState | undefined> {
-    const observer = this.#observers.get(run.id);
-    const turn = state.pausedTurn?.turn ?? state.turn;
+    const observer = namedForChain(this.#observers.get(run.id), agentChain(state));
+    const turn = topPausedTurn(state)?.turn ?? state.turn;
     const approvals = given ?? (await this.#deps.store.approvalsForTurn(run.id, turn));
     let current = await this.#settler.settle(run, state, approvals, observer);
-    if (!current.pausedTurn) return current;
+    // Every call has its output, or a call of an agent opened its frame: the run goes on.
+    if (!topPausedTurn(current)) return current;
     const waiting = approvals
       .filter((approval) => approval.status === 'pending')
       .map((approval) => approval.id);
@@ -251,6 +290,6 @@ export class Runner {
       await this.#deps.store.approvalsForTurn(run.id, turn),
       observer,
     );
-    return current.pausedTurn ? undefined : current;
+    return topPausedTurn(current) ? undefined : current;
   }
 }

@@ -47,6 +47,11 @@ export interface AgentTool {
   execute(args: Record<string, unknown>, context: ToolContext): Promise<string>;
   /** The tool's own preview of a call whose arguments parsed (see `ToolDefinition.preview`). */
   preview?(args: Record<string, unknown>, context: ToolContext): Promise<string | undefined>;
+  /**
+   * Set for an agent of the agents file called as a tool: the run opens a frame for it instead of calling
+   * `execute` (src/agent/agent-tools.ts).
+   */
+  readonly agent?: string;
 }
 
 /**

@@ -10,8 +10,17 @@ import type { AuditInput } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
 import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { openAgentCall } from './agent-calls.js';
+import { recordAtTop, topPausedTurn, withTopPausedTurn } from './agent-frames.js';
 import type { ToolCall, ToolOutputItem } from './history.js';
-import { type CallRecorder, leaseOf, type RunRecord, RunStopped, type StopRequests } from './ports.js';
+import {
+  type CallRecorder,
+  leaseOf,
+  type RunLoader,
+  type RunRecord,
+  RunStopped,
+  type StopRequests,
+} from './ports.js';
 import { runEvent } from './run-events.js';
 import type { RunState } from './run-state.js';
 import type { ToolContext } from './tool.js';
@@ -28,7 +37,7 @@ type Observer = { onToolProgress?: (progress: ToolProgress) => void };
 
 export interface TurnSettlerDeps {
   tools: ToolRegistry;
-  store: CallRecorder & StopRequests;
+  store: CallRecorder & StopRequests & Pick<RunLoader, 'approvalsForTurn'>;
   clock: Clock;
   logger: Logger;
   /** Characters of a tool's output the model reads (`TOOL_OUTPUT_MAX_CHARS`); the rest is cut. */
@@ -49,10 +58,11 @@ export class TurnSettler {
   }
 
   /**
-   * Settles every call of the stored turn that can be settled now, in order: free calls run, decided ones
-   * run or get their rejection, expiry or cancellation text; calls still pending stay open. Each output is
-   * stored with the advanced state in one transaction. Returns the state, without `pausedTurn` once every call
-   * has its output.
+   * Settles every call of the stored turn of the agent at work that can be settled now, in order: free calls
+   * run, decided ones run or get their rejection, expiry or cancellation text; calls still pending stay open.
+   * Each output is stored with the advanced state in one transaction. Returns the state, without the paused
+   * turn once every call has its output; a call of an agent that may run opens its frame and returns at once
+   * (the rest of the turn waits for its answer).
    */
   async settle(
     run: RunRecord,
@@ -60,7 +70,7 @@ export class TurnSettler {
     approvals: readonly ApprovalRecord[],
     observer: Observer = {},
   ): Promise<RunState> {
-    const paused = state.pausedTurn;
+    const paused = topPausedTurn(state);
     if (!paused) return state;
     const byCall = new Map(approvals.map((approval) => [approval.callId, approval]));
     let current = state;
@@ -79,18 +89,29 @@ export class TurnSettler {
       // Someone stopped the run: nothing more executes (the runner ends the run and cancels what is left).
       const stoppedBy = await this.#deps.store.stopRequest(run.id);
       if (stoppedBy !== undefined) throw new RunStopped(run.id, stoppedBy);
+      const opened = await openAgentCall(this.#deps, run, current, call, approval);
+      if (opened) {
+        observer.onToolProgress?.({ kind: 'running', callId: call.callId, toolName: call.name });
+        return opened;
+      }
       const audit: AuditInput[] = [];
       const settled = approval
         ? await this.#settleCall(run, call, approval, audit, observer)
         : await this.#runFreeCall(run, call, audit, observer);
-      const calls = (current.pausedTurn?.calls ?? []).map((c) =>
+      const calls = (topPausedTurn(current)?.calls ?? []).map((c) =>
         c.callId === call.callId ? { ...c, done: true } : c,
       );
       const last = calls.every((c) => c.done);
-      current = { ...current, pausedTurn: last ? null : { turn: paused.turn, calls } };
+      const output = toolOutput(call, settled.text, settled.status);
+      const recorded = recordAtTop(
+        withTopPausedTurn(current, last ? null : { turn: paused.turn, calls }),
+        [output],
+        paused.turn,
+      );
+      current = recorded.state;
       await this.#deps.store.saveToolOutput(leaseOf(run), {
         state: current,
-        item: toolOutput(call, settled.text, settled.status),
+        item: recorded.forHistory[0] ?? null,
         approval:
           approval && settled.approvalStatus
             ? { id: approval.id, status: settled.approvalStatus, result: settled.text }
@@ -110,7 +131,9 @@ export class TurnSettler {
       });
     }
     // A turn whose calls all had their outputs already (unknown tools, say) is finished too.
-    return current.pausedTurn?.calls.every((call) => call.done) ? { ...current, pausedTurn: null } : current;
+    return topPausedTurn(current)?.calls.every((call) => call.done)
+      ? withTopPausedTurn(current, null)
+      : current;
   }
 
   /** A call that needs no approval: run it (its arguments may still be invalid: the model gets the error). */

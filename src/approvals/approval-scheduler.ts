@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { SurfaceKind } from '../surfaces.js';
-import { type ApprovalRecord, approvalScope, formatDuration } from './approval.js';
+import { type ApprovalRecord, agentFields, approvalScope, formatDuration } from './approval.js';
 import type { ApprovalTimerStore } from './ports.js';
 
 /** What happens outside the database when a deadline passes (card updates, resuming, thread replies). */
@@ -74,7 +74,12 @@ export class ApprovalScheduler {
       auditEvent('approval.expired', {
         at: now,
         ...approvalScope(approval),
-        payload: { tool: approval.toolName, callId: approval.callId, rule: approval.rule },
+        payload: {
+          tool: approval.toolName,
+          callId: approval.callId,
+          ...agentFields(approval.agentChain),
+          rule: approval.rule,
+        },
       }),
     ]);
     const escalations = await store.claimEscalations(now, surface, (approval) => [

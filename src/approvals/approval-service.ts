@@ -1,6 +1,6 @@
 import { auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
-import { type ApprovalRecord, approvalScope } from './approval.js';
+import { type ApprovalRecord, agentFields, approvalScope } from './approval.js';
 import { diffArguments } from './argument-diff.js';
 import { breakGlassEvent, breakGlassRefusal, checkJustification } from './break-glass.js';
 import type { Deciders } from './deciders.js';
@@ -128,6 +128,7 @@ export class ApprovalService {
           payload: {
             tool: approval.toolName,
             callId: approval.callId,
+            ...agentFields(approval.agentChain),
             rule: approval.rule,
             ...(request.reason ? { reason: request.reason } : {}),
             ...(request.standing ? { standing: true } : {}),

@@ -141,6 +141,21 @@ export interface ApprovalRecord {
   breakGlass?: BreakGlassMark | undefined;
   /** The reviewer's note, written by a model before the card was posted (absent: no review ran or it failed). */
   review?: ApprovalReview;
+  /**
+   * The agents of the agents file the call was made through, outermost first: the innermost asked for it.
+   * Absent for a call of the bot's own agent.
+   */
+  agentChain?: string[];
+}
+
+/** "triage → github__create_issue": the tool, named with the agents a nested agent's call went through. */
+export function callChain(approval: Pick<ApprovalRecord, 'toolName' | 'agentChain'>): string {
+  return [...(approval.agentChain ?? []), approval.toolName].join(' → ');
+}
+
+/** The agent that asked for the call: what policy rules see as `agent`. */
+export function askingAgent(approval: Pick<ApprovalRecord, 'agentChain'>): string {
+  return approval.agentChain?.at(-1) ?? DEFAULT_AGENT;
 }
 
 /** A break-glass approval: who overrode the policy, why, and the other admin who acknowledged it afterwards. */
@@ -165,6 +180,12 @@ export function approvalScope(approval: ApprovalRecord) {
 export const MAX_REASON_LENGTH = 500;
 
 /** The exact output the model reads for a rejected call without a reason. */
+/**
+ * The bot's own agent, the entry point of every run: what policy rules see as `agent` for its own calls (a
+ * call made inside an agent of the agents file names that agent).
+ */
+export const DEFAULT_AGENT = 'main';
+
 export const REJECTION_TEXT = 'Tool execution was not approved.';
 
 /** The model's view of a rejection: the default sentence, or the decider and their quoted reason. */
@@ -192,4 +213,13 @@ export function formatDuration(ms: number): string {
     if (ms % size === 0 && (unit !== 'd' || ms >= 2 * size)) return `${ms / size}${unit}`;
   }
   return `${Math.round(ms / 1000)}s`;
+}
+
+/**
+ * What an audit event says of the agent that made a call, when it was not the bot's own: the innermost agent
+ * (what policy rules see as `agent`) and the chain of agents it was called through, outermost first.
+ */
+export function agentFields(chain: readonly string[] | undefined): { agent?: string; agentChain?: string[] } {
+  const agent = chain?.at(-1);
+  return chain && agent ? { agent, agentChain: [...chain] } : {};
 }

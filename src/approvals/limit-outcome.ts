@@ -1,5 +1,5 @@
 import { type AuditInput, auditEvent } from '../audit/audit-event.js';
-import { type ApprovalRule, formatDuration } from './approval.js';
+import { type ApprovalRule, agentFields, formatDuration } from './approval.js';
 import type { LimitReached, LimitVerdict } from './approval-limits.js';
 
 /** What becomes of a request once its limits are counted. */
@@ -74,10 +74,17 @@ export interface LimitAuditScope {
  */
 export function limitedAudit(
   scope: LimitAuditScope,
-  request: { approvalId: string; tool: string; callId: string; arguments: unknown },
+  request: {
+    approvalId: string;
+    tool: string;
+    callId: string;
+    arguments: unknown;
+    agentChain?: readonly string[] | undefined;
+  },
   outcome: Exclude<LimitOutcome, { kind: 'within' }>,
 ): AuditInput[] {
   const { approvalId, tool, callId, arguments: args } = request;
+  const agent = agentFields(request.agentChain);
   const reached = outcome.rule.limitReached;
   const limited = auditEvent('approval.limited', {
     ...scope,
@@ -86,6 +93,7 @@ export function limitedAudit(
       tool,
       callId,
       arguments: args,
+      ...agent,
       limit: reached && { per: reached.per, max: reached.max, window: formatDuration(reached.windowMs) },
       count: reached?.count,
       resetsAt: reached && new Date(reached.resetsAt).toISOString(),
@@ -96,7 +104,7 @@ export function limitedAudit(
   const requested = auditEvent('approval.requested', {
     ...scope,
     approvalId,
-    payload: { tool, callId, arguments: args, rule: outcome.rule },
+    payload: { tool, callId, arguments: args, ...agent, rule: outcome.rule },
   });
   return [limited, requested];
 }

@@ -1,4 +1,5 @@
 import { prunedArgumentsLimit } from '../audit/retention.js';
+import { askingAgent } from './approval.js';
 import type { ApprovalReports, AuditLogQueries } from './audit-queries.js';
 import type { PastRequest } from './policy-replay.js';
 import { jsonObject } from './policy-rules.js';
@@ -49,6 +50,7 @@ export async function pastRequests(
       requesterId: approval.requesterId,
       channelId: approval.channelId,
       args: jsonObject(approval.arguments),
+      agent: askingAgent(approval),
       rule: approval.rule,
       status: approval.status,
       votes: detail.votes.map((v) => {

@@ -152,7 +152,7 @@ function compileRules(
     const expression = compileWhen(when);
     if (!expression.ok) {
       problems.push(
-        `${file}: ${place}.when: ${expression.message}; write a CEL expression over args, tool, requester, channel and team that gives true or false, such as "args.channel == 'C0SANDBOX'"`,
+        `${file}: ${place}.when: ${expression.message}; write a CEL expression over args, tool, requester, channel, team and agent that gives true or false, such as "args.channel == 'C0SANDBOX'"`,
       );
       return;
     }

@@ -24,7 +24,7 @@ const FIXES: Record<string, string> = {
   defaults: `use an object with any of ${RULE_FIELDS}`,
   tools: 'use an object whose keys are tool names and whose values are rules',
   rules: 'use a list of rules, each with "when" (a CEL expression) and any rule field',
-  when: 'use a CEL expression over args, tool, requester, channel and team, such as "args.channel == \'C0SANDBOX\'"',
+  when: 'use a CEL expression over args, tool, requester, channel, team and agent, such as "args.channel == \'C0SANDBOX\'"',
 };
 
 /** `tools.delete_note.approvers[1]` */

@@ -1,4 +1,4 @@
-import type { ApprovalRule } from './approval.js';
+import { type ApprovalRule, DEFAULT_AGENT } from './approval.js';
 import { type ApprovalPolicy, decidingRule, mayDecide } from './policy.js';
 
 /** One approval request as the audit log and the approvals table remember it. */
@@ -11,6 +11,8 @@ export interface PastRequest {
   channelId: string;
   /** The call's arguments (parsed JSON), as the request recorded them. */
   args: unknown;
+  /** The agent that made the call (`main` for the bot's own, and for requests older than agents). */
+  agent?: string;
   /** The rule that applied then, when known. */
   rule: ApprovalRule | undefined;
   status: string;
@@ -60,6 +62,7 @@ export function replayRequest(
     requester: past.requesterId,
     channel: past.channelId,
     team: past.teamId,
+    agent: past.agent ?? DEFAULT_AGENT,
   });
   // "When the tool asks": it asked, since the request exists.
   const required = next.requireApproval ?? true;

@@ -9,6 +9,8 @@ export interface CallFacts {
   requester: string;
   channel: string;
   team: string;
+  /** The agent making the call: `main` (the bot's own), or the innermost agent of the agents file. */
+  agent: string;
 }
 
 /** The variables a `when` expression may name, with their CEL types. */
@@ -18,6 +20,7 @@ export const WHEN_VARIABLES = {
   requester: 'string',
   channel: 'string',
   team: 'string',
+  agent: 'string',
 } as const;
 
 /** One of a tool's `rules`, compiled, with the tool's fields and its own already laid together. */

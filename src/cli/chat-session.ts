@@ -1,5 +1,5 @@
 import type { StoredItem } from '../agent/history.js';
-import { type ApprovalRecord, MAX_REASON_LENGTH } from '../approvals/approval.js';
+import { type ApprovalRecord, callChain, MAX_REASON_LENGTH } from '../approvals/approval.js';
 import type { ApprovalService, DecisionResult } from '../approvals/approval-service.js';
 import type { ArgumentEditService } from '../approvals/argument-edit-service.js';
 import { describeApprovers } from '../approvals/policy.js';
@@ -81,7 +81,9 @@ async function askPending(deps: ChatSessionDeps): Promise<Asked> {
 
 async function ask(deps: ChatSessionDeps, approval: ApprovalRecord): Promise<Asked> {
   const { write, reader } = deps;
-  write(`Agent "${AGENT_NAME}" wants to run ${approval.toolName} with arguments:\n`);
+  // A nested agent's call names the agent that asked, and the chain of agents it was called through.
+  const agent = approval.agentChain?.at(-1) ?? AGENT_NAME;
+  write(`Agent "${agent}" wants to run ${callChain(approval)} with arguments:\n`);
   write(`${indent(prettyArguments(approval.editedArguments ?? approval.arguments))}\n`);
   write(
     `  requested by ${approval.requesterId} · may be decided by ${plainText(describeApprovers(approval.rule))} · ${approval.id}\n`,

@@ -1,4 +1,6 @@
 import { threadId } from 'node:worker_threads';
+import { AgentCatalog } from '../agent/agent-tools.js';
+import { loadAgents } from '../agent/agents-file.js';
 import { CallReviewer, REVIEWER_PROMPT } from '../agent/call-reviewer.js';
 import { SUMMARY_PROMPT } from '../agent/compaction.js';
 import { ConversationContext } from '../agent/conversation-context.js';
@@ -27,7 +29,7 @@ import { McpServers } from '../mcp/mcp-servers.js';
 import type { OpenAIModelOptions } from '../model/openai/openai-client.js';
 import { createTokenCounter } from '../model/token-counter.js';
 import { ownerIsGone, processOwnerId } from '../process-identity.js';
-import { createBuiltInTools } from '../tools/built-in-tools.js';
+import { createBuiltInTools, toolNames } from '../tools/built-in-tools.js';
 
 /** What tests and the bench may replace; production uses none of these. */
 export interface CoreOverrides {
@@ -131,6 +133,12 @@ export async function createCore<A extends SurfaceAdapters>(
   const clock = overrides.clock ?? { now: () => Date.now() };
   const newId = overrides.newId ?? randomId;
   const mcpServers = loadMcpServers(config.mcpServersFile);
+  const agents = new AgentCatalog(
+    loadAgents(config.agentsFile, {
+      builtIn: toolNames(),
+      mcpServers: mcpServers.map((server) => server.name),
+    }),
+  );
   const owner = overrides.owner ?? processOwnerId();
   const opened = await openDatabase(config.database, logger);
   // Only with an OTEL_ endpoint is the OpenTelemetry SDK even loaded.
@@ -169,7 +177,11 @@ export async function createCore<A extends SurfaceAdapters>(
     // Read at each post: a policy reloaded on SIGHUP applies to the next message.
     postMessageLinkPreviews: () => policy.postMessageLinkPreviews,
   });
-  const tools = new ToolRegistry(overrides.tools ? overrides.tools(builtIn) : builtIn);
+  const tools = new ToolRegistry([
+    ...(overrides.tools ? overrides.tools(builtIn) : builtIn),
+    // Each agent of the agents file is a tool of the bot's own agent (and of the agents that list it).
+    ...agents.tools(),
+  ]);
   const deciders = new Deciders({
     clock,
     adminUserIds: config.adminUserIds,
@@ -193,6 +205,7 @@ export async function createCore<A extends SurfaceAdapters>(
     logger,
     limits: overrides.limits ?? DEFAULT_LIMITS,
     toolOutputMaxChars: config.toolOutputMaxChars,
+    agents,
     ...reviewerOf(config, logger, clock, overrides.reviewTimeoutMs, measured),
     context: new ConversationContext({
       settings: config.modelContext,

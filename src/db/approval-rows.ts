@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { APPROVAL_STATUSES, type ApprovalRecord, approvalRuleSchema } from '../approvals/approval.js';
 import { type ApprovalReview, approvalReviewSchema } from '../approvals/approval-review.js';
 import { readEnum, readNumber, readOptionalNumber, readOptionalString, readString } from './sql/columns.js';
@@ -34,7 +35,20 @@ export function toApprovalRecord(r: Row): ApprovalRecord {
     ...reviewOf(r),
     ...breakGlassOf(r),
     ...(preview === null ? {} : { preview }),
+    ...agentChainOf(r),
   };
+}
+
+/** The chain of agents of a nested agent's call (absent for the bot's own agent's, and on older rows). */
+function agentChainOf(r: Row): Pick<ApprovalRecord, 'agentChain'> {
+  const text = readOptionalString(r, 'agent_chain');
+  if (text === null) return {};
+  try {
+    const parsed = z.array(z.string()).min(1).safeParse(JSON.parse(text));
+    return parsed.success ? { agentChain: parsed.data } : {};
+  } catch {
+    return {};
+  }
 }
 
 /** The break-glass mark, on rows that have one (absent otherwise, as on rows written before it existed). */

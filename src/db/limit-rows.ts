@@ -54,6 +54,7 @@ export function* countRequest(approval: NewApproval, scope: LimitAuditScope): Pr
     tool: approval.toolName,
     callId: approval.callId,
     arguments: readableArguments(approval.arguments),
+    agentChain: approval.agentChain,
   };
   switch (outcome.kind) {
     case 'within':

@@ -62,13 +62,14 @@ export function createRunStore(ctx: StoreContext): RunStore {
             yield* rows(sql`insert into approvals (id, run_id, conversation_id, team_id, turn,
               call_id, tool_name, arguments, arguments_hash, rule, status, decided_by, decided_at,
               origin_approval_id, reason, requester_id, channel_id, thread_ts, expires_at, remind_at, review,
-              preview, created_at, updated_at)
+              preview, agent_chain, created_at, updated_at)
             values (${approval.id}, ${runId}, ${conversationId}, ${scope.teamId},
               ${state.turn}, ${approval.callId}, ${approval.toolName}, ${approval.arguments},
               ${approval.argumentsHash}, ${JSON.stringify(rule)}, ${decided}, ${refusedReason},
               ${scope.actor}, ${readString(conversation, 'channel_id')},
               ${readString(conversation, 'thread_ts')}, ${approval.expiresAt}, ${approval.remindAt},
-              ${approval.review ? JSON.stringify(approval.review) : null}, ${approval.preview ?? null}, ${at}, ${at})
+              ${approval.review ? JSON.stringify(approval.review) : null}, ${approval.preview ?? null},
+              ${approval.agentChain ? JSON.stringify(approval.agentChain) : null}, ${at}, ${at})
             returning *`);
           if (!inserted) throw new AppError('database.not_stored', `Approval ${approval.id} was not stored`);
           const record = toApprovalRecord(inserted);
@@ -135,7 +136,7 @@ export function createRunStore(ctx: StoreContext): RunStore {
       return db.write(function* () {
         const run = yield* lockLeasedRun(ctx, lease);
         const turn = state.pausedTurn?.turn ?? state.turn;
-        yield* insertItems(conversationOf(run), runId, turn, [item], at);
+        if (item) yield* insertItems(conversationOf(run), runId, turn, [item], at);
         if (approval) {
           yield* count(sql`update approvals set status = ${approval.status}, result = ${approval.result},
             updated_at = ${at} where id = ${approval.id}`);
@@ -147,13 +148,14 @@ export function createRunStore(ctx: StoreContext): RunStore {
       });
     },
 
-    finishRun(lease, { status, error, audit: events, cancelAudit, reply }) {
+    finishRun(lease, { status, error, audit: events, cancelAudit, reply, state }) {
       const { runId } = lease;
       const at = clock.now();
       return db.write(function* () {
         const run = yield* lockLeasedRun(ctx, lease);
         yield* count(sql`update runs set status = ${status}, error = ${error}, updated_at = ${at}, ${RELEASED}
           where id = ${runId}`);
+        if (state) yield* count(sql`update runs set ${stateColumns(state, at)} where id = ${runId}`);
         const ofRun =
           yield* rows(sql`select * from approvals where run_id = ${runId} order by created_at, call_id
           ${db.dialect.forUpdate}`);

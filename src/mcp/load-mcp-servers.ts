@@ -22,3 +22,10 @@ export function loadMcpServers(path: string | undefined): McpServerConfig[] {
     mcpServersFileProblem(path) ?? `MCP_SERVERS_FILE ${path} is invalid`,
   );
 }
+
+/** The names of the servers of `MCP_SERVERS_FILE` (none when it is unset or invalid): what `SERVER__TOOL` may name. */
+export function mcpServerNames(path: string | undefined): string[] {
+  if (!path) return [];
+  const result = readMcpServersFile(path);
+  return result.ok ? result.servers.map((server) => server.name) : [];
+}

@@ -251,7 +251,7 @@ export function startOtel(deps: OtelDeps): Telemetry {
             'model.request',
             {
               attributes: {
-                'gen_ai.request.model': deps.modelName,
+                'gen_ai.request.model': request.model ?? deps.modelName,
                 ...(scope
                   ? {
                       'slack.team.id': scope.teamId,
@@ -272,11 +272,11 @@ export function startOtel(deps: OtelDeps): Telemetry {
               'model.tool_calls': response.toolCalls.length,
             });
             tokens.add(response.usage.promptTokens, {
-              'gen_ai.request.model': deps.modelName,
+              'gen_ai.request.model': request.model ?? deps.modelName,
               'token.type': 'prompt',
             });
             tokens.add(response.usage.completionTokens, {
-              'gen_ai.request.model': deps.modelName,
+              'gen_ai.request.model': request.model ?? deps.modelName,
               'token.type': 'completion',
             });
             return response;

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { CURRENT_RUN_STATE_VERSION } from '../../src/agent/run-state.js';
 import { defineTool } from '../../src/agent/tool.js';
 import { QUEUED_NOTICE } from '../../src/conversations/conversation-service.js';
 import { reply } from '../support/fake-openai.js';
@@ -128,7 +129,9 @@ describe('runner semantics through Slack', () => {
         h.database,
         "SELECT status, schema_version, json_extract(state, '$.schemaVersion') AS v FROM runs",
       ),
-    ).toEqual([{ status: 'completed', schema_version: 1, v: 1 }]);
+    ).toEqual([
+      { status: 'completed', schema_version: CURRENT_RUN_STATE_VERSION, v: CURRENT_RUN_STATE_VERSION },
+    ]);
   });
 
   it('partial resolution: one of two cards decided leaves the run paused; one model call after the last, with every output', async () => {

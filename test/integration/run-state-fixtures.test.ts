@@ -25,7 +25,35 @@ describe('stored run states: versioned, with frozen fixtures', () => {
     expect(parsed.state.schemaVersion).toBe(CURRENT_RUN_STATE_VERSION);
     expect(JSON.parse(serializeRunState(parsed.state))).toEqual(JSON.parse(json));
     // Stored call arguments stay byte for byte, malformed ones included.
-    expect(parsed.state.pausedTurn?.calls.map((c) => c.arguments)).toContain('{"text": "not closed');
+    const calls = [parsed.state.pausedTurn, ...parsed.state.frames.map((f) => f.pausedTurn)].flatMap(
+      (paused) => paused?.calls ?? [],
+    );
+    expect(calls.map((c) => c.arguments)).toContain('{"text": "not closed');
+  });
+
+  it('a version 1 state reads as the current version: the same run, with no nested agent at work', () => {
+    const v1 = JSON.parse(fixture('v1.json'));
+    const parsed = parseRunState(fixture('v1.json'));
+    if (!parsed.ok) throw new Error(parsed.reason);
+    const { schemaVersion, frames, ...rest } = parsed.state;
+    expect(schemaVersion).toBe(CURRENT_RUN_STATE_VERSION);
+    expect(frames).toEqual([]);
+    expect({ schemaVersion: 1, ...rest }).toEqual(v1);
+    // Written back, it is a current state that reads again.
+    expect(parseRunState(serializeRunState(parsed.state))).toEqual(parsed);
+  });
+
+  it('a version 2 state keeps the nested agent at work: its task, its calls and its paused turn', () => {
+    const parsed = parseRunState(fixture('v2.json'));
+    if (!parsed.ok) throw new Error(parsed.reason);
+    const [frame] = parsed.state.frames;
+    expect(frame?.agent).toBe('triage');
+    expect(frame?.callId).toBe(parsed.state.pausedTurn?.calls[0]?.callId);
+    expect(frame?.items[0]?.item).toEqual({
+      kind: 'user_message',
+      data: { text: 'File the login bug from this thread', userId: 'main' },
+    });
+    expect(frame?.pausedTurn?.calls.map((c) => c.arguments)).toEqual(['{"text": "not closed']);
   });
 
   it('a state from a future version is refused with a clear reason', () => {

@@ -111,6 +111,7 @@ describe('approval limits: the policy file', () => {
       requester: 'U1',
       channel: 'C1',
       team: 'T1',
+      agent: 'main',
     });
     expect(ruled.rule).toMatchObject({
       limits: [{ per: 'channel', max: 2, windowMs: 3_600_000 }],
@@ -158,6 +159,7 @@ describe('docs/policy.md: limits', () => {
       requester: 'U1',
       channel: 'C1',
       team: 'T1',
+      agent: 'main',
     });
     expect(general.rule).toMatchObject({ limits: [{ per: 'team', max: 2 }], overLimit: 'admins' });
   });

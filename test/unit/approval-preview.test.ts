@@ -20,6 +20,7 @@ const facts = (args: unknown) => ({
   requester: 'U1',
   channel: 'C1',
   team: 'T1',
+  agent: 'main',
 });
 const context: ToolContext = {
   teamId: 'T1',

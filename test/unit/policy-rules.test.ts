@@ -29,12 +29,16 @@ const ISSUE_EXAMPLE = {
   },
 };
 
-const call = (args: unknown, more: Partial<{ requester: string; channel: string; team: string }> = {}) => ({
+const call = (
+  args: unknown,
+  more: Partial<{ requester: string; channel: string; team: string; agent: string }> = {},
+) => ({
   args,
   tool: 'post_message',
   requester: 'U1',
   channel: 'C1',
   team: 'T1',
+  agent: 'main',
   ...more,
 });
 
@@ -114,6 +118,19 @@ describe('conditional policy rules', () => {
     );
   });
 
+  it("rules read the agent making the call: 'main' for the bot's own, the innermost agent of a nested call", () => {
+    const policy = policyOf({
+      tools: { create_note: { rules: [{ when: "agent == 'triage'", approvers: ['U0TRIAGER'] }] } },
+    });
+    const nested = policy.forCall({ ...call({ text: 'a' }, { agent: 'triage' }), tool: 'create_note' });
+    expect(nested.rule).toMatchObject({
+      approvers: ['U0TRIAGER'],
+      appliedRule: { place: 'tools.create_note.rules[0]', when: "agent == 'triage'" },
+    });
+    const own = policy.forCall({ ...call({ text: 'a' }), tool: 'create_note' });
+    expect(own.rule.appliedRule).toBeUndefined();
+  });
+
   it('an expression that does not compile, names an unknown variable or is not true/false is a problem with its place', () => {
     const found = problems({
       tools: {
@@ -130,7 +147,7 @@ describe('conditional policy rules', () => {
     expect(found).toEqual(
       expect.arrayContaining([
         expect.stringMatching(
-          /^policy\.json: tools\.post_message\.rules\[1\]\.when: Unexpected token: EOF; write a CEL expression over args, tool, requester, channel and team/,
+          /^policy\.json: tools\.post_message\.rules\[1\]\.when: Unexpected token: EOF; write a CEL expression over args, tool, requester, channel, team and agent/,
         ),
         expect.stringMatching(
           /^policy\.json: tools\.post_message\.rules\[2\]\.when: Unknown variable: user; /,

@@ -50,6 +50,11 @@ export const approvals = table(
     updatedAt: millis('updated_at'),
     /** What the call would do, as the card shows it (mrkdwn, values escaped); null when there was none. */
     preview: text('preview'),
+    /**
+     * The agents of the agents file a nested agent's call was made through, outermost first, as a JSON list;
+     * null for a call of the bot's own agent.
+     */
+    agentChain: text('agent_chain'),
   },
   (t) => [
     uniqueIndex('approvals_run_call').on(t.runId, t.callId),

@@ -152,17 +152,19 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
      * again, within the same retry budget as 429/5xx/timeouts (the SDK gets what is left of it); text already
      * streamed of the broken answer is withdrawn through `onTextCut` first, so it never passes for an answer.
      */
-    async complete({ messages, tools, onTextDelta, onTextCut, signal }) {
+    async complete({ messages, tools, onTextDelta, onTextCut, signal, model, instructions }) {
       // Notes of the bot's own that open the conversation (a summary of its older part) join the instructions in
       // one system message: several chat templates (Mistral's, Llama's) refuse a system message in any other place.
       const opening = messages.findIndex((message) => message.role !== 'system');
       const notes = messages.slice(0, opening === -1 ? messages.length : opening);
       const body: RequestBody = {
-        model: options.model,
+        model: model ?? options.model,
         messages: [
           {
             role: 'system' as const,
-            content: [options.systemPrompt, ...notes.map((note) => note.content)].join('\n\n'),
+            content: [instructions ?? options.systemPrompt, ...notes.map((note) => note.content)].join(
+              '\n\n',
+            ),
           },
           ...messages.slice(notes.length).map(toOpenAIMessage),
         ],

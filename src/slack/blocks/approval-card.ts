@@ -5,6 +5,7 @@ type Button = types.Button;
 
 import {
   type ApprovalRecord,
+  callChain,
   decisionOptions,
   formatDuration,
   notifiesThread,
@@ -55,7 +56,7 @@ export function buildApprovalCard(
       block_id: `summary-${version}`,
       text: {
         type: 'mrkdwn',
-        text: `${pending ? ':lock:' : statusEmoji(approval)} *Approval ${pending ? 'needed' : 'request'}:* \`${approval.toolName}\``,
+        text: `${pending ? ':lock:' : statusEmoji(approval)} *Approval ${pending ? 'needed' : 'request'}:* \`${callChain(approval)}\``,
       },
     },
     ...judgementBlocks(approval, `judgement-${version}`),
@@ -276,6 +277,6 @@ function statusEmoji(approval: ApprovalRecord): string {
 
 function fallbackText(approval: ApprovalRecord): string {
   if (approval.status === 'pending')
-    return `Approval needed: ${approval.toolName} (requested by <@${approval.requesterId}>)`;
-  return `Approval request for ${approval.toolName}: ${approval.status}`;
+    return `Approval needed: ${callChain(approval)} (requested by <@${approval.requesterId}>)`;
+  return `Approval request for ${callChain(approval)}: ${approval.status}`;
 }

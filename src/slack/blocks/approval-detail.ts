@@ -1,4 +1,5 @@
 import type { types } from '@slack/bolt';
+import { callChain } from '../../approvals/approval.js';
 import type { ApprovalDetail } from '../../approvals/audit-queries.js';
 import { describeApprovers } from '../../approvals/policy.js';
 import { redactedArguments, redactText } from '../../redact.js';
@@ -42,7 +43,7 @@ export function buildApprovalDetail({ approval, votes, events }: ApprovalDetail)
       `${vote.vote === 'approve' ? ':white_check_mark:' : ':x:'} <@${vote.userId}> ${VOTED[vote.vote]} ${slackDate(vote.at)}`,
   );
   const blocks: KnownBlock[] = [
-    header('title', `${approval.toolName} · ${approval.id}`),
+    header('title', `${callChain(approval)} · ${approval.id}`),
     { type: 'section', block_id: 'facts', text: { type: 'mrkdwn', text: facts.join('\n') } },
     context('arguments-title', `*Arguments${approval.editedArguments ? ' (as edited)' : ''}:*`),
     preformatted('arguments', cutWithin(args, SECTION_BUDGET, cut)),
@@ -77,7 +78,7 @@ export function buildApprovalDetail({ approval, votes, events }: ApprovalDetail)
     block_id: 'trail',
     text: { type: 'mrkdwn', text: trail.join('\n') || 'none' },
   });
-  return { text: `Approval ${approval.id}: ${approval.toolName}, ${approval.status}`, blocks };
+  return { text: `Approval ${approval.id}: ${callChain(approval)}, ${approval.status}`, blocks };
 }
 
 /**

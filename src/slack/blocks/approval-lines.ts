@@ -1,5 +1,5 @@
 import type { types } from '@slack/bolt';
-import type { ApprovalRecord, ApprovalStatus } from '../../approvals/approval.js';
+import { type ApprovalRecord, type ApprovalStatus, callChain } from '../../approvals/approval.js';
 import { redactedArguments } from '../../redact.js';
 import { escapeMrkdwn, slackDate, truncateVisibly } from '../mrkdwn.js';
 
@@ -92,7 +92,7 @@ export function approvalLine(approval: ApprovalRecord, extra?: string): string {
       : `${OUTCOME[approval.status]}${approval.decidedBy ? ` by ${mentions(approval.decidedBy)}` : ''}${
           approval.decidedAt ? ` ${slackDate(approval.decidedAt)}` : ''
         }${approval.status === 'executing' ? ' · running' : approval.status === 'executed' ? ' · ran' : ''}${breakGlassNote(approval)}`;
-  return `${STATUS_EMOJI[approval.status]} \`${approval.toolName}\` \`${args}\`${extra ? `\n${extra}` : ''}\nRequested by <@${approval.requesterId}> · ${state} · \`${approval.id}\``;
+  return `${STATUS_EMOJI[approval.status]} \`${callChain(approval)}\` \`${args}\`${extra ? `\n${extra}` : ''}\nRequested by <@${approval.requesterId}> · ${state} · \`${approval.id}\``;
 }
 
 /** "break glass by <@A>", and whether another admin acknowledged it: for one-line lists (App Home, `/approvals`). */

@@ -1,0 +1,1 @@
+ALTER TABLE "approvals" ADD COLUMN "agent_chain" text;
