@@ -1,4 +1,4 @@
-import { type ApprovalRecord, decisionOptions } from '../approvals/approval.js';
+import { type ApprovalRecord, callChain, decisionOptions } from '../approvals/approval.js';
 import type { DecisionResult } from '../approvals/approval-service.js';
 import { type ArgumentChange, diffArguments } from '../approvals/argument-diff.js';
 import { type EditResult, prettyJson } from '../approvals/argument-edit-service.js';
@@ -16,6 +16,10 @@ const PENDING_SCAN = 1000;
 export interface ApprovalView {
   id: string;
   tool: string;
+  /** The nested agents whose call this is, outermost first; empty for the bot's own agent. */
+  agentChain: string[];
+  /** The call as the card names it: "triage → create_note", or the tool alone. */
+  call: string;
   status: ApprovalRecord['status'];
   requester: string;
   /** The arguments as pretty JSON, secrets redacted (the edited ones when a person rewrote them). */
@@ -63,6 +67,8 @@ export function approvalView(approval: ApprovalRecord, approvedBy: string[] = []
   return {
     id: approval.id,
     tool: approval.toolName,
+    agentChain: approval.agentChain ?? [],
+    call: callChain(approval),
     status: approval.status,
     requester: approval.requesterId,
     arguments: redactedArguments(approval.arguments, 2),

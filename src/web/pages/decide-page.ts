@@ -81,8 +81,8 @@ function requestCard(
   return html`<section class="card" aria-labelledby="title-${view.id}">
   ${
     shown.heading === 'h1'
-      ? html`<h1 id="title-${view.id}">${view.tool}</h1>`
-      : html`<h2 id="title-${view.id}"><a href="/console/approvals/${view.id}">${view.tool}</a></h2>`
+      ? html`<h1 id="title-${view.id}">${view.call}</h1>`
+      : html`<h2 id="title-${view.id}"><a href="/console/approvals/${view.id}">${view.call}</a></h2>`
   }
   ${
     shown.batch && view.status === 'pending'
