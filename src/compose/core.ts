@@ -25,6 +25,7 @@ import { McpServers } from '../mcp/mcp-servers.js';
 import type { OpenAIModelOptions } from '../model/openai/openai-client.js';
 import { ownerIsGone, processOwnerId } from '../process-identity.js';
 import { createBuiltInTools } from '../tools/built-in-tools.js';
+import { adminsOf } from './installations.js';
 
 /** What tests and the bench may replace; production uses none of these. */
 export interface CoreOverrides {
@@ -169,7 +170,7 @@ export async function createCore<A extends SurfaceAdapters>(
   const tools = new ToolRegistry(overrides.tools ? overrides.tools(builtIn) : builtIn);
   const deciders = new Deciders({
     clock,
-    adminUserIds: config.adminUserIds,
+    admins: adminsOf(config, stores),
     auditorUserIds: config.auditorUserIds,
     groups: adapters.groups,
     delegations: stores.delegations,

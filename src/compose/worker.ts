@@ -14,7 +14,7 @@ import type { WorkerData } from '../workers/protocol.js';
 import { type BackgroundWork, startBackgroundWork } from './background.js';
 import { createConsoleFetch } from './console.js';
 import { createCore } from './core.js';
-import { botTokensOf } from './installations.js';
+import { adminsOf, botTokensOf } from './installations.js';
 import { clickDeps, createHome, createWebClient, type SlackCore } from './slack.js';
 
 /** A worker thread's services, wired: what the intake thread hands over is done through them. */
@@ -61,7 +61,7 @@ export async function composeWorker(data: WorkerData, logger: Logger): Promise<W
         clock,
         logger,
         systemPrompt: SYSTEM_PROMPT,
-        adminUserIds: config.adminUserIds,
+        admins: adminsOf(config, stores),
       }),
     { owner: data.owner },
   );

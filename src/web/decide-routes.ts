@@ -43,7 +43,7 @@ const OUTCOMES: Record<string, string> = {
 /** The decide page and a request's page, and the JSON API over the same handlers. */
 export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
-  const who = (session: ConsoleSession) => ({ session, roles: rolesOf(deps, session.userId) });
+  const who = async (session: ConsoleSession) => ({ session, roles: await rolesOf(deps, session) });
 
   app.get('/', async (c) => {
     const session = c.get('session');
@@ -57,7 +57,7 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
       page(
         {
           title: 'Decide',
-          who: who(session),
+          who: await who(session),
           current: 'decide',
           notice: OUTCOMES[c.req.query('outcome') ?? ''] ?? batchNotice((name) => c.req.query(name)),
         },
@@ -69,12 +69,12 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.get('/approvals/:id', async (c) => {
     const session = c.get('session');
     const view = await requestDetail(deps, session, c.req.param('id'));
-    if (!view) return c.html(page({ title: 'Not found', who: who(session) }, notFound()), 403);
+    if (!view) return c.html(page({ title: 'Not found', who: await who(session) }, notFound()), 403);
     return c.html(
       page(
         {
           title: view.tool,
-          who: who(session),
+          who: await who(session),
           current: 'decide',
           notice: OUTCOMES[c.req.query('outcome') ?? ''],
         },
@@ -123,13 +123,13 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     return c.json(await decideBatchFromWeb(deps, c.get('session'), input));
   });
 
-  app.get('/api/me', (c) => {
+  app.get('/api/me', async (c) => {
     const session = c.get('session');
     return c.json({
       user: session.userId,
       team: session.teamId,
       via: session.via,
-      roles: rolesOf(deps, session.userId),
+      roles: await rolesOf(deps, session),
       csrfToken: session.csrfToken,
     });
   });
@@ -147,7 +147,7 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     }
     if (status !== 'decided') return apiError(c, 400, 'bad_status', 'status must be pending or decided.');
     // Admins and auditors see every decided request; anyone else those they asked for or voted on.
-    const everyone = rolesOf(deps, session.userId).auditor;
+    const everyone = (await rolesOf(deps, session)).auditor;
     const history = await deps.queries.history({
       teamId: session.teamId,
       limit,
