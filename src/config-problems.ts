@@ -100,6 +100,12 @@ function slackTokenProblems(env: Settings): string[] {
   const problems = oauth
     .filter((name) => !env[name])
     .map((name) => `${name}: required to install into several workspaces (${OAUTH_SETTINGS[name]})`);
+  // Admins and auditors named once would be admins of every workspace: each workspace names its own instead.
+  for (const name of ['ADMIN_USER_IDS', 'AUDITOR_USER_IDS'])
+    if (env[name]?.trim())
+      problems.push(
+        `${name}: applies to a single bot token; installed into several workspaces, each workspace's admins are its installer and those they add with /approvals admins add (docs/installing.md): unset ${name}`,
+      );
   if (env.SLACK_APP_TOKEN)
     problems.push(
       'SLACK_APP_TOKEN: installs into several workspaces use HTTP mode for now: unset SLACK_APP_TOKEN and set SLACK_SIGNING_SECRET',

@@ -7,13 +7,17 @@ import type { Deciders } from './deciders.js';
 import { refusal, unavailableOption } from './decision-refusals.js';
 import type { Delegation } from './delegation.js';
 import type { ApprovalStore, Vote } from './ports.js';
+import { refusedEvent, unknownRequestEvent } from './refusal-events.js';
 import { RefusalLimiter } from './refusal-limiter.js';
+import { mayReach } from './workspace-reach.js';
 
 export interface DecisionRequest {
   approvalId: string;
   /** From the verified Slack request, never from the button value. */
   userId: string;
   teamId: string;
+  /** The Enterprise Grid organisation the person acts from, as Slack signed it (see workspace-reach.ts). */
+  enterpriseId?: string | undefined;
   /** The channel the click came from. */
   channelId: string | undefined;
   vote: Vote;
@@ -143,6 +147,8 @@ export class ApprovalService {
             ...(approval.rule.risk ? { risk: approval.rule.risk } : {}),
             ...(delegation ? { onBehalfOf: delegation.delegatorId } : {}),
             ...(glass ? { breakGlass: true } : {}),
+            // Enterprise Grid: decided from another workspace of the organisation (a shared channel).
+            ...(request.teamId !== approval.teamId ? { fromTeam: request.teamId } : {}),
           },
         }),
         ...(glass ? [breakGlassEvent(approval, request.userId, glass, clock.now())] : []),
@@ -191,8 +197,8 @@ export class ApprovalService {
   > {
     const { store, clock, deciders } = this.#deps;
     const approval = await store.get(request.approvalId);
-    // An approval of another workspace is as unknown as a forged id: reveal nothing.
-    if (!approval || approval.teamId !== request.teamId) return { ok: false, kind: 'not_found' };
+    // An approval of another workspace (outside the organisation) is as unknown as a forged id: reveal nothing.
+    if (!approval || !mayReach(approval, request)) return this.#unknown(request);
     if (approval.status !== 'pending') return { ok: false, kind: 'already_decided', approval };
     // Past its deadline the request is expired, even before the scheduler's next check records it.
     if (approval.expiresAt !== null && approval.expiresAt <= clock.now())
@@ -248,6 +254,16 @@ export class ApprovalService {
     }
   }
 
+  /** An unknown request, or one of a workspace the person cannot reach: one answer, recorded (see refusal-events.ts). */
+  async #unknown(
+    request: Pick<DecisionRequest, 'approvalId' | 'userId' | 'teamId' | 'vote'>,
+  ): Promise<Refusal> {
+    const { store, clock } = this.#deps;
+    if (this.#refusals.allow(request.userId, clock.now()))
+      await store.recordAudit([unknownRequestEvent(request, clock.now())]);
+    return { ok: false, kind: 'not_found' };
+  }
+
   /** A refusal, recorded (at most so many a person, see RefusalLimiter) as `approval.refused`. */
   async #refused(
     approval: ApprovalRecord,
@@ -258,19 +274,7 @@ export class ApprovalService {
     const { store, clock } = this.#deps;
     if (!this.#refusals.allow(request.userId, clock.now()))
       return { ok: false, kind: 'not_allowed', message: 'Too many refused clicks.', quiet: true };
-    await store.recordAudit([
-      auditEvent('approval.refused', {
-        at: clock.now(),
-        actor: request.userId,
-        ...approvalScope(approval),
-        payload: {
-          vote: request.vote,
-          reason,
-          rule: approval.rule,
-          ...(request.breakGlass ? { breakGlass: true } : {}),
-        },
-      }),
-    ]);
+    await store.recordAudit([refusedEvent(approval, request, reason, clock.now())]);
     return { ok: false, kind: 'not_allowed', message };
   }
 }

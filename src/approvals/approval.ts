@@ -116,6 +116,8 @@ export interface ApprovalRecord {
   runId: string;
   conversationId: string;
   teamId: string;
+  /** The Enterprise Grid organisation of its workspace, when Slack named one (see workspace-reach.ts). */
+  enterpriseId?: string | undefined;
   turn: number;
   callId: string;
   toolName: string;

@@ -2,6 +2,7 @@ import type { ApprovalRecord } from './approval.js';
 import type { ApprovalService, DecisionRequest, DecisionResult } from './approval-service.js';
 import type { Deciders, Viewer } from './deciders.js';
 import type { ApprovalStore } from './ports.js';
+import { mayReach, type WorkspacePlace } from './workspace-reach.js';
 
 export type EditDraft =
   | { ok: true; approval: ApprovalRecord; json: string }
@@ -40,17 +41,25 @@ export class ArgumentEditService {
     this.#deps = deps;
   }
 
-  /** A request of this workspace, to read (e.g. every argument before deciding); undefined when unknown. */
-  async find(approvalId: string, teamId: string): Promise<ApprovalRecord | undefined> {
+  /**
+   * A request this workspace reaches (its own, or on Enterprise Grid one of its organisation: see
+   * workspace-reach.ts), to read (e.g. every argument before deciding); undefined when unknown.
+   */
+  async find(approvalId: string, from: string | WorkspacePlace): Promise<ApprovalRecord | undefined> {
     const approval = await this.#deps.store.get(approvalId);
-    return approval && approval.teamId === teamId ? approval : undefined;
+    const place = typeof from === 'string' ? { teamId: from } : from;
+    return approval && mayReach(approval, place) ? approval : undefined;
   }
 
   /**
    * A request of this workspace for this viewer to read every argument of, when they may see it (see
    * `Deciders.maySee`); undefined when it is unknown or they may not, which look the same.
    */
-  async readable(approvalId: string, teamId: string, viewer: Viewer): Promise<ApprovalRecord | undefined> {
+  async readable(
+    approvalId: string,
+    teamId: string | WorkspacePlace,
+    viewer: Viewer,
+  ): Promise<ApprovalRecord | undefined> {
     const approval = await this.find(approvalId, teamId);
     return approval && (await this.#deps.deciders.maySee(approval, viewer)) ? approval : undefined;
   }
@@ -67,8 +76,10 @@ export class ArgumentEditService {
   async submit(
     request: Omit<DecisionRequest, 'vote' | 'reason' | 'editedArguments'> & { json: string },
   ): Promise<EditResult> {
-    const approval = await this.find(request.approvalId, request.teamId);
-    if (!approval) return { ok: false, kind: 'not_found' };
+    const { json: _json, ...decision } = request;
+    const approval = await this.find(request.approvalId, request);
+    // Unknown here: the decision finds it unknown too, and records the refusal as for any other surface.
+    if (!approval) return this.#deps.approvals.decide({ ...decision, vote: 'approve', reason: null });
     const tool = this.#deps.tools.get(approval.toolName);
     if (!tool)
       return { ok: false, kind: 'invalid', message: `The tool ${approval.toolName} is no longer available.` };
@@ -76,7 +87,6 @@ export class ArgumentEditService {
     if (!parsed.ok) return { ok: false, kind: 'invalid', message: parsed.error };
     const edited = JSON.stringify(parsed.args);
     const original = tool.parseArguments(approval.arguments);
-    const { json: _json, ...decision } = request;
     return this.#deps.approvals.decide({
       ...decision,
       vote: 'approve',

@@ -30,7 +30,7 @@ export class BreakGlassReviews {
     const approval = await store.get(input.approvalId);
     if (!approval || approval.teamId !== input.teamId || !approval.breakGlass)
       return { ok: false, kind: 'not_found' };
-    const allowed = deciders.mayAcknowledge(approval, input.userId);
+    const allowed = await deciders.mayAcknowledge(approval, input.userId);
     if (!allowed.ok) {
       if (allowed.reason === 'already_acknowledged')
         return { ok: false, kind: 'already_acknowledged', approval };

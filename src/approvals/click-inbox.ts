@@ -6,6 +6,8 @@ export interface ApprovalClick {
   standing: boolean;
   userId: string;
   teamId: string | undefined;
+  /** The Enterprise Grid organisation Slack signed with the click (absent outside Grid). */
+  enterpriseId?: string | undefined;
   /** The channel, message and thread of the clicked card (none for a click in App Home). */
   channelId: string | undefined;
   messageTs: string | undefined;

@@ -10,12 +10,19 @@ import {
 import { type Delegation, type DelegationStore, maySomeoneDecide } from './delegation.js';
 import { type DecisionPermission, decidingRule, mayDecide } from './policy.js';
 import type { GroupDirectory } from './ports.js';
+import { type AdminDirectory, fixedAdmins } from './team-admins.js';
 import { groupMembersOf, namedDeciders } from './who-to-tell.js';
 
 export interface DecidersDeps {
   clock: Clock;
-  /** ADMIN_USER_IDS: approval rights where a rule names admins, and on every request as its reader. */
-  adminUserIds: readonly string[];
+  /**
+   * Each workspace's admins: approval rights where a rule names admins, and on every request of their workspace
+   * as its reader. With one bot token ADMIN_USER_IDS (`fixedAdmins`); installed into several workspaces, each
+   * workspace's own list (team-admins.ts). Takes the place of `adminUserIds` when given.
+   */
+  admins?: AdminDirectory | undefined;
+  /** ADMIN_USER_IDS, the admins of every workspace: for one bot token, the terminal and tests. */
+  adminUserIds?: readonly string[] | undefined;
   /** AUDITOR_USER_IDS: readers of every request and of the audit log, with no right to decide. */
   auditorUserIds?: readonly string[] | undefined;
   /** Members of user groups named in rules; without it nobody matches a group. */
@@ -47,23 +54,26 @@ export interface DecisionRight {
  */
 export class Deciders {
   readonly #deps: DecidersDeps;
+  readonly #admins: AdminDirectory;
 
   constructor(deps: DecidersDeps) {
     this.#deps = deps;
+    this.#admins = deps.admins ?? fixedAdmins(deps.adminUserIds ?? []);
   }
 
-  isAdmin(userId: string): boolean {
-    return this.#deps.adminUserIds.includes(userId);
+  /** Whether this person is an admin of this workspace (never of another one). */
+  async isAdmin(teamId: string, userId: string): Promise<boolean> {
+    return (await this.adminsOf(teamId)).includes(userId);
   }
 
-  /** Whether this person may read every request and the audit log: admins and auditors. */
-  isAuditor(userId: string): boolean {
-    return this.isAdmin(userId) || (this.#deps.auditorUserIds ?? []).includes(userId);
+  /** Whether this person may read every request of this workspace and its audit log: its admins and auditors. */
+  async isAuditor(teamId: string, userId: string): Promise<boolean> {
+    return (await this.isAdmin(teamId, userId)) || (this.#deps.auditorUserIds ?? []).includes(userId);
   }
 
-  /** The admins (ADMIN_USER_IDS), for those who must be told or named. */
-  get adminUserIds(): readonly string[] {
-    return this.#deps.adminUserIds;
+  /** The admins of this workspace, for those who must be told or named. */
+  adminsOf(teamId: string): Promise<readonly string[]> {
+    return this.#admins.adminsOf(teamId);
   }
 
   /** Members of the user groups among `approvers`: the one place group membership is looked up. */
@@ -83,9 +93,10 @@ export class Deciders {
   ): Promise<DecisionRight> {
     const rule = decidingRule(approval.rule);
     const groupMembers = await this.groupMembers(rule.approvers);
+    const admins = await this.adminsOf(approval.teamId);
     const permission = mayDecide(rule, approval.requesterId, {
       userId,
-      isAdmin: this.isAdmin(userId),
+      isAdmin: admins.includes(userId),
       inConversation: channelId === approval.channelId,
       groupMembers,
     });
@@ -93,9 +104,8 @@ export class Deciders {
     const found = await this.#delegationsTo(approval.teamId, userId);
     if (found.length === 0) return { permission };
     const voted = (await this.#deps.votes?.approvers(approval.id)) ?? [];
-    const delegation = found.find(
-      (d) => !voted.includes(d.delegatorId) && this.#ruleAllows(rule, approval.requesterId, d, groupMembers),
-    );
+    const allows = this.#ruleAllows(rule, approval.requesterId, groupMembers, admins);
+    const delegation = found.find((d) => !voted.includes(d.delegatorId) && allows(d));
     return delegation ? { permission: { ok: true }, delegation } : { permission };
   }
 
@@ -105,12 +115,12 @@ export class Deciders {
    */
   async breakGlass(approval: ApprovalRecord, userId: string): Promise<BreakGlassPermission> {
     const { permission } = await this.right(approval, userId, undefined);
-    return mayBreakGlass(approval.rule, permission, this.isAdmin(userId));
+    return mayBreakGlass(approval.rule, permission, await this.isAdmin(approval.teamId, userId));
   }
 
   /** Whether `userId` may acknowledge the break-glass approval of `approval`: another admin, once. */
-  mayAcknowledge(approval: ApprovalRecord, userId: string): AcknowledgePermission {
-    return mayAcknowledge(approval.breakGlass, userId, this.isAdmin(userId));
+  async mayAcknowledge(approval: ApprovalRecord, userId: string): Promise<AcknowledgePermission> {
+    return mayAcknowledge(approval.breakGlass, userId, await this.isAdmin(approval.teamId, userId));
   }
 
   /**
@@ -120,7 +130,7 @@ export class Deciders {
    */
   async maySee(approval: ApprovalRecord, viewer: Viewer): Promise<boolean> {
     const { userId, channelId } = viewer;
-    if (userId === approval.requesterId || this.isAuditor(userId)) return true;
+    if (userId === approval.requesterId || (await this.isAuditor(approval.teamId, userId))) return true;
     if (
       channelId !== undefined &&
       (channelId === approval.channelId || channelId === approval.rule.approvalChannel)
@@ -143,20 +153,22 @@ export class Deciders {
   ): Promise<boolean> {
     if (!rule.allowStandingApproval || rule.quorum > 1) return false;
     const groupMembers = await this.groupMembers(rule.approvers);
+    const admins = await this.adminsOf(teamId);
     const permission = mayDecide(rule, requesterId, {
       userId: grantedBy,
-      isAdmin: this.isAdmin(grantedBy),
+      isAdmin: admins.includes(grantedBy),
       inConversation: true,
       groupMembers,
     });
     if (permission.ok || permission.reason !== 'not_an_approver') return permission.ok;
     const found = await this.#delegationsTo(teamId, grantedBy);
-    return found.some((delegation) => this.#ruleAllows(rule, requesterId, delegation, groupMembers));
+    return found.some(this.#ruleAllows(rule, requesterId, groupMembers, admins));
   }
 
   /** Whether `userId` may decide some tool under the policy's `named` approvers: only such people may delegate. */
-  async mayDelegate(userId: string, named: readonly Approver[]): Promise<boolean> {
-    return maySomeoneDecide(named, userId, this.isAdmin(userId), await this.groupMembers(named));
+  async mayDelegate(teamId: string, userId: string, named: readonly Approver[]): Promise<boolean> {
+    const isAdmin = await this.isAdmin(teamId, userId);
+    return maySomeoneDecide(named, userId, isAdmin, await this.groupMembers(named));
   }
 
   /**
@@ -170,20 +182,22 @@ export class Deciders {
     teamId: string,
   ): Promise<Set<string>> {
     const delegations = await this.#delegationsTo(teamId, userId);
+    const admins = await this.adminsOf(teamId);
     const decidable = new Set<string>();
     for (const approval of pending) {
+      if (approval.teamId !== teamId) continue;
       const rule = decidingRule(approval.rule);
       const groupMembers = await this.groupMembers(rule.approvers);
       const own = mayDecide(rule, approval.requesterId, {
         userId,
-        isAdmin: this.isAdmin(userId),
+        isAdmin: admins.includes(userId),
         inConversation: false,
         groupMembers,
       });
       const allowed =
         own.ok ||
         (own.reason === 'not_an_approver' &&
-          delegations.some((d) => this.#ruleAllows(rule, approval.requesterId, d, groupMembers)));
+          delegations.some(this.#ruleAllows(rule, approval.requesterId, groupMembers, admins)));
       if (allowed) decidable.add(approval.id);
     }
     return decidable;
@@ -193,17 +207,22 @@ export class Deciders {
    * Where the review card of a break-glass approval goes: the rule's approval channel, else every other admin by
    * direct message (the admin who broke glass cannot acknowledge it).
    */
-  breakGlassReviewers(approval: ApprovalRecord): string[] {
+  async breakGlassReviewers(approval: ApprovalRecord): Promise<string[]> {
     if (approval.rule.approvalChannel) return [approval.rule.approvalChannel];
-    return this.#deps.adminUserIds.filter((id) => id !== approval.breakGlass?.by);
+    return (await this.adminsOf(approval.teamId)).filter((id) => id !== approval.breakGlass?.by);
   }
 
-  /** Of these pending requests, the ids on which this person may break glass from App Home. */
-  async breakGlassFromHome(pending: readonly ApprovalRecord[], userId: string): Promise<Set<string>> {
+  /** Of these pending requests of this workspace, the ids on which this person may break glass from App Home. */
+  async breakGlassFromHome(
+    pending: readonly ApprovalRecord[],
+    userId: string,
+    teamId: string,
+  ): Promise<Set<string>> {
     const allowed = new Set<string>();
-    if (!this.isAdmin(userId)) return allowed;
+    if (!(await this.isAdmin(teamId, userId))) return allowed;
     for (const approval of pending)
-      if ((await this.breakGlass(approval, userId)).ok) allowed.add(approval.id);
+      if (approval.teamId === teamId && (await this.breakGlass(approval, userId)).ok)
+        allowed.add(approval.id);
     return allowed;
   }
 
@@ -213,13 +232,13 @@ export class Deciders {
    * The requester and "anyone in the conversation" are left out.
    */
   async peopleToTell(
-    approval: Pick<ApprovalRecord, 'requesterId' | 'rule'>,
+    approval: Pick<ApprovalRecord, 'teamId' | 'requesterId' | 'rule'>,
     approvers: readonly Approver[] = approval.rule.approvers,
   ): Promise<string[]> {
     return namedDeciders(
       { approvers: [...approvers] },
       approval.requesterId,
-      this.#deps.adminUserIds,
+      await this.adminsOf(approval.teamId),
       await this.groupMembers(approvers),
     );
   }
@@ -233,15 +252,16 @@ export class Deciders {
   #ruleAllows(
     rule: ApprovalRule,
     requesterId: string,
-    delegation: Delegation,
     groupMembers: ReadonlyMap<string, ReadonlySet<string>>,
-  ): boolean {
-    return mayDecide(rule, requesterId, {
-      userId: delegation.delegatorId,
-      isAdmin: this.isAdmin(delegation.delegatorId),
-      inConversation: false,
-      groupMembers,
-    }).ok;
+    admins: readonly string[],
+  ): (delegation: Delegation) => boolean {
+    return (delegation) =>
+      mayDecide(rule, requesterId, {
+        userId: delegation.delegatorId,
+        isAdmin: admins.includes(delegation.delegatorId),
+        inConversation: false,
+        groupMembers,
+      }).ok;
   }
 }
 

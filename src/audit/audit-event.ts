@@ -39,7 +39,9 @@ export type AuditKind =
   | 'console.refused'
   | 'console.sessions_revoked'
   | 'installation.added'
-  | 'installation.removed';
+  | 'installation.removed'
+  | 'team.admin_added'
+  | 'team.admin_removed';
 
 /** An audit event before it is chained; the store adds sequence, previous hash and hash. */
 export interface AuditInput {

@@ -10,6 +10,7 @@ import { type BackupResult, backupSqlite } from '../db/sqlite/backup.js';
 import { openSqliteReadOnly } from '../db/sqlite/sqlite-database.js';
 import { describeError } from '../errors.js';
 import { argumentProblem } from './argument-problem.js';
+import { adminsCommand } from './db-admins.js';
 import { restoreCommand } from './db-restore.js';
 import { rotateTokenKeyCommand } from './db-rotate.js';
 
@@ -22,6 +23,7 @@ export const DB_USAGE = `Usage: npm run db -- backup --out FILE [--from FILE]
        npm run db -- restore --from FILE [--to FILE] [--bot-stopped]
        npm run db -- copy --to postgres://USER:PASSWORD@HOST/DATABASE [--from FILE]
        npm run db -- rotate-token-key
+       npm run db -- admins --team T… [--add U… | --remove U…]
 
 Commands:
   backup    writes a consistent copy of the SQLite database (--from, default DATABASE_PATH) to a new file
@@ -40,6 +42,9 @@ Commands:
             installs into several workspaces: seals every stored Slack token again with TOKEN_ENCRYPTION_KEY
             (the new key), reading those sealed with TOKEN_ENCRYPTION_KEY_PREVIOUS (the old one); once it
             reports every token on the current key, unset TOKEN_ENCRYPTION_KEY_PREVIOUS.
+  admins    installs into several workspaces: lists a workspace's admins (--team), or adds or removes one
+            (--add, --remove), audited with actor operator. A workspace's admins are its installer until
+            the list is first changed; its last admin cannot be removed.
 
 Exit codes: 0 done, 1 the backup, restore, copy or re-sealing failed (a copy's target is left as it is: empty it before
 trying again; a backup whose chain does not verify is not restored), 2 usage or configuration problem, or a
@@ -60,10 +65,13 @@ const OPTIONS = {
   from: { type: 'string' },
   out: { type: 'string' },
   'bot-stopped': { type: 'boolean' },
+  team: { type: 'string' },
+  add: { type: 'string' },
+  remove: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-/** `npm run db -- backup|restore|copy|rotate-token-key|help`. Returns the exit code. */
+/** `npm run db -- backup|restore|copy|rotate-token-key|admins|help`. Returns the exit code. */
 export async function runDbCli(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
@@ -82,15 +90,19 @@ export async function runDbCli(
     return 0;
   }
   if (command === undefined) {
-    io.err(`Name a command: backup, restore, copy or rotate-token-key.\n${SEE_HELP}`);
+    io.err(`Name a command: backup, restore, copy, rotate-token-key or admins.\n${SEE_HELP}`);
     return 2;
   }
-  if (parsed.positionals.length > 1 || !['backup', 'restore', 'copy', 'rotate-token-key'].includes(command)) {
+  if (
+    parsed.positionals.length > 1 ||
+    !['backup', 'restore', 'copy', 'rotate-token-key', 'admins'].includes(command)
+  ) {
     io.err(`Unknown command: ${parsed.positionals.join(' ')}\n${SEE_HELP}`);
     return 2;
   }
   if (command === 'backup') return backupCommand(parsed.values, env, io);
   if (command === 'rotate-token-key') return rotateTokenKeyCommand(env, io);
+  if (command === 'admins') return adminsCommand(parsed.values, env, io);
   if (command === 'restore') {
     const { from, to, 'bot-stopped': botStopped } = parsed.values;
     return restoreCommand({ from, to, botStopped }, env, io);

@@ -57,7 +57,7 @@ export interface BackgroundWork {
 export async function startBackgroundWork(
   core: SlackCore,
   client: WebClient,
-  config: Pick<Config, 'adminUserIds' | 'runLeaseMs' | 'audit'>,
+  config: Pick<Config, 'runLeaseMs' | 'audit'>,
   logger: Logger,
   timings: BackgroundTimings = {},
 ): Promise<BackgroundWork> {
@@ -68,7 +68,7 @@ export async function startBackgroundWork(
     events: createApprovalNotifier({
       client,
       followUp: core.followUp,
-      adminUserIds: config.adminUserIds,
+      admins: core.deciders,
       cards: core.adapters.surface,
     }),
     clock,

@@ -20,7 +20,7 @@ import { startWorkerPool, type WorkerPool } from '../workers/worker-pool.js';
 import { type BackgroundTimings, type BackgroundWork, startBackgroundWork } from './background.js';
 import { createConsole } from './console.js';
 import { type Core, type CoreOverrides, createCore } from './core.js';
-import { botTokensOf, installationsOf, lateInstallations } from './installations.js';
+import { adminsOf, botTokensOf, installationsOf, lateInstallations } from './installations.js';
 import { registerListeners } from './slack.js';
 
 export interface BotOverrides extends CoreOverrides, BackgroundTimings {
@@ -78,7 +78,6 @@ export async function createBot(
     port: config.port,
     logLevel: config.logLevel,
     logger,
-    adminUserIds: config.adminUserIds,
     clock,
     ...(config.slack.oauth
       ? {
@@ -126,7 +125,13 @@ export async function createBot(
     config,
     logger,
     inForce,
-    (stores) => runtime.adapters(stores.cards, SYSTEM_PROMPT, botTokensOf(config, stores, clock)),
+    (stores) =>
+      runtime.adapters(
+        stores.cards,
+        SYSTEM_PROMPT,
+        botTokensOf(config, stores, clock),
+        adminsOf(config, stores),
+      ),
     overrides,
   );
   installations = installationsOf(config, core.stores, clock);

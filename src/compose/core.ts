@@ -30,6 +30,7 @@ import type { OpenAIModelOptions } from '../model/openai/openai-client.js';
 import { createTokenCounter } from '../model/token-counter.js';
 import { ownerIsGone, processOwnerId } from '../process-identity.js';
 import { createBuiltInTools, toolNames } from '../tools/built-in-tools.js';
+import { adminsOf } from './installations.js';
 
 /** What tests and the bench may replace; production uses none of these. */
 export interface CoreOverrides {
@@ -184,7 +185,7 @@ export async function createCore<A extends SurfaceAdapters>(
   ]);
   const deciders = new Deciders({
     clock,
-    adminUserIds: config.adminUserIds,
+    admins: adminsOf(config, stores),
     auditorUserIds: config.auditorUserIds,
     groups: adapters.groups,
     delegations: stores.delegations,

@@ -1,4 +1,6 @@
 import type { InstallationStore } from '@slack/bolt';
+import { type AdminDirectory, fixedAdmins } from '../approvals/team-admins.js';
+import { TERMINAL_TEAM_ID } from '../cli/terminal-thread.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Stores } from '../db/stores.js';
@@ -19,6 +21,22 @@ export function installationsOf(
   const { oauth } = config.slack;
   if (!oauth) return undefined;
   return createSealedInstallations(stores.installations, createTokenCipher(oauth.tokenKeys), clock);
+}
+
+/**
+ * Each workspace's admins: ADMIN_USER_IDS with one bot token; in OAuth mode each workspace's own list (its
+ * installer, then whoever its admins add), while the terminal chat's conversations keep ADMIN_USER_IDS.
+ */
+export function adminsOf(
+  config: Pick<Config, 'slack' | 'adminUserIds'>,
+  stores: Pick<Stores, 'teamAdmins'>,
+): AdminDirectory {
+  const fixed = fixedAdmins(config.adminUserIds);
+  if (!config.slack.oauth) return fixed;
+  return {
+    adminsOf: (teamId) =>
+      teamId === TERMINAL_TEAM_ID ? fixed.adminsOf(teamId) : stores.teamAdmins.adminsOf(teamId),
+  };
 }
 
 /** Where each workspace's token comes from: SLACK_BOT_TOKEN, or (OAuth mode) its stored installation. */

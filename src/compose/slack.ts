@@ -58,7 +58,7 @@ export function createHome(
   logger: Logger,
 ): { home: HomePublisher; access: AuditAccess; watcher: DecisionWatchers } {
   const access = createAuditAccess(client, {
-    isAdmin: (userId) => core.deciders.isAdmin(userId),
+    isAdmin: (teamId, userId) => core.deciders.isAdmin(teamId, userId),
     includeWorkspaceAdmins: config.auditIncludesWorkspaceAdmins,
     now: () => core.clock.now(),
     logger,
@@ -146,14 +146,17 @@ export function registerListeners(
     queries: stores.auditQueries,
     access,
     standing: stores.standing,
-    isAdmin: (userId: string) => core.deciders.isAdmin(userId),
+    isAdmin: (teamId: string, userId: string) => core.deciders.isAdmin(teamId, userId),
+    // Installed into several workspaces, each names its own admins; with one token they are ADMIN_USER_IDS.
+    admins: { admins: core.deciders, store: config.slack.oauth ? stores.teamAdmins : undefined },
     now: () => core.clock.now(),
     logger,
     apiUrl: config.slack.apiUrl,
     delegation: {
       store: stores.delegations,
       newId: () => randomId('dlg'),
-      mayDelegate: (userId: string) => core.deciders.mayDelegate(userId, core.policy.namedApprovers()),
+      mayDelegate: (teamId: string, userId: string) =>
+        core.deciders.mayDelegate(teamId, userId, core.policy.namedApprovers()),
     },
   });
   registerHomeListeners(app, { home, logger });

@@ -15,7 +15,7 @@ import { doesBackground, servesConsole } from '../workers/worker-roles.js';
 import { type BackgroundWork, startBackgroundWork } from './background.js';
 import { createConsoleFetch } from './console.js';
 import { createCore } from './core.js';
-import { botTokensOf } from './installations.js';
+import { adminsOf, botTokensOf } from './installations.js';
 import { clickDeps, createHome, createWebClient, type SlackCore } from './slack.js';
 
 /** A worker thread's services, wired: what the intake thread hands over is done through them. */
@@ -67,7 +67,7 @@ export async function composeWorker(
         clock,
         logger,
         systemPrompt: SYSTEM_PROMPT,
-        adminUserIds: config.adminUserIds,
+        admins: adminsOf(config, stores),
       }),
     { owner: data.owner },
   );

@@ -73,10 +73,13 @@ export class ConsoleAccess {
     return { token, expiresAt };
   }
 
-  /** Uses a link up and opens its session; `installedTeam` is the workspace of a link that named none. */
+  /**
+   * Uses a link up and opens its session; `installedTeam` is the workspace of a link that named none (asked only
+   * then: installed into several workspaces, a link names its workspace).
+   */
   async redeemLink(
     token: string,
-    installedTeam: string,
+    installedTeam: string | (() => Promise<string>),
   ): Promise<{ ok: true; opened: OpenedSession } | { ok: false }> {
     const link = await this.#deps.links.redeem(digest(token), this.#deps.clock.now());
     if (!link) {
@@ -85,7 +88,13 @@ export class ConsoleAccess {
     }
     return {
       ok: true,
-      opened: await this.signIn({ teamId: link.teamId ?? installedTeam, userId: link.userId }, 'link'),
+      opened: await this.signIn(
+        {
+          teamId: link.teamId ?? (typeof installedTeam === 'string' ? installedTeam : await installedTeam()),
+          userId: link.userId,
+        },
+        'link',
+      ),
     };
   }
 

@@ -16,6 +16,8 @@ export interface ThreadRef {
 }
 
 export interface IncomingMessage extends ThreadRef {
+  /** The Enterprise Grid organisation Slack named with the event (absent outside Grid). */
+  enterpriseId?: string | undefined;
   userId: string;
   text: string;
   messageTs: string;

@@ -58,9 +58,10 @@ export function createConversationStore(ctx: StoreContext): ConversationStore {
             on conflict do nothing`);
           if (fresh === 0) return { kind: 'duplicate' as const };
         }
-        yield* count(sql`insert into conversations (id, team_id, channel_id, thread_ts, surface, created_at)
-          values (${ctx.newId('conv')}, ${message.teamId}, ${message.channelId}, ${message.threadTs}, ${surface},
-            ${at}) on conflict (team_id, channel_id, thread_ts) do nothing`);
+        yield* count(sql`insert into conversations (id, team_id, enterprise_id, channel_id, thread_ts, surface,
+            created_at)
+          values (${ctx.newId('conv')}, ${message.teamId}, ${message.enterpriseId ?? null}, ${message.channelId},
+            ${message.threadTs}, ${surface}, ${at}) on conflict (team_id, channel_id, thread_ts) do nothing`);
         const conversationId = yield* conversationIdOf(message);
         if (!conversationId) throw new AppError('database.not_stored', 'Conversation could not be created');
         const kind = yield* startOrQueue(ctx, {

@@ -12,6 +12,7 @@ const storedClick = z.object({
   standing: z.boolean(),
   userId: z.string(),
   teamId: z.string().optional(),
+  enterpriseId: z.string().optional(),
   channelId: z.string().optional(),
   messageTs: z.string().optional(),
   threadTs: z.string().optional(),
@@ -83,8 +84,8 @@ function parseClick(text: string): ApprovalClick | undefined {
   try {
     const parsed = storedClick.safeParse(JSON.parse(text));
     if (!parsed.success) return undefined;
-    const { value, teamId, channelId, messageTs, threadTs, standing, userId } = parsed.data;
-    return { value, standing, userId, teamId, channelId, messageTs, threadTs };
+    const { value, teamId, enterpriseId, channelId, messageTs, threadTs, standing, userId } = parsed.data;
+    return { value, standing, userId, teamId, enterpriseId, channelId, messageTs, threadTs };
   } catch {
     return undefined;
   }

@@ -10,6 +10,7 @@ import type {
   ApprovalTimerStore,
   StandingApprovalStore,
 } from '../approvals/ports.js';
+import type { TeamAdminStore } from '../approvals/team-admins.js';
 import type { AuditPushStore } from '../audit/audit-push.js';
 import type { CheckpointStore } from '../audit/checkpointer.js';
 import type { RetentionStore } from '../audit/retention.js';
@@ -45,6 +46,7 @@ import { createRunRecovery } from './run-recovery.js';
 import { createRunStore } from './run-store.js';
 import { createStandingApprovalStore } from './standing-approvals.js';
 import type { StoreContext } from './store-context.js';
+import { createTeamAdminStore } from './team-admin-store.js';
 
 /** Every store of the core's ports, one instance of each, on one database. */
 export interface Stores {
@@ -71,6 +73,8 @@ export interface Stores {
   consoleLinks: ConsoleLinkStore;
   /** The app's installations in Slack (OAuth mode). */
   installations: InstallationRecords;
+  /** Each workspace's admins (OAuth mode). */
+  teamAdmins: TeamAdminStore;
 }
 
 export function createStores(ctx: StoreContext): Stores {
@@ -97,5 +101,6 @@ export function createStores(ctx: StoreContext): Stores {
     consoleSessions: createConsoleSessionStore(ctx),
     consoleLinks: createConsoleLinkStore(ctx),
     installations: createInstallationRecords(ctx),
+    teamAdmins: createTeamAdminStore(ctx),
   };
 }

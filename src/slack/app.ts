@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, Server, type ServerResponse } from 
 import { App, type InstallationStore, LogLevel, SocketModeReceiver, type webApi } from '@slack/bolt';
 import type { AcceptedRequest } from '../approvals/click-inbox.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
+import type { AdminDirectory } from '../approvals/team-admins.js';
 import type { Clock } from '../clock.js';
 import type { OAuthInstallConfig, SlackMode } from '../config.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
@@ -53,8 +54,6 @@ export interface SlackRuntimeOptions {
   socketPingTimeoutMs?: number;
   /** Who the bot token belongs to, already asked at start-up: Bolt then makes no `auth.test` of its own. */
   identity?: SlackIdentity;
-  /** Admins, who get direct-message copies of cards whose rule says `notify: dm`. */
-  adminUserIds?: readonly string[];
   /**
    * Other pages served on `port` beside Slack's endpoints, in both modes: every method and path under
    * `prefix` goes to `handler` (the web console under `/console`).
@@ -64,8 +63,16 @@ export interface SlackRuntimeOptions {
 
 export interface SlackRuntime {
   app: App;
-  /** The Slack side of the core, rendering cards from `cards`, each workspace's calls with its `tokens`. */
-  adapters(cards: ApprovalCardStore, systemPrompt: string, tokens: BotTokens): SlackAdapters;
+  /**
+   * The Slack side of the core, rendering cards from `cards`, each workspace's calls with its `tokens`; `admins`
+   * get direct-message copies of cards whose rule names them and says `notify: dm`.
+   */
+  adapters(
+    cards: ApprovalCardStore,
+    systemPrompt: string,
+    tokens: BotTokens,
+    admins: AdminDirectory,
+  ): SlackAdapters;
   /** Starts listening; resolves with the HTTP port actually bound. */
   start(): Promise<{ port: number }>;
   /** Stops intake: no new requests are accepted. */
@@ -225,7 +232,7 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
   let stopping = false;
   return {
     app,
-    adapters: (cards, systemPrompt, tokens) =>
+    adapters: (cards, systemPrompt, tokens, admins) =>
       createSlackAdapters({
         tokens,
         apiUrl: options.apiUrl,
@@ -235,7 +242,7 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
         clock: options.clock,
         logger,
         systemPrompt,
-        ...(options.adminUserIds ? { adminUserIds: options.adminUserIds } : {}),
+        admins,
       }),
     async start() {
       // In Socket Mode Bolt serves /healthz from a side server that ignores listen errors: check the port first,

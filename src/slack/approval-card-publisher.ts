@@ -48,9 +48,9 @@ interface Rendered {
 }
 
 /** Who is sent a request directly, and whether anybody can decide it at all. */
-export type DeciderDirectory = Pick<Deciders, 'peopleToTell' | 'adminUserIds'>;
+export type DeciderDirectory = Pick<Deciders, 'peopleToTell' | 'adminsOf'>;
 
-const NOBODY: DeciderDirectory = { adminUserIds: [], peopleToTell: async () => [] };
+const NOBODY: DeciderDirectory = { adminsOf: async () => [], peopleToTell: async () => [] };
 
 export function createCardPublisher(
   client: webApi.WebClient,
@@ -80,7 +80,8 @@ export function createCardPublisher(
     const copies: ExtraCard[] = (await cards?.extraCards(approval.id)) ?? [];
     const standing = update.standing ?? false;
     const delegated = (await cards?.delegatedVotes(approval.id)) ?? {};
-    const nobody = nobodyCanDecide(approval.rule, approval.requesterId, deciders.adminUserIds);
+    const admins = await deciders.adminsOf(approval.teamId);
+    const nobody = nobodyCanDecide(approval.rule, approval.requesterId, admins);
     return [
       ...threadCards(approval, update.fallback, copies).map((location) => ({
         location,

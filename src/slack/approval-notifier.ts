@@ -2,6 +2,7 @@ import type { webApi } from '@slack/bolt';
 import { type ApprovalRecord, formatDuration } from '../approvals/approval.js';
 import type { ApprovalTimerEvents } from '../approvals/approval-scheduler.js';
 import { describeApprovers } from '../approvals/policy.js';
+import type { AdminDirectory } from '../approvals/team-admins.js';
 import { type DeciderMention, deciderMentions } from '../approvals/who-to-tell.js';
 import type { DecisionFollowUp } from '../conversations/decision-follow-up.js';
 import { escapeMrkdwn } from './mrkdwn.js';
@@ -11,7 +12,8 @@ export interface ApprovalNotifierDeps {
   client: webApi.WebClient;
   /** What follows an expiry: the same as after a decision (cards, the run, App Home). */
   followUp: Pick<DecisionFollowUp, 'after'>;
-  adminUserIds: readonly string[];
+  /** Each workspace's admins, mentioned in a reminder of a request whose rule names admins. */
+  admins: AdminDirectory;
   /** Where an escalated request's cards are sent and updated. */
   cards: { postEscalation(approval: ApprovalRecord): Promise<void> };
 }
@@ -38,7 +40,7 @@ export function createApprovalNotifier(deps: ApprovalNotifierDeps): ApprovalTime
       await deps.client.chat.postMessage({
         channel: approval.channelId,
         thread_ts: approval.threadTs,
-        text: reminderText(approval, deps.adminUserIds),
+        text: reminderText(approval, await deps.admins.adminsOf(approval.teamId)),
         ...NO_PREVIEWS,
       });
     },

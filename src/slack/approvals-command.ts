@@ -1,6 +1,7 @@
 import type { ApprovalLists, ApprovalReports } from '../approvals/audit-queries.js';
 import type { DelegationStore } from '../approvals/delegation.js';
 import type { StandingApprovalStore } from '../approvals/ports.js';
+import { type AdminsCommandDeps, answerAdminsCommand } from './admins-command.js';
 import type { AuditAccess } from './audit-access.js';
 import type { SlackMessage } from './blocks/approval-card.js';
 import { buildApprovalDetail } from './blocks/approval-detail.js';
@@ -19,9 +20,11 @@ export interface ApprovalsCommandDeps {
   queries: ApprovalLists & ApprovalReports;
   access: AuditAccess;
   standing: Pick<StandingApprovalStore, 'revoke'>;
-  /** Configured admins (ADMIN_USER_IDS): the only ones who may change anything, such as revoking. */
-  isAdmin(userId: string): boolean;
+  /** The workspace's admins: the only ones who may change anything, such as revoking. */
+  isAdmin(teamId: string, userId: string): Promise<boolean>;
   now(): number;
+  /** `admins`: the workspace's admins, listed, and changed by one of them. */
+  admins: Omit<AdminsCommandDeps, 'now'>;
   /** `delegate`, `delegations`, `undelegate`: open to anyone who may decide some tool. */
   delegation?: DelegationCommandDeps;
 }
@@ -29,7 +32,7 @@ export interface ApprovalsCommandDeps {
 export interface DelegationCommandDeps {
   store: DelegationStore;
   /** Whether the person may decide some tool under the policy in force. */
-  mayDelegate(userId: string): Promise<boolean>;
+  mayDelegate(teamId: string, userId: string): Promise<boolean>;
   newId(): string;
 }
 
@@ -40,7 +43,7 @@ export interface ApprovalsCommandInput {
 }
 
 const REVOKE_ADMINS_ONLY =
-  'Only the admins named in ADMIN_USER_IDS can revoke an "Approve for this thread"; audit rights only let you read.';
+  'Only the admins of this workspace can revoke an "Approve for this thread"; audit rights only let you read.';
 
 const DELEGATION_VERB = /^\s*(delegate|undelegate|delegations)\b/i;
 
@@ -60,7 +63,7 @@ export async function answerApprovalsCommand(
     return answerDelegation(deps, command, userId, teamId);
   // Delegation is open to more than admins: what was wrong with such a command is said to anyone.
   if (command.kind === 'help' && DELEGATION_VERB.test(text)) return buildApprovalsHelp(command.problem);
-  if (!(await deps.access.isAuditor(userId))) return { text: ADMINS_ONLY_TEXT, blocks: [] };
+  if (!(await deps.access.isAuditor(teamId, userId))) return { text: ADMINS_ONLY_TEXT, blocks: [] };
   const base = `/approvals ${text.replace(/\s*page:\S*/g, '').trim()}`;
   const pager = (page: number) => ({ page, command: (n: number) => `${base} page:${n}` });
   const slice = (page: number) => ({ limit: REPORT_PAGE_SIZE, offset: (page - 1) * REPORT_PAGE_SIZE });
@@ -94,8 +97,12 @@ export async function answerApprovalsCommand(
       );
     case 'revoke':
       // Workspace admins given audit rights read; they do not write.
-      if (!deps.isAdmin(userId)) return buildApprovalsHelp(REVOKE_ADMINS_ONLY);
+      if (!(await deps.isAdmin(teamId, userId))) return buildApprovalsHelp(REVOKE_ADMINS_ONLY);
       return revoke(deps, teamId, userId, command.approvalId);
+    case 'admins': {
+      const isAdmin = await deps.isAdmin(teamId, userId);
+      return answerAdminsCommand({ ...deps.admins, now: deps.now }, command, { userId, teamId, isAdmin });
+    }
     case 'help':
       return buildApprovalsHelp(command.problem);
   }
@@ -118,7 +125,7 @@ async function answerDelegation(
   const delegation = deps.delegation;
   if (!delegation) return plain('delegation', 'Delegation is not available here.');
   // Anyone may list the delegations they gave or received; giving one takes someone who may decide.
-  if (command.kind !== 'delegations' && !(await delegation.mayDelegate(userId)))
+  if (command.kind !== 'delegations' && !(await delegation.mayDelegate(teamId, userId)))
     return plain('delegation', 'Only people who may decide approval requests can delegate deciding.');
   const now = deps.now();
   switch (command.kind) {

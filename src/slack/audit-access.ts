@@ -4,13 +4,13 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 export interface AuditAccess {
-  /** May this person see every request (the slash command, the admins' App Home)? */
-  isAuditor(userId: string): Promise<boolean>;
+  /** May this person see every request of their workspace (the slash command, the admins' App Home)? */
+  isAuditor(teamId: string, userId: string): Promise<boolean>;
 }
 
 export interface AuditAccessOptions {
-  /** `ADMIN_USER_IDS`, through the approval service. */
-  isAdmin(userId: string): boolean;
+  /** The workspace's admins, through `Deciders`. */
+  isAdmin(teamId: string, userId: string): Promise<boolean>;
   /** Also Slack workspace admins and owners, looked up with `users.info`. */
   includeWorkspaceAdmins: boolean;
   now(): number;
@@ -35,8 +35,8 @@ export function createAuditAccess(client: webApi.WebClient, options: AuditAccess
   const cache = new Map<string, { value: boolean; until: number }>();
   const ttl = options.cacheMs ?? 600_000;
   return {
-    async isAuditor(userId) {
-      if (options.isAdmin(userId)) return true;
+    async isAuditor(teamId, userId) {
+      if (await options.isAdmin(teamId, userId)) return true;
       if (!options.includeWorkspaceAdmins) return false;
       const cached = cache.get(userId);
       if (cached && cached.until > options.now()) return cached.value;

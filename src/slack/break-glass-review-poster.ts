@@ -19,7 +19,7 @@ export function createBreakGlassReviewPoster(
   return {
     async afterDecision(approval: ApprovalRecord) {
       if (!approval.breakGlass || approval.breakGlass.acknowledgedBy !== null) return;
-      const reviewers = deps.deciders.breakGlassReviewers(approval);
+      const reviewers = await deps.deciders.breakGlassReviewers(approval);
       if (reviewers.length === 0)
         deps.logger.warn('break-glass approval has no other admin to review it', { approvalId: approval.id });
       const message = buildBreakGlassReview(approval);

@@ -47,7 +47,7 @@ export function createHomePublisher(client: webApi.WebClient, deps: HomePublishe
       // Auditors see every request; buttons only where they could decide from Home.
       const decidable = await deps.deciders.decidableFromHome(shown, userId, teamId);
       const undecidable = shown.filter((approval) => !decidable.has(approval.id));
-      const breakGlass = await deps.deciders.breakGlassFromHome(undecidable, userId);
+      const breakGlass = await deps.deciders.breakGlassFromHome(undecidable, userId, teamId);
       return {
         kind: 'admin',
         pending: shown,
@@ -72,7 +72,7 @@ export function createHomePublisher(client: webApi.WebClient, deps: HomePublishe
 
   return {
     async publish(userId, teamId) {
-      const auditor = await deps.access.isAuditor(userId);
+      const auditor = await deps.access.isAuditor(teamId, userId);
       const now = deps.clock.now();
       await deps.viewers.remember({ teamId, userId, auditor }, now, now - HOME_VIEWER_TTL_MS);
       await show(userId, teamId, auditor);

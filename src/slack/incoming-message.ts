@@ -6,6 +6,10 @@ const SLACK_TS = /^\d{1,12}\.\d{1,9}$/;
 /** The fields of a message or mention event the bot acts on, as Slack must have sent them. */
 const incomingSchema = z.object({
   teamId: z.string().regex(/^[TE][A-Z0-9]{1,30}$/),
+  enterpriseId: z
+    .string()
+    .regex(/^E[A-Z0-9]{1,30}$/)
+    .optional(),
   channelId: z.string().regex(/^[CDG][A-Z0-9]{1,30}$/),
   threadTs: z.string().regex(SLACK_TS),
   userId: z.string().regex(/^[UW][A-Z0-9]{1,30}$/),
@@ -27,7 +31,7 @@ function stripBotMentions(text: string, botUserId: string | undefined): string {
  * when anything is missing or of the wrong shape, so a malformed event never starts a conversation.
  */
 export function parseIncomingMessage(
-  raw: Record<keyof IncomingMessage, unknown>,
+  raw: Record<Exclude<keyof IncomingMessage, 'enterpriseId'>, unknown> & { enterpriseId?: unknown },
   botUserId?: string,
 ): IncomingMessage | undefined {
   const parsed = incomingSchema.safeParse(raw);

@@ -12,6 +12,7 @@ export type ApprovalsCommand =
   | { kind: 'delegate'; userId: string; until: number }
   | { kind: 'delegations' }
   | { kind: 'undelegate'; userId: string }
+  | { kind: 'admins'; change?: { action: 'add' | 'remove'; userId: string } }
   | { kind: 'help'; problem?: string };
 
 const USER = /^<@([UW][A-Z0-9]{2,})(\|[^>]*)?>$|^([UW][A-Z0-9]{2,})$/;
@@ -55,6 +56,8 @@ export function parseApprovalsCommand(text: string, now: number): ApprovalsComma
         return help(`\`${kind}\` takes one approval ID, such as \`apr_3f9c…\` (shown on each card).`);
       return { kind, approvalId: id };
     }
+    case 'admins':
+      return admins(args);
     case 'delegations':
       return args.length === 0 ? { kind: 'delegations' } : help('`delegations` takes nothing after it.');
     case 'delegate':
@@ -83,6 +86,21 @@ function delegation(kind: 'delegate' | 'undelegate', args: readonly string[], no
   if (end === undefined) return help(usage);
   if (end <= now) return help(`\`until:${quote(date ?? '')}\` is in the past; name today or a later day.`);
   return { kind, userId, until: end };
+}
+
+/** `admins`, `admins add @ann`, `admins remove @ann`. */
+function admins(args: readonly string[]): ApprovalsCommand {
+  const [action = '', who = '', ...rest] = args;
+  if (action === '') return { kind: 'admins' };
+  const usage =
+    "`admins` lists this workspace's admins; `admins add @ann` and `admins remove @ann` change them.";
+  const verb = action.toLowerCase();
+  if ((verb !== 'add' && verb !== 'remove') || rest.length > 0) return help(usage);
+  if (who.startsWith('@'))
+    return help('Pick the person from the list Slack offers after `@`, so I get their user ID.');
+  const match = USER.exec(who);
+  const userId = match?.[1] ?? match?.[3];
+  return userId ? { kind: 'admins', change: { action: verb, userId } } : help(usage);
 }
 
 /** User text shown back inside a code span: short, escaped, no backticks to break out with. */

@@ -10,12 +10,14 @@ import type { Logger } from '../logger.js';
  */
 const USER = z.string().regex(/^[UW][A-Z0-9]{1,30}$/);
 const TEAM = z.string().regex(/^[TE][A-Z0-9]{1,30}$/);
+const ENTERPRISE = z.string().regex(/^E[A-Z0-9]{1,30}$/);
 const CHANNEL = z.string().regex(/^[CDG][A-Z0-9]{1,30}$/);
 const TS = z.string().regex(/^\d{1,12}\.\d{1,9}$/);
 
 const interaction = z.object({
   user: z.object({ id: USER, team_id: TEAM.nullish() }),
-  team: z.object({ id: TEAM }).nullish(),
+  team: z.object({ id: TEAM, enterprise_id: ENTERPRISE.nullish() }).nullish(),
+  enterprise: z.object({ id: ENTERPRISE }).nullish(),
   channel: z.object({ id: CHANNEL }).nullish(),
   container: z
     .object({ channel_id: CHANNEL.optional(), message_ts: TS.optional(), thread_ts: TS.optional() })

@@ -1,6 +1,7 @@
 import { LogLevel, type RetryOptions } from '@slack/web-api';
 import { Deciders } from '../approvals/deciders.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
+import type { AdminDirectory } from '../approvals/team-admins.js';
 import type { Clock } from '../clock.js';
 import type { SurfaceAdapters } from '../conversations/surface-ports.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
@@ -55,8 +56,8 @@ export function createSlackAdapters(
     clock: Clock;
     logger: Logger;
     systemPrompt: string;
-    /** Who gets direct-message copies of cards whose rule says `notify: dm`, besides listed users. */
-    adminUserIds?: readonly string[];
+    /** Each workspace's admins: who gets direct-message copies of cards naming admins (`notify: dm`). */
+    admins?: AdminDirectory;
   },
 ): SlackAdapters {
   const { logger, cards } = options;
@@ -84,7 +85,7 @@ export function createSlackAdapters(
   // Decisions look user groups up before a modal is answered: that lookup must fail fast, never wait.
   const groups = createUserGroupDirectory(clickClient, options.clock, logger);
   // Whom cards are sent to directly: the core's rules over this surface's user groups.
-  const deciders = new Deciders({ clock: options.clock, adminUserIds: options.adminUserIds ?? [], groups });
+  const deciders = new Deciders({ clock: options.clock, admins: options.admins, groups });
   const interactive = createTeamSurface(clickClients, (client) =>
     createSlackSurface(client, { logger, cards, deciders }),
   );

@@ -45,8 +45,12 @@ export function createSlackSurface(
 ): ClientSurface {
   const logger = options.logger ?? silentLogger;
   const publisher = createCardPublisher(client, options.cards, logger, options.deciders);
-  const nobody = (approval: ApprovalRecord) =>
-    nobodyCanDecide(approval.rule, approval.requesterId, options.deciders?.adminUserIds ?? []);
+  const nobody = async (approval: ApprovalRecord) =>
+    nobodyCanDecide(
+      approval.rule,
+      approval.requesterId,
+      (await options.deciders?.adminsOf(approval.teamId)) ?? [],
+    );
   // What each workspace refused (agent sessions, the thread status), shared by every run in this surface.
   const ways = new StatusWays();
   return {
@@ -59,7 +63,7 @@ export function createSlackSurface(
       });
     },
     async postApprovalCard(approval) {
-      const card = buildApprovalCard(approval, [], { nobodyCanDecide: nobody(approval) });
+      const card = buildApprovalCard(approval, [], { nobodyCanDecide: await nobody(approval) });
       const posted = await client.chat.postMessage({
         channel: approval.channelId,
         thread_ts: approval.threadTs,

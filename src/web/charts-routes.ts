@@ -18,7 +18,7 @@ export function chartsRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.get('/api/stats', async (c) => {
     const session = c.get('session');
-    if (!rolesOf(deps, session.userId).auditor) return apiError(c, 403, 'not_permitted', NOT_AUDITOR);
+    if (!(await rolesOf(deps, session)).auditor) return apiError(c, 403, 'not_permitted', NOT_AUDITOR);
     const window = trendWindow(session.teamId, c.req.query('since'), c.req.query('until'), deps.clock.now());
     if (!window.ok) return apiError(c, 400, 'bad_range', window.message);
     return c.json(buildTrends(await deps.queries.trends(window.window), window.window));
@@ -26,7 +26,7 @@ export function chartsRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.get('/charts', async (c) => {
     const session = c.get('session');
-    const roles = rolesOf(deps, session.userId);
+    const roles = await rolesOf(deps, session);
     const frame = { title: 'Charts', who: { session, roles }, current: 'charts' as const };
     if (!roles.auditor) return c.html(page(frame, html`<h1>Charts</h1><p>${NOT_AUDITOR}</p>`), 403);
     const since = c.req.query('since');

@@ -52,6 +52,14 @@ export interface Roles {
   auditor: boolean;
 }
 
-export function rolesOf(deps: Pick<ConsoleDeps, 'deciders'>, userId: string): Roles {
-  return { admin: deps.deciders.isAdmin(userId), auditor: deps.deciders.isAuditor(userId) };
+/** A person's roles in the workspace of their session (an admin of one workspace is nothing in another). */
+export async function rolesOf(
+  deps: Pick<ConsoleDeps, 'deciders'>,
+  session: Pick<ConsoleSession, 'teamId' | 'userId'>,
+): Promise<Roles> {
+  const { teamId, userId } = session;
+  return {
+    admin: await deps.deciders.isAdmin(teamId, userId),
+    auditor: await deps.deciders.isAuditor(teamId, userId),
+  };
 }

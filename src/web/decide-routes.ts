@@ -41,14 +41,14 @@ const OUTCOMES: Record<string, string> = {
 /** The decide page and a request's page, and the JSON API over the same handlers. */
 export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
-  const who = (session: ConsoleSession) => ({ session, roles: rolesOf(deps, session.userId) });
+  const who = async (session: ConsoleSession) => ({ session, roles: await rolesOf(deps, session) });
 
   app.get('/', async (c) => {
     const session = c.get('session');
     const after = decodeCursor(c.req.query('cursor'));
     if (after === 'invalid')
       return c.html(
-        page({ title: 'Decide', who: who(session) }, html`<h1>Decide</h1><p>${BAD_CURSOR}</p>`),
+        page({ title: 'Decide', who: await who(session) }, html`<h1>Decide</h1><p>${BAD_CURSOR}</p>`),
         400,
       );
     const all = await decidableRequests(deps, session);
@@ -61,7 +61,7 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
       page(
         {
           title: 'Decide',
-          who: who(session),
+          who: await who(session),
           current: 'decide',
           notice: OUTCOMES[c.req.query('outcome') ?? ''] ?? batchNotice((name) => c.req.query(name)),
         },
@@ -77,12 +77,12 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.get('/approvals/:id', async (c) => {
     const session = c.get('session');
     const view = await requestDetail(deps, session, c.req.param('id'));
-    if (!view) return c.html(page({ title: 'Not found', who: who(session) }, notFound()), 403);
+    if (!view) return c.html(page({ title: 'Not found', who: await who(session) }, notFound()), 403);
     return c.html(
       page(
         {
           title: view.tool,
-          who: who(session),
+          who: await who(session),
           current: 'decide',
           notice: OUTCOMES[c.req.query('outcome') ?? ''],
         },
@@ -131,13 +131,13 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     return c.json(await decideBatchFromWeb(deps, c.get('session'), input));
   });
 
-  app.get('/api/me', (c) => {
+  app.get('/api/me', async (c) => {
     const session = c.get('session');
     return c.json({
       user: session.userId,
       team: session.teamId,
       via: session.via,
-      roles: rolesOf(deps, session.userId),
+      roles: await rolesOf(deps, session),
       csrfToken: session.csrfToken,
     });
   });
@@ -161,7 +161,7 @@ export function decideRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
       });
     }
     // Admins and auditors see every decided request; anyone else those they asked for or voted on.
-    const everyone = rolesOf(deps, session.userId).auditor;
+    const everyone = (await rolesOf(deps, session)).auditor;
     const decided = await deps.queries.decided({
       teamId: session.teamId,
       limit,

@@ -23,10 +23,10 @@ const EXPORT_PAGE = 1000;
  */
 export function historyRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
-  const who = (session: ConsoleSession) => ({ session, roles: rolesOf(deps, session.userId) });
-  const auditor = (c: Context<ConsoleEnv>) => rolesOf(deps, c.get('session').userId).auditor;
-  const refusedPage = (c: Context<ConsoleEnv>) =>
-    c.html(page({ title: 'Not found', who: who(c.get('session')) }, notPermitted()), 403);
+  const who = async (session: ConsoleSession) => ({ session, roles: await rolesOf(deps, session) });
+  const auditor = async (c: Context<ConsoleEnv>) => (await rolesOf(deps, c.get('session'))).auditor;
+  const refusedPage = async (c: Context<ConsoleEnv>) =>
+    c.html(page({ title: 'Not found', who: await who(c.get('session')) }, notPermitted()), 403);
   const refusedApi = (c: Context<ConsoleEnv>) => apiError(c, 403, NOT_PERMITTED.code, NOT_PERMITTED.message);
   const readRequest = (c: Context<ConsoleEnv>) => parseAuditRequest(c.req.query(), deps.clock.now());
   const eventsOf = async (session: ConsoleSession, request: AuditRequest) => {
@@ -42,9 +42,9 @@ export function historyRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   };
 
   app.get('/history', async (c) => {
-    if (!auditor(c)) return refusedPage(c);
+    if (!(await auditor(c))) return refusedPage(c);
     const session = c.get('session');
-    const frame = { title: 'History', who: who(session), current: 'history' as const };
+    const frame = { title: 'History', who: await who(session), current: 'history' as const };
     const parsed = readRequest(c);
     if (!parsed.ok) return c.html(page(frame, historyProblem(c.req.query(), parsed.message)), 400);
     const { request } = parsed;
@@ -56,7 +56,7 @@ export function historyRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
 
   app.get('/api/audit', async (c) => {
-    if (!auditor(c)) return refusedApi(c);
+    if (!(await auditor(c))) return refusedApi(c);
     const parsed = readRequest(c);
     if (!parsed.ok) return apiError(c, 400, 'bad_filter', parsed.message);
     const { events, nextCursor } = await eventsOf(c.get('session'), parsed.request);
@@ -64,12 +64,12 @@ export function historyRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
 
   app.get('/api/audit/verify', async (c) => {
-    if (!auditor(c)) return refusedApi(c);
+    if (!(await auditor(c))) return refusedApi(c);
     return c.json(chainStateView(await deps.chainCheck.now()));
   });
 
-  app.get('/api/audit/export', (c) => {
-    if (!auditor(c)) return refusedApi(c);
+  app.get('/api/audit/export', async (c) => {
+    if (!(await auditor(c))) return refusedApi(c);
     const format = c.req.query('format');
     if (format !== 'csv' && format !== 'jsonl')
       return apiError(c, 400, 'bad_filter', 'format must be csv or jsonl.');
@@ -82,10 +82,10 @@ export function historyRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const session = c.get('session');
     const view = await readableRun(deps, session, c.req.param('runId'));
     if (!view) return refusedPage(c);
-    const roles = rolesOf(deps, session.userId);
+    const roles = await rolesOf(deps, session);
     return c.html(
       page(
-        { title: 'Run', who: who(session), ...(roles.auditor ? { current: 'history' as const } : {}) },
+        { title: 'Run', who: await who(session), ...(roles.auditor ? { current: 'history' as const } : {}) },
         runPage(view, roles.auditor),
       ),
     );

@@ -109,7 +109,7 @@ export async function readableRun(
 ): Promise<RunTimelineView | undefined> {
   const trail = await deps.queries.runTrail(session.teamId, runId);
   if (!trail) return undefined;
-  if (rolesOf(deps, session.userId).auditor) return runTimelineView(runId, trail);
+  if ((await rolesOf(deps, session)).auditor) return runTimelineView(runId, trail);
   for (const approval of trail.approvals) {
     if (await deps.deciders.maySee(approval, { userId: session.userId, channelId: undefined }))
       return runTimelineView(runId, trail);

@@ -14,10 +14,10 @@ const NOT_ADMIN = 'The policy is for admins (ADMIN_USER_IDS).';
 /** The policy in force as a table, and the replay of a pasted candidate over past requests (admins only). */
 export function policyRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
-  const isAdmin = (session: ConsoleSession) => rolesOf(deps, session.userId).admin;
-  const frame = (session: ConsoleSession) => ({
+  const isAdmin = async (session: ConsoleSession) => (await rolesOf(deps, session)).admin;
+  const frame = async (session: ConsoleSession) => ({
     title: 'Policy',
-    who: { session, roles: rolesOf(deps, session.userId) },
+    who: { session, roles: await rolesOf(deps, session) },
     current: 'policy' as const,
   });
   const inForce = () => {
@@ -29,13 +29,13 @@ export function policyRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     };
   };
 
-  app.get('/api/policy', (c) =>
-    isAdmin(c.get('session')) ? c.json(inForce()) : apiError(c, 403, 'not_permitted', NOT_ADMIN),
+  app.get('/api/policy', async (c) =>
+    (await isAdmin(c.get('session'))) ? c.json(inForce()) : apiError(c, 403, 'not_permitted', NOT_ADMIN),
   );
 
   app.post('/api/policy/replay', async (c) => {
     const session = c.get('session');
-    if (!isAdmin(session)) return apiError(c, 403, 'not_permitted', NOT_ADMIN);
+    if (!(await isAdmin(session))) return apiError(c, 403, 'not_permitted', NOT_ADMIN);
     const body: unknown = await c.req.json().catch(() => undefined);
     const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
     const policy = fields.policy;
@@ -57,20 +57,22 @@ export function policyRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     );
   });
 
-  app.get('/policy', (c) => {
+  app.get('/policy', async (c) => {
     const session = c.get('session');
-    if (!isAdmin(session)) return c.html(page(frame(session), html`<h1>Policy</h1><p>${NOT_ADMIN}</p>`), 403);
-    return c.html(page(frame(session), policyPage(inForce(), session, undefined)));
+    if (!(await isAdmin(session)))
+      return c.html(page(await frame(session), html`<h1>Policy</h1><p>${NOT_ADMIN}</p>`), 403);
+    return c.html(page(await frame(session), policyPage(inForce(), session, undefined)));
   });
 
   app.post('/policy/replay', async (c) => {
     const session = c.get('session');
-    if (!isAdmin(session)) return c.html(page(frame(session), html`<h1>Policy</h1><p>${NOT_ADMIN}</p>`), 403);
+    if (!(await isAdmin(session)))
+      return c.html(page(await frame(session), html`<h1>Policy</h1><p>${NOT_ADMIN}</p>`), 403);
     const text = (await formField(c, 'policy')) ?? '';
     const daysText = await formField(c, 'days');
     const outcome = await replayCandidate(deps, session.teamId, text, replayDays(daysText));
     return c.html(
-      page(frame(session), policyPage(inForce(), session, { text, days: daysText, outcome })),
+      page(await frame(session), policyPage(inForce(), session, { text, days: daysText, outcome })),
       outcome.ok ? 200 : 400,
     );
   });

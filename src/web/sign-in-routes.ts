@@ -42,7 +42,7 @@ that person in once, within 10 minutes.</p>`,
   );
 
   app.post('/link/:token', async (c) => {
-    const redeemed = await deps.access.redeemLink(c.req.param('token'), await deps.installedTeam());
+    const redeemed = await deps.access.redeemLink(c.req.param('token'), deps.installedTeam);
     if (!redeemed.ok) return c.redirect('/console/login?refused=link', 303);
     setSessionCookie(c, deps, redeemed.opened.token);
     return c.redirect('/console', 303);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
 import type { SlackCall } from '../support/fake-slack.js';
+import { enableInstalls, install, oauthEnv } from '../support/oauth-installs.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
 import {
   appMentionEvent,
@@ -14,39 +15,13 @@ import { waitUntil } from '../support/wait.js';
 import { rows } from './db-rows.js';
 import { approvalIdOf, cardTs, type Harness, SECRET, startHarness } from './harness.js';
 
-const CLIENT = { clientId: '111.222', clientSecret: 'client-secret' };
-
-/** One installer's browser: the install page, Slack's authorize page, the redirect back (cookies carried by hand). */
-async function install(
-  h: Harness,
-  base: string,
-): Promise<{ status: number; page: string; redirect: string; cookie: string }> {
-  const start = await fetch(`${base}/slack/install`);
-  const page = await start.text();
-  const cookie = (start.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-  const authorizeUrl = /href="(http[^"]+)"/.exec(page)?.[1]?.replaceAll('&amp;', '&') ?? '';
-  expect(authorizeUrl).toContain(`${new URL(h.slack.url).origin}/oauth/v2/authorize?`);
-  const authorize = await fetch(authorizeUrl, { redirect: 'manual' });
-  const redirect = authorize.headers.get('location') ?? '';
-  const back = await fetch(redirect, { headers: { cookie } });
-  return { status: back.status, page: await back.text(), redirect, cookie };
-}
-
 describe('installs into several workspaces (OAuth)', () => {
   let h: Harness;
   let base: string;
   beforeEach(async () => {
-    h = await startHarness({
-      env: {
-        SLACK_BOT_TOKEN: '',
-        SLACK_CLIENT_ID: CLIENT.clientId,
-        SLACK_CLIENT_SECRET: CLIENT.clientSecret,
-        SLACK_STATE_SECRET: randomBytes(24).toString('hex'),
-        TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      },
-    });
+    h = await startHarness({ env: oauthEnv() });
     base = new URL(h.url).origin;
-    h.slack.oauth.enable({ ...CLIENT, redirectUrl: `${base}/slack/oauth_redirect` });
+    enableInstalls(h.slack, base);
   });
   afterEach(async () => h.close());
 
@@ -71,11 +46,11 @@ describe('installs into several workspaces (OAuth)', () => {
 
   it('two workspaces install; each conversation, card and decision goes out with its own token; T2 uninstalled is refused after', async () => {
     h.slack.oauth.installAs({ teamId: 'T1', teamName: 'Acme' });
-    const t1 = await install(h, base);
+    const t1 = await install(h.slack, base);
     expect(t1.status).toBe(200);
     expect(t1.page).toContain('The app is installed in the workspace Acme');
     h.slack.oauth.installAs({ teamId: 'T2', teamName: 'Globex' });
-    expect((await install(h, base)).status).toBe(200);
+    expect((await install(h.slack, base)).status).toBe(200);
     // The state and the code of T1's install are used: the same redirect again stores nothing.
     const replay = await fetch(t1.redirect, { headers: { cookie: t1.cookie } });
     expect(replay.status).toBe(400);
@@ -148,7 +123,7 @@ describe('installs into several workspaces (OAuth)', () => {
 
   it('a cancelled install, a forged state and a state from another browser store nothing and say so', async () => {
     h.slack.oauth.installAs('deny');
-    const denied = await install(h, base);
+    const denied = await install(h.slack, base);
     expect(denied.status).toBe(200);
     expect(denied.page).toContain('The install was cancelled in Slack; nothing was stored.');
     h.slack.oauth.installAs({ teamId: 'T3' });

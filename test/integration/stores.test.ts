@@ -187,7 +187,12 @@ describe('runner and stores on a real SQLite database', () => {
     expect(await decide('UADMIN')).toMatchObject({ ok: true, kind: 'decided' });
     expect(await decide('UADMIN')).toMatchObject({ ok: false, kind: 'already_decided' });
     const refusals = (await t.stores.auditQueries.chain()).filter((e) => e.kind === 'approval.refused');
-    expect(refusals.map((e) => e.actor)).toEqual(['U1', 'U2']);
+    // The attempt from another workspace is a refusal too, recorded in that workspace.
+    expect(refusals.map((e) => [e.actor, e.teamId])).toEqual([
+      ['U1', 'T1'],
+      ['U2', 'T1'],
+      ['UADMIN', 'T2'],
+    ]);
   });
 });
 

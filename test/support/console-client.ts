@@ -18,10 +18,11 @@ export interface ConsoleClient {
 export async function issueLink(
   env: Record<string, string>,
   user: string,
+  team?: string,
 ): Promise<{ url: string; code: number; out: string[]; err: string[] }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runConsoleCli(['link', '--user', user], env, {
+  const code = await runConsoleCli(['link', '--user', user, ...(team ? ['--team', team] : [])], env, {
     out: (line) => out.push(line),
     err: (line) => err.push(line),
   });
@@ -40,15 +41,16 @@ export async function consoleReady(origin: string): Promise<void> {
   });
 }
 
-/** Signs `user` in at the bot on `origin` (http://127.0.0.1:PORT) with a fresh link. */
+/** Signs `user` in at the bot on `origin` (http://127.0.0.1:PORT) with a fresh link (of `team`, when given). */
 export async function signInWithLink(
   origin: string,
   env: Record<string, string>,
   user: string,
+  team?: string,
 ): Promise<ConsoleClient> {
   await consoleReady(origin);
   const port = new URL(origin).port;
-  const link = await issueLink({ ...env, PORT: port }, user);
+  const link = await issueLink({ ...env, PORT: port }, user, team);
   if (link.code !== 0) throw new Error(link.err.join('\n'));
   const redeemed = await fetch(link.url, { method: 'POST', redirect: 'manual' });
   const cookie = (redeemed.headers.get('set-cookie') ?? '').split(';')[0] ?? '';

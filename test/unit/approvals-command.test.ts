@@ -4,6 +4,27 @@ import { parseApprovalsCommand } from '../../src/slack/parse-approvals-command.j
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 const DAY = 86_400_000;
 
+describe('parseApprovalsCommand: admins', () => {
+  it('lists, adds and removes by user ID; anything else is the help', () => {
+    expect(parseApprovalsCommand('admins', NOW)).toEqual({ kind: 'admins' });
+    expect(parseApprovalsCommand('admins add <@U0123ABC|ann>', NOW)).toEqual({
+      kind: 'admins',
+      change: { action: 'add', userId: 'U0123ABC' },
+    });
+    expect(parseApprovalsCommand('admins REMOVE W0123ABC', NOW)).toEqual({
+      kind: 'admins',
+      change: { action: 'remove', userId: 'W0123ABC' },
+    });
+    for (const bad of [
+      'admins add',
+      'admins add @ann',
+      'admins grant <@U0123ABC>',
+      'admins add <@U0123ABC> x',
+    ])
+      expect(parseApprovalsCommand(bad, NOW)).toMatchObject({ kind: 'help' });
+  });
+});
+
 describe('parseApprovalsCommand', () => {
   it('reads every form of the command', () => {
     expect(parseApprovalsCommand('', NOW)).toEqual({ kind: 'overview' });

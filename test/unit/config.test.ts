@@ -264,6 +264,14 @@ describe('installs into several workspaces (OAuth mode)', () => {
     ]);
   });
 
+  it('refuses ADMIN_USER_IDS and AUDITOR_USER_IDS: each workspace names its own admins', () => {
+    expect(problems({ ...oauth, ADMIN_USER_IDS: 'U0123ABC', AUDITOR_USER_IDS: 'U0456DEF' })).toEqual([
+      "ADMIN_USER_IDS: applies to a single bot token; installed into several workspaces, each workspace's admins are its installer and those they add with /approvals admins add (docs/installing.md): unset ADMIN_USER_IDS",
+      "AUDITOR_USER_IDS: applies to a single bot token; installed into several workspaces, each workspace's admins are its installer and those they add with /approvals admins add (docs/installing.md): unset AUDITOR_USER_IDS",
+    ]);
+    expect(problems({ ...http, ADMIN_USER_IDS: 'U0123ABC' })).toEqual([]);
+  });
+
   it('refuses a key that is not 32 bytes of base64, a short state secret, and the same key twice', () => {
     for (const bad of ['short', Buffer.alloc(16).toString('base64'), `${key}!`]) {
       expect(problems({ ...oauth, TOKEN_ENCRYPTION_KEY: bad })).toContain(

@@ -95,9 +95,9 @@ describe('who may decide', () => {
 
   it('only people some rule names may delegate', async () => {
     const d = deciders();
-    expect(await d.mayDelegate('UADMIN', ['admins'])).toBe(true);
-    expect(await d.mayDelegate('UGROUP', ['SONCALL'])).toBe(true);
-    expect(await d.mayDelegate('UMEMBER', ['conversation', 'requester', 'SONCALL'])).toBe(false);
+    expect(await d.mayDelegate('T1', 'UADMIN', ['admins'])).toBe(true);
+    expect(await d.mayDelegate('T1', 'UGROUP', ['SONCALL'])).toBe(true);
+    expect(await d.mayDelegate('T1', 'UMEMBER', ['conversation', 'requester', 'SONCALL'])).toBe(false);
   });
 });
 
@@ -154,5 +154,30 @@ describe('who is told', () => {
     const escalated = { ...rule, escalateTo: ['SONCALL'], escalateAfterMs: 1000, escalatedAt: NOW };
     expect(nobodyCanDecide(escalated, 'UREQ', [])).toBe(false);
     expect(nobodyCanDecide({ ...rule, approvers: ['conversation'] }, 'UREQ', [])).toBe(false);
+  });
+});
+
+describe('admins are per workspace', () => {
+  const perTeam = new Deciders({
+    clock: { now: () => NOW },
+    admins: { adminsOf: async (teamId) => (teamId === 'T1' ? ['UADMIN1'] : ['UADMIN2']) },
+  });
+  const inT2 = { ...request(), teamId: 'T2' };
+
+  it("an admin of one workspace decides, reads and breaks glass on that workspace's requests only", async () => {
+    expect((await perTeam.right(request(), 'UADMIN1', undefined)).permission.ok).toBe(true);
+    expect((await perTeam.right(inT2, 'UADMIN1', undefined)).permission.ok).toBe(false);
+    expect((await perTeam.right(inT2, 'UADMIN2', undefined)).permission.ok).toBe(true);
+    expect(await perTeam.maySee(inT2, { userId: 'UADMIN1', channelId: undefined })).toBe(false);
+    expect((await perTeam.breakGlass(inT2, 'UADMIN1')).ok).toBe(false);
+    expect(await perTeam.isAuditor('T2', 'UADMIN1')).toBe(false);
+    expect(await perTeam.peopleToTell(inT2)).toEqual(['UADMIN2']);
+    expect(await perTeam.breakGlassReviewers({ ...inT2, breakGlass: undefined })).toEqual(['UADMIN2']);
+  });
+
+  it("App Home offers a person only their own workspace's requests, whatever list it is handed", async () => {
+    const both = [request(), { ...inT2, id: 'apr_t2' }];
+    expect([...(await perTeam.decidableFromHome(both, 'UADMIN1', 'T1'))]).toEqual([request().id]);
+    expect([...(await perTeam.decidableFromHome(both, 'UADMIN1', 'T2'))]).toEqual([]);
   });
 });

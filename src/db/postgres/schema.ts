@@ -28,3 +28,4 @@ export const greetedUsers = pgTableOf(tables.greetedUsers);
 export const consoleSessions = pgTableOf(tables.consoleSessions);
 export const consoleLinks = pgTableOf(tables.consoleLinks);
 export const slackInstallations = pgTableOf(tables.slackInstallations);
+export const teamAdmins = pgTableOf(tables.teamAdmins);

@@ -11,6 +11,8 @@ export const approvals = table(
     runId: text('run_id').notNull(),
     conversationId: text('conversation_id').notNull(),
     teamId: text('team_id').notNull(),
+    /** Its conversation's Enterprise Grid organisation (null outside Grid): who may reach it from a shared channel. */
+    enterpriseId: text('enterprise_id'),
     /** The model turn that produced the call; all approvals of one paused turn share it. */
     turn: integer('turn').notNull(),
     callId: text('call_id').notNull(),

@@ -1,5 +1,5 @@
 import { integer, millis, text } from './columns.js';
-import { index, table } from './table.js';
+import { index, table, uniqueIndex } from './table.js';
 
 /**
  * The app's installations in Slack (OAuth mode), one row each: a workspace's by its team ID (`T:<team>`), an
@@ -24,4 +24,20 @@ export const slackInstallations = table(
     updatedAt: millis('updated_at'),
   },
   (t) => [index('slack_installations_enterprise').on(t.enterpriseId)],
+);
+
+/**
+ * The admins of each workspace installed through OAuth (`/approvals admins add|remove`, `npm run db -- admins`).
+ * A workspace with no row here has one admin: the person who installed the app there.
+ */
+export const teamAdmins = table(
+  'team_admins',
+  {
+    teamId: text('team_id').notNull(),
+    userId: text('user_id').notNull(),
+    /** Who added them: an admin's user ID, `operator` (the command line), or `install` (the installer, kept). */
+    addedBy: text('added_by').notNull(),
+    addedAt: millis('added_at'),
+  },
+  (t) => [uniqueIndex('team_admins_user').on(t.teamId, t.userId)],
 );

@@ -28,3 +28,4 @@ export const greetedUsers = sqliteTableOf(tables.greetedUsers);
 export const consoleSessions = sqliteTableOf(tables.consoleSessions);
 export const consoleLinks = sqliteTableOf(tables.consoleLinks);
 export const slackInstallations = sqliteTableOf(tables.slackInstallations);
+export const teamAdmins = sqliteTableOf(tables.teamAdmins);

@@ -22,10 +22,19 @@ export function clickOf(
     standing,
     userId: body.user.id,
     teamId: body.team?.id ?? body.user.team_id,
+    enterpriseId: enterpriseIdOf(body),
     channelId: body.channel?.id ?? body.container?.channel_id,
     messageTs: body.message?.ts ?? body.container?.message_ts,
     threadTs: body.message?.thread_ts ?? body.container?.thread_ts,
   };
+}
+
+/** The Enterprise Grid organisation a signed interaction names (checked by `malformedIdsIn`); undefined outside Grid. */
+export function enterpriseIdOf(body: {
+  enterprise?: { id: string } | null | undefined;
+  team?: { enterprise_id?: string | undefined } | null | undefined;
+}): string | undefined {
+  return body.enterprise?.id ?? body.team?.enterprise_id ?? undefined;
 }
 
 /**

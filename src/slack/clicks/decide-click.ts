@@ -48,6 +48,7 @@ export async function decideClick(
       approvalId: decoded.approvalId,
       userId: click.userId,
       teamId: click.teamId,
+      enterpriseId: click.enterpriseId,
       channelId: click.channelId,
       vote: 'approve',
       reason: null,

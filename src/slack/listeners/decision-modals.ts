@@ -13,7 +13,7 @@ import {
   MAX_REASON_LENGTH,
 } from '../blocks/decision-modals.js';
 import { decodeApprovalButtonValue } from '../button-value.js';
-import { clickOf } from '../clicks/click.js';
+import { clickOf, enterpriseIdOf } from '../clicks/click.js';
 import type { ClickReply } from '../clicks/click-reply.js';
 import { applyResult } from '../clicks/decision-outcome.js';
 import { refusalText, UNKNOWN_BUTTON } from '../clicks/refusals.js';
@@ -77,6 +77,7 @@ export function registerDecisionModalListeners(app: App, deps: DecisionModalDeps
               approvalId: decoded.approvalId,
               userId: click.userId,
               teamId: click.teamId,
+              enterpriseId: click.enterpriseId,
               channelId: click.channelId,
               vote: reject ? 'reject' : 'approve',
               edit: !reject,
@@ -203,7 +204,13 @@ function argumentsTarget(
   return { ...page, channelId, paging: true };
 }
 
-type ModalRequest = { approvalId: string; userId: string; teamId: string; channelId: string | undefined };
+type ModalRequest = {
+  approvalId: string;
+  userId: string;
+  teamId: string;
+  enterpriseId: string | undefined;
+  channelId: string | undefined;
+};
 
 type ModalAck = (response?: { response_action: 'errors'; errors: Record<string, string> }) => Promise<void>;
 
@@ -231,6 +238,7 @@ async function decideFromModal(
             channelId: metadata.channelId,
             userId: body.user.id,
             teamId,
+            enterpriseId: enterpriseIdOf(body),
           })
         : { ok: false, kind: 'not_found' };
   } catch (error) {

@@ -113,6 +113,12 @@ describe('web console: batch decisions', () => {
     await bothDone();
     const outputs = h.model.requests.flatMap((r) => r.messages.filter((m) => m.role === 'tool'));
     expect(outputs.filter((m) => String(m.content).includes('not this week'))).toHaveLength(2);
-    expect((await decisions()).map((e) => e.kind)).toEqual(['approval.rejected', 'approval.rejected']);
+    // The made-up ID is refused as any unknown request is: audited, naming only the ID that was sent.
+    const audit = await decisions();
+    expect(audit.map((e) => e.kind)).toEqual(['approval.rejected', 'approval.rejected', 'approval.refused']);
+    expect(JSON.parse(String(audit[2]?.payload))).toMatchObject({
+      reason: 'unknown_request',
+      requested: 'apr_000000000000000000000000',
+    });
   });
 });

@@ -1,0 +1,63 @@
+import { type AuditInput, auditEvent } from '../audit/audit-event.js';
+
+/** Who the admins of each workspace are: the one question every rule naming `admins` asks. */
+export interface AdminDirectory {
+  /** This workspace's admins (never another workspace's). */
+  adminsOf(teamId: string): Promise<readonly string[]>;
+}
+
+/** With one bot token: ADMIN_USER_IDS, the admins of the one workspace (and of the terminal's). */
+export function fixedAdmins(adminUserIds: readonly string[]): AdminDirectory {
+  return { adminsOf: async () => adminUserIds };
+}
+
+/** A change to a workspace's admins, by an admin of it (`/approvals admins`) or by an operator (`npm run db`). */
+export interface AdminChange {
+  teamId: string;
+  userId: string;
+  action: 'add' | 'remove';
+  /** Who changed it: a Slack user ID, or `operator` from the command line. */
+  by: string;
+  at: number;
+}
+
+export type AdminChangeResult =
+  | { ok: true; admins: string[] }
+  | { ok: false; reason: 'already_admin' | 'not_admin' | 'last_admin'; admins: string[] };
+
+/**
+ * The admins of each workspace installed through OAuth, kept in the database (`team_admins`). Until its list
+ * is first changed, a workspace's admins are the person who installed the app there; the first change writes
+ * the installer into the list, so the installer stays an admin until someone removes them.
+ */
+export interface TeamAdminStore extends AdminDirectory {
+  /** Applies `changedAdmins` in one transaction with its audit event; a refused change records nothing. */
+  change(change: AdminChange): Promise<AdminChangeResult>;
+}
+
+/**
+ * The list after a change, or why it is refused: adding an admin twice, removing someone who is not one, and
+ * removing the last one (a workspace always keeps an admin who can name others). Pure; the store calls it in its
+ * transaction.
+ */
+export function changedAdmins(current: readonly string[], change: AdminChange): AdminChangeResult {
+  const admins = [...current];
+  const listed = admins.includes(change.userId);
+  if (change.action === 'add')
+    return listed
+      ? { ok: false, reason: 'already_admin', admins }
+      : { ok: true, admins: [...admins, change.userId] };
+  if (!listed) return { ok: false, reason: 'not_admin', admins };
+  if (admins.length === 1) return { ok: false, reason: 'last_admin', admins };
+  return { ok: true, admins: admins.filter((id) => id !== change.userId) };
+}
+
+/** The audit event of an accepted change: `team.admin_added` or `team.admin_removed`, in that workspace. */
+export function adminChangeEvent(change: AdminChange): AuditInput {
+  return auditEvent(change.action === 'add' ? 'team.admin_added' : 'team.admin_removed', {
+    at: change.at,
+    actor: change.by,
+    teamId: change.teamId,
+    payload: { userId: change.userId },
+  });
+}
