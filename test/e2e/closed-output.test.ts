@@ -45,6 +45,16 @@ describe.runIf(process.platform === 'linux')('a bot whose output pipe is closed'
       const refused = await fetch(`${bot.url}/slack/events`, { method: 'POST', body: '{}' });
       expect(refused.status).toBe(401);
     }
+    // Its worker threads (runs, the console) load their modules after /healthz first answers: wait for a quiet
+    // half second, so what is measured is the closed pipe, not the start. A bot looping on it never gets there.
+    await waitUntil(
+      async () => {
+        const from = cpuSeconds(bot.pid);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        return cpuSeconds(bot.pid) - from < 0.1;
+      },
+      { timeoutMs: 20_000, intervalMs: 0, message: 'the bot never went quiet after its start' },
+    );
     const before = cpuSeconds(bot.pid);
     const started = Date.now();
     let answered = 0;
