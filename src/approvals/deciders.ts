@@ -66,9 +66,12 @@ export class Deciders {
     return this.#deps.adminUserIds;
   }
 
-  /** Members of the user groups among `approvers`: the one place group membership is looked up. */
-  groupMembers(approvers: readonly Approver[]): Promise<Map<string, ReadonlySet<string>>> {
-    return groupMembersOf(approvers, this.#deps.groups);
+  /**
+   * Members of the user groups among `approvers`, in `teamId`'s workspace: the one place group membership is
+   * looked up.
+   */
+  groupMembers(approvers: readonly Approver[], teamId: string): Promise<Map<string, ReadonlySet<string>>> {
+    return groupMembersOf(approvers, this.#deps.groups, teamId);
   }
 
   /**
@@ -82,7 +85,7 @@ export class Deciders {
     channelId: string | undefined,
   ): Promise<DecisionRight> {
     const rule = decidingRule(approval.rule);
-    const groupMembers = await this.groupMembers(rule.approvers);
+    const groupMembers = await this.groupMembers(rule.approvers, approval.teamId);
     const permission = mayDecide(rule, approval.requesterId, {
       userId,
       isAdmin: this.isAdmin(userId),
@@ -142,7 +145,7 @@ export class Deciders {
     teamId: string,
   ): Promise<boolean> {
     if (!rule.allowStandingApproval || rule.quorum > 1) return false;
-    const groupMembers = await this.groupMembers(rule.approvers);
+    const groupMembers = await this.groupMembers(rule.approvers, teamId);
     const permission = mayDecide(rule, requesterId, {
       userId: grantedBy,
       isAdmin: this.isAdmin(grantedBy),
@@ -155,8 +158,8 @@ export class Deciders {
   }
 
   /** Whether `userId` may decide some tool under the policy's `named` approvers: only such people may delegate. */
-  async mayDelegate(userId: string, named: readonly Approver[]): Promise<boolean> {
-    return maySomeoneDecide(named, userId, this.isAdmin(userId), await this.groupMembers(named));
+  async mayDelegate(userId: string, named: readonly Approver[], teamId: string): Promise<boolean> {
+    return maySomeoneDecide(named, userId, this.isAdmin(userId), await this.groupMembers(named, teamId));
   }
 
   /**
@@ -173,7 +176,7 @@ export class Deciders {
     const decidable = new Set<string>();
     for (const approval of pending) {
       const rule = decidingRule(approval.rule);
-      const groupMembers = await this.groupMembers(rule.approvers);
+      const groupMembers = await this.groupMembers(rule.approvers, approval.teamId);
       const own = mayDecide(rule, approval.requesterId, {
         userId,
         isAdmin: this.isAdmin(userId),
@@ -213,14 +216,14 @@ export class Deciders {
    * The requester and "anyone in the conversation" are left out.
    */
   async peopleToTell(
-    approval: Pick<ApprovalRecord, 'requesterId' | 'rule'>,
+    approval: Pick<ApprovalRecord, 'requesterId' | 'rule' | 'teamId'>,
     approvers: readonly Approver[] = approval.rule.approvers,
   ): Promise<string[]> {
     return namedDeciders(
       { approvers: [...approvers] },
       approval.requesterId,
       this.#deps.adminUserIds,
-      await this.groupMembers(approvers),
+      await this.groupMembers(approvers, approval.teamId),
     );
   }
 

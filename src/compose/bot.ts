@@ -18,7 +18,7 @@ import type { SlackIdentity } from '../slack/token-check.js';
 import { threadMemory } from '../workers/protocol.js';
 import { startWorkerPool, type WorkerPool } from '../workers/worker-pool.js';
 import { type BackgroundTimings, type BackgroundWork, startBackgroundWork } from './background.js';
-import { createConsole } from './console.js';
+import { consoleSlack, createConsole } from './console.js';
 import { type Core, type CoreOverrides, createCore } from './core.js';
 import { botTokensOf, installationsOf, lateInstallations } from './installations.js';
 import { registerListeners } from './slack.js';
@@ -148,7 +148,9 @@ export async function createBot(
   const home = registerListeners(runtime, core, work, pool, config, logger);
   if (installations) registerUninstallListeners(runtime.app, { installations, logger });
   // With workers, the first one serves the console: this thread, which acks Slack, only relays its requests.
-  consolePages = pool ? pool.console : createConsole(core, work, runtime.app.client, config, logger);
+  consolePages = pool
+    ? pool.console
+    : createConsole(core, work, consoleSlack(core, installations), config, logger);
   // Without workers, this thread follows decisions up: App Home is refreshed from here.
   if (!pool) core.followUp.watch(home);
   let background: BackgroundWork | undefined;
@@ -173,8 +175,7 @@ export async function createBot(
       await started.mcp.connectAll();
       const listening = await runtime.start();
       // Handles at once what expired while the process was down; with workers, the first one does this.
-      if (!pool)
-        background = await startBackgroundWork(started, runtime.app.client, config, logger, overrides);
+      if (!pool) background = await startBackgroundWork(started, config, logger, overrides);
       return listening;
     },
     async stop(graceMs = 10_000) {

@@ -12,10 +12,10 @@ import { toolNames } from '../tools/built-in-tools.js';
 import type { ConsoleFetch } from '../web/console-app.js';
 import type { WorkerData } from '../workers/protocol.js';
 import { type BackgroundWork, startBackgroundWork } from './background.js';
-import { createConsoleFetch } from './console.js';
+import { consoleSlack, createConsoleFetch } from './console.js';
 import { createCore } from './core.js';
-import { botTokensOf } from './installations.js';
-import { clickDeps, createHome, createWebClient, type SlackCore } from './slack.js';
+import { botTokensOf, installationsOf } from './installations.js';
+import { clickDeps, createHome, type SlackCore } from './slack.js';
 
 /** A worker thread's services, wired: what the intake thread hands over is done through them. */
 export interface WorkerServices {
@@ -65,18 +65,25 @@ export async function composeWorker(data: WorkerData, logger: Logger): Promise<W
       }),
     { owner: data.owner },
   );
-  const client = createWebClient(config.slack, config.logLevel, logger);
-  core.followUp.watch(createHome(client, core, config, logger).watcher);
+  core.followUp.watch(createHome(core, config, logger).watcher);
   // Decisions made here, on a click or on the web, are followed up here.
   const work = localWork(core.conversations, core.followUp, logger);
-  const decisions = clickDeps(core, work, client, logger);
+  const decisions = clickDeps(core, work, logger);
   await core.mcp.connectAll();
   const background: BackgroundWork | undefined = data.background
-    ? await startBackgroundWork(core, client, config, logger)
+    ? await startBackgroundWork(core, config, logger)
     : undefined;
   return {
     core,
-    console: data.background ? createConsoleFetch(core, work, client, config, logger) : undefined,
+    console: data.background
+      ? createConsoleFetch(
+          core,
+          work,
+          consoleSlack(core, installationsOf(config, core.stores, clock)),
+          config,
+          logger,
+        )
+      : undefined,
     decideClick: (click, key, taken) => decideClick(decisions, click, key, taken),
     checkDeadlines: () => background?.checkDeadlines() ?? Promise.resolve(),
     reloadPolicy(text) {

@@ -28,8 +28,8 @@ export interface ApprovalsCommandDeps {
 
 export interface DelegationCommandDeps {
   store: DelegationStore;
-  /** Whether the person may decide some tool under the policy in force. */
-  mayDelegate(userId: string): Promise<boolean>;
+  /** Whether the person may decide some tool of their workspace under the policy in force. */
+  mayDelegate(userId: string, teamId: string): Promise<boolean>;
   newId(): string;
 }
 
@@ -60,7 +60,7 @@ export async function answerApprovalsCommand(
     return answerDelegation(deps, command, userId, teamId);
   // Delegation is open to more than admins: what was wrong with such a command is said to anyone.
   if (command.kind === 'help' && DELEGATION_VERB.test(text)) return buildApprovalsHelp(command.problem);
-  if (!(await deps.access.isAuditor(userId))) return { text: ADMINS_ONLY_TEXT, blocks: [] };
+  if (!(await deps.access.isAuditor(userId, teamId))) return { text: ADMINS_ONLY_TEXT, blocks: [] };
   const base = `/approvals ${text.replace(/\s*page:\S*/g, '').trim()}`;
   const pager = (page: number) => ({ page, command: (n: number) => `${base} page:${n}` });
   const slice = (page: number) => ({ limit: REPORT_PAGE_SIZE, offset: (page - 1) * REPORT_PAGE_SIZE });
@@ -118,7 +118,7 @@ async function answerDelegation(
   const delegation = deps.delegation;
   if (!delegation) return plain('delegation', 'Delegation is not available here.');
   // Anyone may list the delegations they gave or received; giving one takes someone who may decide.
-  if (command.kind !== 'delegations' && !(await delegation.mayDelegate(userId)))
+  if (command.kind !== 'delegations' && !(await delegation.mayDelegate(userId, teamId)))
     return plain('delegation', 'Only people who may decide approval requests can delegate deciding.');
   const now = deps.now();
   switch (command.kind) {

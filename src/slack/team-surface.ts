@@ -30,10 +30,9 @@ export function createTeamSurface(
     readThread: (thread, options) => of(thread.teamId).readThread(thread, options),
     updateApprovalCard: (approval, update) => of(approval.teamId).updateApprovalCard(approval, update),
     postEscalation: (approval) => of(approval.teamId).postEscalation(approval),
-    // These name no workspace: the single token's, or in OAuth mode a clear refusal (see SlackClients).
-    setSuggestedPrompts: (channelId, prompts, title) =>
-      of(undefined).setSuggestedPrompts(channelId, prompts, title),
-    post: (channel, text, options) => of(undefined).post(channel, text, options),
+    setSuggestedPrompts: (channel, prompts, title) =>
+      of(channel.teamId).setSuggestedPrompts(channel, prompts, title),
+    post: (channel, text, options) => of(options.teamId).post(channel, text, options),
     postEphemeral: (channelId, userId, text, threadTs, teamId) =>
       of(teamId).postEphemeral(channelId, userId, text, threadTs),
   } satisfies SlackSurface;

@@ -27,8 +27,15 @@ export interface ConversationThread {
 
 /** Posting as the bot, for post_message. */
 export interface ChannelPoster {
-  /** Posts `text`; Slack shows no link previews unless `linkPreviews` (the policy's opt-in). */
-  post(channel: string, text: string, options?: { linkPreviews?: boolean }): Promise<PostOutcome>;
+  /**
+   * Posts `text` in `teamId`'s workspace (the run's); Slack shows no link previews unless `linkPreviews` (the
+   * policy's opt-in).
+   */
+  post(
+    channel: string,
+    text: string,
+    options: { teamId: string; linkPreviews?: boolean },
+  ): Promise<PostOutcome>;
   /** A message in the conversation's own thread: what a person must do before the tool can work. */
   postText(thread: ConversationThread, text: string): Promise<void>;
 }

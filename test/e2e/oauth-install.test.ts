@@ -13,40 +13,16 @@ import {
 import { waitUntil } from '../support/wait.js';
 import { rows } from './db-rows.js';
 import { approvalIdOf, cardTs, type Harness, SECRET, startHarness } from './harness.js';
-
-const CLIENT = { clientId: '111.222', clientSecret: 'client-secret' };
-
-/** One installer's browser: the install page, Slack's authorize page, the redirect back (cookies carried by hand). */
-async function install(
-  h: Harness,
-  base: string,
-): Promise<{ status: number; page: string; redirect: string; cookie: string }> {
-  const start = await fetch(`${base}/slack/install`);
-  const page = await start.text();
-  const cookie = (start.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-  const authorizeUrl = /href="(http[^"]+)"/.exec(page)?.[1]?.replaceAll('&amp;', '&') ?? '';
-  expect(authorizeUrl).toContain(`${new URL(h.slack.url).origin}/oauth/v2/authorize?`);
-  const authorize = await fetch(authorizeUrl, { redirect: 'manual' });
-  const redirect = authorize.headers.get('location') ?? '';
-  const back = await fetch(redirect, { headers: { cookie } });
-  return { status: back.status, page: await back.text(), redirect, cookie };
-}
+import { enableOAuth, install, oauthEnv } from './oauth-support.js';
 
 describe('installs into several workspaces (OAuth)', () => {
   let h: Harness;
   let base: string;
   beforeEach(async () => {
     h = await startHarness({
-      env: {
-        SLACK_BOT_TOKEN: '',
-        SLACK_CLIENT_ID: CLIENT.clientId,
-        SLACK_CLIENT_SECRET: CLIENT.clientSecret,
-        SLACK_STATE_SECRET: randomBytes(24).toString('hex'),
-        TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      },
+      env: oauthEnv(),
     });
-    base = new URL(h.url).origin;
-    h.slack.oauth.enable({ ...CLIENT, redirectUrl: `${base}/slack/oauth_redirect` });
+    base = enableOAuth(h);
   });
   afterEach(async () => h.close());
 

@@ -95,9 +95,9 @@ describe('who may decide', () => {
 
   it('only people some rule names may delegate', async () => {
     const d = deciders();
-    expect(await d.mayDelegate('UADMIN', ['admins'])).toBe(true);
-    expect(await d.mayDelegate('UGROUP', ['SONCALL'])).toBe(true);
-    expect(await d.mayDelegate('UMEMBER', ['conversation', 'requester', 'SONCALL'])).toBe(false);
+    expect(await d.mayDelegate('UADMIN', ['admins'], 'T1')).toBe(true);
+    expect(await d.mayDelegate('UGROUP', ['SONCALL'], 'T1')).toBe(true);
+    expect(await d.mayDelegate('UMEMBER', ['conversation', 'requester', 'SONCALL'], 'T1')).toBe(false);
   });
 });
 
