@@ -82,6 +82,16 @@ export interface ApprovalTimerStore {
     audit: (approval: ApprovalRecord) => AuditInput[],
   ): Promise<{ approval: ApprovalRecord; runClaimed: boolean }[]>;
   /**
+   * Marks every pending request of a workspace's Slack conversations `expired` with `reason` (the app was
+   * removed from it), as `expireDue` does: `audit(a)` recorded with each, its run claimed when settled.
+   */
+  expireWorkspace(
+    teamId: string,
+    now: number,
+    reason: string,
+    audit: (approval: ApprovalRecord) => AuditInput[],
+  ): Promise<{ approval: ApprovalRecord; runClaimed: boolean }[]>;
+  /**
    * Pending requests whose reminder is due; each one's next reminder is moved to `now + remindAfter` with a
    * compare-and-set, so one period gives at most one reminder whatever the number of callers.
    */

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { webApi } from '@slack/bolt';
 import { type ApprovalPolicy, ReloadablePolicy } from '../approvals/policy.js';
+import { expireRemovedWorkspace } from '../approvals/workspace-removal.js';
 import { auditEvent } from '../audit/audit-event.js';
 import { pushLag, WEBHOOK_SINK } from '../audit/audit-push.js';
 import type { Config } from '../config.js';
@@ -146,7 +147,17 @@ export async function createBot(
       : undefined;
   const work: RunWork = pool ?? localWork(core.conversations, core.followUp, logger);
   const home = registerListeners(runtime, core, work, pool, config, logger);
-  if (installations) registerUninstallListeners(runtime.app, { installations, logger });
+  if (installations)
+    registerUninstallListeners(runtime.app, {
+      installations,
+      // Expired here, followed up where the work runs (the card, the run told, App Home).
+      removed: async (teamId, reason) => {
+        const expired = await expireRemovedWorkspace(started.stores.timers, teamId, reason, started.clock);
+        for (const settled of expired) work.settled({ kind: 'expired', ...settled });
+        return expired.length;
+      },
+      logger,
+    });
   // With workers, the first one serves the console: this thread, which acks Slack, only relays its requests.
   consolePages = pool
     ? pool.console
