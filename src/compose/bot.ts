@@ -11,6 +11,7 @@ import { createDatabaseHealth, type DatabaseHealth } from '../db/database-health
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createSlackRuntime } from '../slack/app.js';
+import { authTest, createInstallationHealth } from '../slack/installations/installation-health.js';
 import type { SealedInstallations } from '../slack/installations/installation-store.js';
 import { registerUninstallListeners } from '../slack/listeners/uninstall.js';
 import type { SlackAdapters } from '../slack/slack-adapters.js';
@@ -32,6 +33,8 @@ export interface BotOverrides extends CoreOverrides, BackgroundTimings {
   slackIdentity?: SlackIdentity;
   /** The policy file's text `policy` was validated from: worker threads build theirs from it, not the file. */
   policyText?: string;
+  /** Installed into several workspaces: how long `/healthz` answers from its last look at their tokens. */
+  installationCheckMs?: number;
 }
 
 export interface Bot {
@@ -69,8 +72,9 @@ export async function createBot(
   /** The web console, once the core it stands on exists. */
   let consolePages: ((req: IncomingMessage, res: ServerResponse) => unknown) | undefined;
   const clock = overrides.clock ?? { now: () => Date.now() };
-  /** OAuth mode: the stored installations, once the database is open. */
+  /** OAuth mode: the stored installations, once the database is open, and whether their tokens work. */
   let installations: SealedInstallations | undefined;
+  let installationHealth: ReturnType<typeof createInstallationHealth> | undefined;
   const database = async () => (await databaseHealth?.check()) ?? { ok: false as const, problem: 'opening' };
   const runtime = createSlackRuntime({
     botToken: config.slack.botToken,
@@ -94,9 +98,17 @@ export async function createBot(
       : {}),
     health: async (withDetail) => {
       const db = await database();
+      // Installed into several workspaces: healthy while one installation's token works.
+      const slack = await installationHealth?.check();
       return {
-        ok: db.ok,
-        detail: withDetail ? await healthDetail(db.ok ? 'ok' : db.problem) : undefined,
+        ok: db.ok && (slack?.ok ?? true),
+        note: slack?.note,
+        detail: withDetail
+          ? {
+              ...(await healthDetail(db.ok ? 'ok' : db.problem)),
+              ...(slack ? { installations: { installed: slack.installed, refused: slack.refused } } : {}),
+            }
+          : undefined,
       };
     },
     available: async () => (await database()).ok,
@@ -131,6 +143,16 @@ export async function createBot(
     overrides,
   );
   installations = installationsOf(config, core.stores, clock);
+  const stored = installations;
+  installationHealth = stored
+    ? createInstallationHealth({
+        workspaces: () => stored.workspaces(),
+        probe: authTest(config.slack.apiUrl),
+        now: () => Date.now(),
+        logger,
+        ...(overrides.installationCheckMs !== undefined ? { everyMs: overrides.installationCheckMs } : {}),
+      })
+    : undefined;
   const started = core;
   databaseHealth = createDatabaseHealth(core.database);
   pool =

@@ -19,7 +19,7 @@ export interface SlackClients {
 }
 
 /** Slack's answers to a token it will not take again: the workspace must install the app again. */
-const DEAD_TOKEN = new Set(['token_revoked', 'invalid_auth', 'account_inactive', 'not_authed']);
+export const DEAD_TOKEN = new Set(['token_revoked', 'invalid_auth', 'account_inactive', 'not_authed']);
 
 /**
  * The clients by team. With one token, one client for every team. With installations, one client per team
