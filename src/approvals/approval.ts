@@ -116,6 +116,8 @@ export interface ApprovalRecord {
   runId: string;
   conversationId: string;
   teamId: string;
+  /** The conversation's Enterprise Grid organisation, when Slack named one (stored since enterprise IDs were). */
+  enterpriseId?: string | undefined;
   turn: number;
   callId: string;
   toolName: string;

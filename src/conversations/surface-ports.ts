@@ -11,6 +11,8 @@ import type { ChannelPoster } from '../tools/ports.js';
 /** Where a conversation lives in Slack (or the terminal). */
 export interface ThreadRef {
   teamId: string;
+  /** The workspace's Enterprise Grid organisation, when Slack named one (its install may answer for the team). */
+  enterpriseId?: string | undefined;
   channelId: string;
   threadTs: string;
 }

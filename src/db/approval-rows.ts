@@ -13,6 +13,7 @@ export function toApprovalRecord(r: Row): ApprovalRecord {
     runId: readString(r, 'run_id'),
     conversationId: readString(r, 'conversation_id'),
     teamId: readString(r, 'team_id'),
+    enterpriseId: readOptionalString(r, 'enterprise_id') ?? undefined,
     turn: readNumber(r, 'turn'),
     callId: readString(r, 'call_id'),
     toolName: readString(r, 'tool_name'),

@@ -59,11 +59,12 @@ export function createRunStore(ctx: StoreContext): RunStore {
               ? sql`'pending', null, null, null`
               : sql`'cancelled', null, null, null`;
           const [inserted] =
-            yield* rows(sql`insert into approvals (id, run_id, conversation_id, team_id, turn,
+            yield* rows(sql`insert into approvals (id, run_id, conversation_id, team_id, enterprise_id, turn,
               call_id, tool_name, arguments, arguments_hash, rule, status, decided_by, decided_at,
               origin_approval_id, reason, requester_id, channel_id, thread_ts, expires_at, remind_at, review,
               preview, created_at, updated_at)
             values (${approval.id}, ${runId}, ${conversationId}, ${scope.teamId},
+              ${readOptionalString(conversation, 'enterprise_id') ?? null},
               ${state.turn}, ${approval.callId}, ${approval.toolName}, ${approval.arguments},
               ${approval.argumentsHash}, ${JSON.stringify(rule)}, ${decided}, ${refusedReason},
               ${scope.actor}, ${readString(conversation, 'channel_id')},

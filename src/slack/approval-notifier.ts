@@ -27,7 +27,7 @@ export function createApprovalNotifier(deps: ApprovalNotifierDeps): ApprovalTime
     async escalated(approval) {
       const to = describeApprovers({ approvers: approval.rule.escalateTo ?? [] });
       const after = formatDuration(approval.rule.escalateAfterMs ?? 0);
-      await deps.clients.forTeam(approval.teamId).chat.postMessage({
+      await deps.clients.forTeam(approval.teamId, approval.enterpriseId).chat.postMessage({
         channel: approval.channelId,
         thread_ts: approval.threadTs,
         text: `:rotating_light: The request to run \`${escapeMrkdwn(approval.toolName)}\` (ID \`${approval.id}\`) waited ${after} and was escalated to ${to}, who may now decide it too.`,
@@ -36,7 +36,7 @@ export function createApprovalNotifier(deps: ApprovalNotifierDeps): ApprovalTime
       await deps.cards.postEscalation(approval);
     },
     async remind(approval) {
-      await deps.clients.forTeam(approval.teamId).chat.postMessage({
+      await deps.clients.forTeam(approval.teamId, approval.enterpriseId).chat.postMessage({
         channel: approval.channelId,
         thread_ts: approval.threadTs,
         text: reminderText(approval, deps.adminUserIds),

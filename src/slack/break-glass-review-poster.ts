@@ -24,7 +24,7 @@ export function createBreakGlassReviewPoster(
         deps.logger.warn('break-glass approval has no other admin to review it', { approvalId: approval.id });
       const message = buildBreakGlassReview(approval);
       // In the request's own workspace: its channel or its admins' DMs.
-      const client = clients.forTeam(approval.teamId);
+      const client = clients.forTeam(approval.teamId, approval.enterpriseId);
       for (const channel of reviewers) {
         await client.chat.postMessage({ channel, ...message, ...NO_PREVIEWS }).catch((error: unknown) => {
           deps.logger.warn('break-glass review card could not be posted', {

@@ -6,6 +6,11 @@ const SLACK_TS = /^\d{1,12}\.\d{1,9}$/;
 /** The fields of a message or mention event the bot acts on, as Slack must have sent them. */
 const incomingSchema = z.object({
   teamId: z.string().regex(/^[TE][A-Z0-9]{1,30}$/),
+  enterpriseId: z
+    .string()
+    .regex(/^E[A-Z0-9]{1,30}$/)
+    .nullish()
+    .transform((value) => value ?? undefined),
   channelId: z.string().regex(/^[CDG][A-Z0-9]{1,30}$/),
   threadTs: z.string().regex(SLACK_TS),
   userId: z.string().regex(/^[UW][A-Z0-9]{1,30}$/),

@@ -21,6 +21,7 @@ export type PostOutcome = { kind: 'posted' } | { kind: 'not_in_channel' } | { ki
 /** The conversation a tool runs in (the tool context's `teamId`, `channelId` and `threadTs`). */
 export interface ConversationThread {
   teamId: string;
+  enterpriseId?: string | undefined;
   channelId: string;
   threadTs: string;
 }

@@ -26,7 +26,7 @@ export interface FakeSlackOAuth {
   installAs(workspace: FakeWorkspace | 'deny'): void;
   /** The workspace's tokens stop working (as on uninstall). */
   revoke(teamId: string): void;
-  /** The workspace a token was issued for. */
+  /** The workspace a token was issued for (an organisation-wide install's: its enterprise). */
   teamOf(token: string | undefined): string | undefined;
   authorize(query: URLSearchParams, res: ServerResponse): void;
   /** The answer to a call: a refusal of its token, an OAuth method's answer, or undefined (go on). */
@@ -78,7 +78,10 @@ export function createFakeSlackOAuth(): FakeSlackOAuth {
     revoke: (teamId) => {
       for (const issued of tokens.values()) if (issued.workspace.teamId === teamId) issued.revoked = true;
     },
-    teamOf: (token) => (token === undefined ? undefined : tokens.get(token)?.workspace.teamId),
+    teamOf: (token) => {
+      const workspace = token === undefined ? undefined : tokens.get(token)?.workspace;
+      return workspace?.teamId ?? workspace?.enterpriseId;
+    },
     authorize: (query, res) => {
       const back = new URL(app?.redirectUrl ?? 'http://127.0.0.1/');
       const state = query.get('state');

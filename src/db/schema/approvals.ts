@@ -10,6 +10,8 @@ export const approvals = table(
     runId: text('run_id').notNull(),
     conversationId: text('conversation_id').notNull(),
     teamId: text('team_id').notNull(),
+    /** The conversation's Enterprise Grid organisation, when it has one: its install answers for the team's. */
+    enterpriseId: text('enterprise_id'),
     /** The model turn that produced the call; all approvals of one paused turn share it. */
     turn: integer('turn').notNull(),
     callId: text('call_id').notNull(),

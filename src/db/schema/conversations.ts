@@ -12,6 +12,8 @@ export const conversations = table(
   {
     id: text('id').primaryKey(),
     teamId: text('team_id').notNull(),
+    /** The Enterprise Grid organisation of the workspace, when Slack's event named one. */
+    enterpriseId: text('enterprise_id'),
     channelId: text('channel_id').notNull(),
     threadTs: text('thread_ts').notNull(),
     /** Who serves the conversation: the Slack bot, or `npm run chat` (whose threads Slack cannot reach). */

@@ -42,6 +42,7 @@ export function registerMessageListeners(app: App, deps: MessageListenerDeps): v
       body.event_id,
       {
         teamId,
+        enterpriseId: context.enterpriseId ?? body.enterprise_id,
         channelId: event.channel,
         threadTs: event.thread_ts ?? event.ts,
         userId: event.user,
@@ -57,6 +58,7 @@ export function registerMessageListeners(app: App, deps: MessageListenerDeps): v
     if (message.subtype !== undefined || message.bot_id || !message.user) return;
     const raw = {
       teamId: context.teamId ?? body.team_id,
+      enterpriseId: context.enterpriseId ?? body.enterprise_id,
       channelId: message.channel,
       threadTs: message.thread_ts ?? message.ts,
       userId: message.user,

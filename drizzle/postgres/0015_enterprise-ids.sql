@@ -1,0 +1,2 @@
+ALTER TABLE "approvals" ADD COLUMN "enterprise_id" text;--> statement-breakpoint
+ALTER TABLE "conversations" ADD COLUMN "enterprise_id" text;
