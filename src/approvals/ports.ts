@@ -82,11 +82,12 @@ export interface ApprovalTimerStore {
     audit: (approval: ApprovalRecord) => AuditInput[],
   ): Promise<{ approval: ApprovalRecord; runClaimed: boolean }[]>;
   /**
-   * Marks every pending request of a workspace's Slack conversations `expired` with `reason` (the app was
-   * removed from it), as `expireDue` does: `audit(a)` recorded with each, its run claimed when settled.
+   * Marks every pending request of a workspace's (or an Enterprise Grid organisation's) Slack conversations
+   * `expired` with `reason` (the app was removed from it), as `expireDue` does: `audit(a)` recorded with each,
+   * its run claimed when settled.
    */
   expireWorkspace(
-    teamId: string,
+    scope: { teamId: string } | { enterpriseId: string },
     now: number,
     reason: string,
     audit: (approval: ApprovalRecord) => AuditInput[],

@@ -50,8 +50,10 @@ export function createApprovalTimerStore(ctx: StoreContext): ApprovalTimerStore 
       );
     },
 
-    expireWorkspace(teamId, now, reason, events) {
-      return expire(pendingDue('slack', sql`a.team_id = ${teamId}`), now, reason, events);
+    expireWorkspace(scope, now, reason, events) {
+      const of =
+        'teamId' in scope ? sql`a.team_id = ${scope.teamId}` : sql`a.enterprise_id = ${scope.enterpriseId}`;
+      return expire(pendingDue('slack', of), now, reason, events);
     },
 
     async claimEscalations(now, surface, events) {

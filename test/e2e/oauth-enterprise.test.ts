@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
 import { appMentionEvent, eventEnvelope, nextTs, postEvent } from '../support/slack-requests.js';
+import { waitUntil } from '../support/wait.js';
 import { type Harness, SECRET } from './harness.js';
 import { enableOAuth, installInto, oauthEnv, tokenTeams } from './oauth-support.js';
 import { FakeClock, HOUR, query, startPolicyHarness } from './policy-support.js';
@@ -62,5 +63,26 @@ describe('an organisation-wide install (Enterprise Grid)', () => {
     const calls = h.slack.calls.slice(installed);
     expect(tokenTeams(h, calls).filter(([, owner]) => owner !== 'E1')).toEqual([]);
     expect(h.logs.filter((line) => line.includes('slack call without a token'))).toEqual([]);
+
+    // The organisation removes the app: the requests of each of its workspaces expire, saying so.
+    h.slack.oauth.revoke('E1');
+    const removedAt = h.slack.calls.length;
+    h.model.enqueue(reply.text('Removed.'), reply.text('Removed.'));
+    const uninstall = eventEnvelope(
+      { type: 'app_uninstalled' },
+      { teamId: 'T3', enterpriseId: 'E1', enterpriseInstall: true },
+    );
+    expect((await postEvent(h.url, SECRET, uninstall)).status).toBe(200);
+    await waitUntil(async () => {
+      const waiting = await query(h.database, "select id from approvals where status = 'pending'");
+      return waiting.length === 0;
+    });
+    expect(await query(h.database, 'select team_id, reason from approvals order by team_id')).toEqual([
+      { team_id: 'T3', reason: 'app_removed' },
+      { team_id: 'T4', reason: 'app_removed' },
+    ]);
+    await h.model.waitForRequests(4);
+    await waitUntil(() => h.logs.some((line) => line.includes('slack call without a token')));
+    expect(tokenTeams(h, h.slack.calls.slice(removedAt)).filter(([, owner]) => owner === 'E1')).toEqual([]);
   });
 });

@@ -24,7 +24,7 @@ export interface FakeSlackOAuth {
   enable(app: { clientId: string; clientSecret: string; redirectUrl: string }): void;
   /** Who the next authorize visit installs; `deny` makes it answer `error=access_denied` instead. */
   installAs(workspace: FakeWorkspace | 'deny'): void;
-  /** The workspace's tokens stop working (as on uninstall). */
+  /** The workspace's (or an org-wide install's enterprise's) tokens stop working (as on uninstall). */
   revoke(teamId: string): void;
   /** The workspace a token was issued for (an organisation-wide install's: its enterprise). */
   teamOf(token: string | undefined): string | undefined;
@@ -76,7 +76,8 @@ export function createFakeSlackOAuth(): FakeSlackOAuth {
       next = workspace;
     },
     revoke: (teamId) => {
-      for (const issued of tokens.values()) if (issued.workspace.teamId === teamId) issued.revoked = true;
+      for (const issued of tokens.values())
+        if ((issued.workspace.teamId ?? issued.workspace.enterpriseId) === teamId) issued.revoked = true;
     },
     teamOf: (token) => {
       const workspace = token === undefined ? undefined : tokens.get(token)?.workspace;

@@ -13,7 +13,7 @@ export function registerUninstallListeners(
   app: App,
   deps: {
     installations: Pick<SealedInstallations, 'remove'>;
-    removed: (teamId: string, reason: RemovalReason) => Promise<number>;
+    removed: (scope: { teamId: string } | { enterpriseId: string }, reason: RemovalReason) => Promise<number>;
     logger: Logger;
   },
 ): void {
@@ -32,9 +32,16 @@ export function registerUninstallListeners(
     try {
       const removed = await installations.remove(key, reason);
       logger.warn('app removed from a workspace: its tokens are deleted', { ...key, reason, removed });
-      // An organisation's install names no one workspace: its workspaces' requests stay until their deadline.
-      if (context.teamId && !context.isEnterpriseInstall) {
-        const expired = await deps.removed(context.teamId, reason);
+      // An organisation's install: the requests of every workspace of the organisation it served.
+      const scope = context.isEnterpriseInstall
+        ? context.enterpriseId
+          ? { enterpriseId: context.enterpriseId }
+          : undefined
+        : context.teamId
+          ? { teamId: context.teamId }
+          : undefined;
+      if (scope) {
+        const expired = await deps.removed(scope, reason);
         if (expired > 0)
           logger.warn('pending requests of the removed workspace expired', { ...key, expired });
       }
