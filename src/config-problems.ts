@@ -71,6 +71,16 @@ function missingSettings(env: Settings, purpose: ConfigPurpose): string[] {
   if (env.AUDIT_CHECKPOINT_CHANNEL && !env.AUDIT_SIGNING_KEY) {
     problems.push('AUDIT_SIGNING_KEY: required with AUDIT_CHECKPOINT_CHANNEL (checkpoints are signed)');
   }
+  if (
+    env.AUDIT_CHECKPOINT_CHANNEL &&
+    env.SLACK_STATE_SECRET &&
+    !env.SLACK_BOT_TOKEN &&
+    !env.AUDIT_CHECKPOINT_CHANNEL.startsWith('T')
+  ) {
+    problems.push(
+      `AUDIT_CHECKPOINT_CHANNEL: installed into several workspaces, name the channel's workspace too: T012AB:${env.AUDIT_CHECKPOINT_CHANNEL} (its team ID, a colon, the channel ID)`,
+    );
+  }
   if (purpose === 'bot' && env.AUDIT_SIGNING_KEY) {
     const problem = signingKeyProblem(env.AUDIT_SIGNING_KEY);
     if (problem) problems.push(`AUDIT_SIGNING_KEY: ${problem}`);

@@ -130,7 +130,14 @@ export const envSchema = z.object({
   RETENTION_DAYS: wholeNumber({ min: 1, max: 36_500, unit: 'days' }).optional(),
   AUDIT_CHECKPOINT_CHANNEL: z
     .string()
-    .regex(/^[CGD][A-Z0-9]{2,}$/, 'must be a Slack channel ID such as C012ABCDEF')
+    .regex(
+      /^(?:T[A-Z0-9]+:)?[CGD][A-Z0-9]{2,}$/,
+      'must be a Slack channel ID such as C012ABCDEF, or T012AB:C012ABCDEF naming its workspace',
+    )
+    .transform((value) => {
+      const [teamId, channelId] = value.includes(':') ? value.split(':') : [undefined, value];
+      return { teamId, channelId: channelId ?? value };
+    })
     .optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   OPENAI_STREAM: z.stringbool({ error: 'must be true or false' }).default(true),

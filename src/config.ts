@@ -119,8 +119,11 @@ export interface AuditDelivery {
   webhook: AuditWebhookConfig | undefined;
   /** A file with an Ed25519 private key in PEM: checkpoints are signed with it. */
   signingKeyFile: string | undefined;
-  /** Where each checkpoint is also posted. */
-  checkpointChannel: string | undefined;
+  /**
+   * Where each checkpoint is also posted: a channel, and the workspace it is in (required when installed into
+   * several workspaces: the channel is posted to with that workspace's token).
+   */
+  checkpointChannel: { teamId: string | undefined; channelId: string } | undefined;
   /** Conversation content older than this many days is removed daily (the proof stays); unset keeps it all. */
   retentionDays: number | undefined;
 }

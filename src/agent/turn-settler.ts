@@ -165,7 +165,11 @@ export class TurnSettler {
           approvalStatus: null,
         };
       case 'expired':
-        return { text: expiryOutput(approval.rule.expiresAfterMs), status: 'expired', approvalStatus: null };
+        return {
+          text: expiryOutput(approval.rule.expiresAfterMs, approval.reason),
+          status: 'expired',
+          approvalStatus: null,
+        };
       case 'cancelled':
         if (approval.rule.limitReached)
           return {

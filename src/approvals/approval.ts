@@ -197,8 +197,13 @@ export function rejectionOutput(decidedBy: string | null, reason: string | null)
   return `${REJECTION_TEXT} Rejected by <@${decidedBy ?? 'unknown'}>, who said: "${trimmed}"`;
 }
 
+/** Why a request expired before its deadline: the app was removed from its workspace (uninstalled, tokens revoked). */
+export const APP_REMOVED = 'app_removed';
+
 /** Expiry never reads as a human refusal. */
-export function expiryOutput(expiresAfterMs: number | null): string {
+export function expiryOutput(expiresAfterMs: number | null, reason: string | null = null): string {
+  if (reason === APP_REMOVED)
+    return 'Tool execution was not approved: the request expired with no decision because the app was removed from this Slack workspace, so nobody could decide it.';
   const after = expiresAfterMs ? ` after ${formatDuration(expiresAfterMs)}` : '';
   return `Tool execution was not approved: the approval request expired${after} with no decision.`;
 }

@@ -76,9 +76,12 @@ export class Deciders {
     return this.#admins.adminsOf(teamId);
   }
 
-  /** Members of the user groups among `approvers`: the one place group membership is looked up. */
-  groupMembers(approvers: readonly Approver[]): Promise<Map<string, ReadonlySet<string>>> {
-    return groupMembersOf(approvers, this.#deps.groups);
+  /**
+   * Members of the user groups among `approvers`, in `teamId`'s workspace: the one place group membership is
+   * looked up.
+   */
+  groupMembers(approvers: readonly Approver[], teamId: string): Promise<Map<string, ReadonlySet<string>>> {
+    return groupMembersOf(approvers, this.#deps.groups, teamId);
   }
 
   /**
@@ -92,7 +95,7 @@ export class Deciders {
     channelId: string | undefined,
   ): Promise<DecisionRight> {
     const rule = decidingRule(approval.rule);
-    const groupMembers = await this.groupMembers(rule.approvers);
+    const groupMembers = await this.groupMembers(rule.approvers, approval.teamId);
     const admins = await this.adminsOf(approval.teamId);
     const permission = mayDecide(rule, approval.requesterId, {
       userId,
@@ -152,7 +155,7 @@ export class Deciders {
     teamId: string,
   ): Promise<boolean> {
     if (!rule.allowStandingApproval || rule.quorum > 1) return false;
-    const groupMembers = await this.groupMembers(rule.approvers);
+    const groupMembers = await this.groupMembers(rule.approvers, teamId);
     const admins = await this.adminsOf(teamId);
     const permission = mayDecide(rule, requesterId, {
       userId: grantedBy,
@@ -168,7 +171,7 @@ export class Deciders {
   /** Whether `userId` may decide some tool under the policy's `named` approvers: only such people may delegate. */
   async mayDelegate(teamId: string, userId: string, named: readonly Approver[]): Promise<boolean> {
     const isAdmin = await this.isAdmin(teamId, userId);
-    return maySomeoneDecide(named, userId, isAdmin, await this.groupMembers(named));
+    return maySomeoneDecide(named, userId, isAdmin, await this.groupMembers(named, teamId));
   }
 
   /**
@@ -187,7 +190,7 @@ export class Deciders {
     for (const approval of pending) {
       if (approval.teamId !== teamId) continue;
       const rule = decidingRule(approval.rule);
-      const groupMembers = await this.groupMembers(rule.approvers);
+      const groupMembers = await this.groupMembers(rule.approvers, approval.teamId);
       const own = mayDecide(rule, approval.requesterId, {
         userId,
         isAdmin: admins.includes(userId),
@@ -239,7 +242,7 @@ export class Deciders {
       { approvers: [...approvers] },
       approval.requesterId,
       await this.adminsOf(approval.teamId),
-      await this.groupMembers(approvers),
+      await this.groupMembers(approvers, approval.teamId),
     );
   }
 

@@ -43,8 +43,8 @@ export interface ApprovalStore {
 
 /** Members of a Slack user group (`S…`), for rules that name one. Implementations cache with a short expiry. */
 export interface GroupDirectory {
-  /** The group's members; an empty set when the group cannot be read (fails closed). */
-  members(groupId: string): Promise<ReadonlySet<string>>;
+  /** The members of a group of `teamId`'s workspace; an empty set when it cannot be read (fails closed). */
+  members(groupId: string, teamId: string): Promise<ReadonlySet<string>>;
 }
 
 /** Where a card is shown besides the conversation's thread (the rule's approval channel). */
@@ -79,6 +79,17 @@ export interface ApprovalTimerStore {
   expireDue(
     now: number,
     surface: SurfaceKind,
+    audit: (approval: ApprovalRecord) => AuditInput[],
+  ): Promise<{ approval: ApprovalRecord; runClaimed: boolean }[]>;
+  /**
+   * Marks every pending request of a workspace's (or an Enterprise Grid organisation's) Slack conversations
+   * `expired` with `reason` (the app was removed from it), as `expireDue` does: `audit(a)` recorded with each,
+   * its run claimed when settled.
+   */
+  expireWorkspace(
+    scope: { teamId: string } | { enterpriseId: string },
+    now: number,
+    reason: string,
     audit: (approval: ApprovalRecord) => AuditInput[],
   ): Promise<{ approval: ApprovalRecord; runClaimed: boolean }[]>;
   /**

@@ -5,15 +5,19 @@ import type { GroupDirectory } from './ports.js';
 /** At most this many people get a request by direct message; the others are named in the thread. */
 export const MAX_DIRECT_MESSAGES = 25;
 
-/** Members of the user groups (`S…`) among `approvers`; without a directory, none (nobody matches a group). */
+/**
+ * Members of the user groups (`S…`) among `approvers`, in `teamId`'s workspace; without a directory, none
+ * (nobody matches a group).
+ */
 export async function groupMembersOf(
   approvers: readonly Approver[],
   groups: GroupDirectory | undefined,
+  teamId: string,
 ): Promise<Map<string, ReadonlySet<string>>> {
   const members = new Map<string, ReadonlySet<string>>();
   if (!groups) return members;
   for (const group of approvers.filter((approver) => approver.startsWith('S')))
-    members.set(group, await groups.members(group));
+    members.set(group, await groups.members(group, teamId));
   return members;
 }
 

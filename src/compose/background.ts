@@ -1,6 +1,5 @@
 import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { WebClient } from '@slack/web-api';
 import { ApprovalScheduler, DEFAULT_SCHEDULER_INTERVAL_MS } from '../approvals/approval-scheduler.js';
 import { AuditPusher } from '../audit/audit-push.js';
 import { Checkpointer } from '../audit/checkpointer.js';
@@ -10,6 +9,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createApprovalNotifier } from '../slack/approval-notifier.js';
 import { startClickPickup } from '../slack/clicks/click-pickup.js';
+import type { SlackClients } from '../slack/installations/team-clients.js';
 import type { Core } from './core.js';
 import { clickDeps, type SlackCore } from './slack.js';
 
@@ -56,7 +56,6 @@ export interface BackgroundWork {
  */
 export async function startBackgroundWork(
   core: SlackCore,
-  client: WebClient,
   config: Pick<Config, 'runLeaseMs' | 'audit'>,
   logger: Logger,
   timings: BackgroundTimings = {},
@@ -66,7 +65,7 @@ export async function startBackgroundWork(
     store: stores.timers,
     surface: 'slack',
     events: createApprovalNotifier({
-      client,
+      clients: core.adapters.clients,
       followUp: core.followUp,
       admins: core.deciders,
       cards: core.adapters.surface,
@@ -113,7 +112,7 @@ export async function startBackgroundWork(
   // Clicks acknowledged by a process that died before deciding them, as often as runs are looked for.
   const clicks = startClickPickup(
     {
-      ...clickDeps(core, localWork(conversations, core.followUp, logger), client, logger),
+      ...clickDeps(core, localWork(conversations, core.followUp, logger), logger),
       ledger: stores.requests,
       clock,
     },
@@ -123,7 +122,7 @@ export async function startBackgroundWork(
     ? startRetention(core, config.audit.retentionDays, logger, timings.retentionIntervalMs ?? DAY_MS)
     : undefined;
   const checkpointer = config.audit.signingKeyFile
-    ? startCheckpoints(core, client, config.audit, logger, {
+    ? startCheckpoints(core, core.adapters.clients, config.audit, logger, {
         intervalMs: timings.checkpointIntervalMs ?? 60_000,
         watchMs: timings.checkpointWatchMs ?? 1_000,
       })
@@ -151,7 +150,7 @@ export async function startBackgroundWork(
  */
 function startCheckpoints(
   core: Core,
-  client: WebClient,
+  clients: SlackClients,
   audit: Config['audit'],
   logger: Logger,
   { intervalMs, watchMs }: { intervalMs: number; watchMs: number },
@@ -165,9 +164,11 @@ function startCheckpoints(
     logger,
     ...(channel
       ? {
+          // In the channel's own workspace (named with it when installed into several).
           post: async (text: string) => {
-            const posted = await client.chat.postMessage({ channel, text });
-            return { channel: posted.channel ?? channel, ts: posted.ts ?? '' };
+            const client = clients.forTeam(channel.teamId);
+            const posted = await client.chat.postMessage({ channel: channel.channelId, text });
+            return { channel: posted.channel ?? channel.channelId, ts: posted.ts ?? '' };
           },
         }
       : {}),

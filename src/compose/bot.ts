@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { webApi } from '@slack/bolt';
 import { type ApprovalPolicy, ReloadablePolicy } from '../approvals/policy.js';
+import { expireRemovedWorkspace } from '../approvals/workspace-removal.js';
 import { auditEvent } from '../audit/audit-event.js';
 import { pushLag, WEBHOOK_SINK } from '../audit/audit-push.js';
 import type { Config } from '../config.js';
@@ -10,6 +11,7 @@ import { createDatabaseHealth, type DatabaseHealth } from '../db/database-health
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createSlackRuntime } from '../slack/app.js';
+import { authTest, createInstallationHealth } from '../slack/installations/installation-health.js';
 import type { SealedInstallations } from '../slack/installations/installation-store.js';
 import { registerUninstallListeners } from '../slack/listeners/uninstall.js';
 import type { SlackAdapters } from '../slack/slack-adapters.js';
@@ -18,7 +20,7 @@ import type { SlackIdentity } from '../slack/token-check.js';
 import { threadMemory } from '../workers/protocol.js';
 import { startWorkerPool, type WorkerPool } from '../workers/worker-pool.js';
 import { type BackgroundTimings, type BackgroundWork, startBackgroundWork } from './background.js';
-import { createConsole } from './console.js';
+import { consoleSlack, createConsole } from './console.js';
 import { type Core, type CoreOverrides, createCore } from './core.js';
 import { adminsOf, botTokensOf, installationsOf, lateInstallations } from './installations.js';
 import { registerListeners } from './slack.js';
@@ -31,6 +33,8 @@ export interface BotOverrides extends CoreOverrides, BackgroundTimings {
   slackIdentity?: SlackIdentity;
   /** The policy file's text `policy` was validated from: worker threads build theirs from it, not the file. */
   policyText?: string;
+  /** Installed into several workspaces: how long `/healthz` answers from its last look at their tokens. */
+  installationCheckMs?: number;
 }
 
 export interface Bot {
@@ -68,8 +72,9 @@ export async function createBot(
   /** The web console, once the core it stands on exists. */
   let consolePages: ((req: IncomingMessage, res: ServerResponse) => unknown) | undefined;
   const clock = overrides.clock ?? { now: () => Date.now() };
-  /** OAuth mode: the stored installations, once the database is open. */
+  /** OAuth mode: the stored installations, once the database is open, and whether their tokens work. */
   let installations: SealedInstallations | undefined;
+  let installationHealth: ReturnType<typeof createInstallationHealth> | undefined;
   const database = async () => (await databaseHealth?.check()) ?? { ok: false as const, problem: 'opening' };
   const runtime = createSlackRuntime({
     botToken: config.slack.botToken,
@@ -92,9 +97,17 @@ export async function createBot(
       : {}),
     health: async (withDetail) => {
       const db = await database();
+      // Installed into several workspaces: healthy while one installation's token works.
+      const slack = await installationHealth?.check();
       return {
-        ok: db.ok,
-        detail: withDetail ? await healthDetail(db.ok ? 'ok' : db.problem) : undefined,
+        ok: db.ok && (slack?.ok ?? true),
+        note: slack?.note,
+        detail: withDetail
+          ? {
+              ...(await healthDetail(db.ok ? 'ok' : db.problem)),
+              ...(slack ? { installations: { installed: slack.installed, refused: slack.refused } } : {}),
+            }
+          : undefined,
       };
     },
     available: async () => (await database()).ok,
@@ -135,6 +148,16 @@ export async function createBot(
     overrides,
   );
   installations = installationsOf(config, core.stores, clock);
+  const stored = installations;
+  installationHealth = stored
+    ? createInstallationHealth({
+        workspaces: () => stored.workspaces(),
+        probe: authTest(config.slack.apiUrl),
+        now: () => Date.now(),
+        logger,
+        ...(overrides.installationCheckMs !== undefined ? { everyMs: overrides.installationCheckMs } : {}),
+      })
+    : undefined;
   const started = core;
   databaseHealth = createDatabaseHealth(core.database);
   pool =
@@ -151,9 +174,21 @@ export async function createBot(
       : undefined;
   const work: RunWork = pool ?? localWork(core.conversations, core.followUp, logger);
   const home = registerListeners(runtime, core, work, pool, config, logger);
-  if (installations) registerUninstallListeners(runtime.app, { installations, logger });
+  if (installations)
+    registerUninstallListeners(runtime.app, {
+      installations,
+      // Expired here, followed up where the work runs (the card, the run told, App Home).
+      removed: async (scope, reason) => {
+        const expired = await expireRemovedWorkspace(started.stores.timers, scope, reason, started.clock);
+        for (const settled of expired) work.settled({ kind: 'expired', ...settled });
+        return expired.length;
+      },
+      logger,
+    });
   // With workers, a worker of its own serves the console: this thread, which acks Slack, only relays its requests.
-  consolePages = pool ? pool.console : createConsole(core, work, runtime.app.client, config, logger);
+  consolePages = pool
+    ? pool.console
+    : createConsole(core, work, consoleSlack(core, installations), config, logger);
   // Without workers, this thread follows decisions up: App Home is refreshed from here.
   if (!pool) core.followUp.watch(home);
   let background: BackgroundWork | undefined;
@@ -178,8 +213,7 @@ export async function createBot(
       await started.mcp.connectAll();
       const listening = await runtime.start();
       // Handles at once what expired while the process was down; with workers, the first one does this.
-      if (!pool)
-        background = await startBackgroundWork(started, runtime.app.client, config, logger, overrides);
+      if (!pool) background = await startBackgroundWork(started, config, logger, overrides);
       return listening;
     },
     async stop(graceMs = 10_000) {

@@ -1,15 +1,34 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { WebClient } from '@slack/web-api';
 import { ChainCheck } from '../audit/chain-check.js';
 import type { Config } from '../config.js';
 import { ConsoleAccess } from '../console/console-access.js';
 import type { RunWork } from '../conversations/run-work.js';
+import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { SealedInstallations } from '../slack/installations/installation-store.js';
+import type { SlackClients } from '../slack/installations/team-clients.js';
 import { createSlackSignIn } from '../slack/openid-sign-in.js';
+import type { SlackAdapters } from '../slack/slack-adapters.js';
 import { toolNames } from '../tools/built-in-tools.js';
 import { type ConsoleFetch, consoleFetch, consoleRequestListener } from '../web/console-app.js';
 import type { ConsoleDeps } from '../web/console-deps.js';
 import type { Core } from './core.js';
+
+/**
+ * What the console asks of Slack: with one bot token its workspace; installed into several, whether the app is
+ * installed in a person's workspace.
+ */
+export function consoleSlack(
+  core: Core<SlackAdapters>,
+  installations: Pick<SealedInstallations, 'botToken'> | undefined,
+): Parameters<typeof consoleDeps>[2] {
+  return {
+    clients: core.adapters.clients,
+    installed: installations
+      ? async (teamId) => (await installations.botToken(teamId)) !== undefined
+      : undefined,
+  };
+}
 
 /** The console's access rules on the core's stores: sessions, one-time links, their audit events. */
 export function consoleAccess(core: Core): ConsoleAccess {
@@ -24,8 +43,9 @@ export function consoleAccess(core: Core): ConsoleAccess {
 
 /**
  * The web console on the core (the same deciders, approval service and follow-up as Slack), answering under
- * `/console` of the bot's HTTP server. `client` asks Slack once which workspace the bot is installed in; Sign in
- * with Slack asks Slack's Web API at the same SLACK_API_URL.
+ * `/console` of the bot's HTTP server. With one bot token, `clients` asks Slack once which workspace the bot is
+ * installed in; installed into several, a person signs in to their own workspace when the app is installed
+ * there (`installed`). Sign in with Slack asks Slack's Web API at the same SLACK_API_URL, with no bot token.
  */
 export function createConsole(
   ...args: Parameters<typeof consoleDeps>
@@ -38,16 +58,24 @@ export function createConsoleFetch(...args: Parameters<typeof consoleDeps>): Con
   return consoleFetch(consoleDeps(...args));
 }
 
-function consoleDeps(
+export function consoleDeps(
   core: Core,
   work: RunWork,
-  client: WebClient,
+  slack: { clients: SlackClients; installed?: ((teamId: string) => Promise<boolean>) | undefined },
   config: Pick<Config, 'console' | 'adminUserIds' | 'slack' | 'logLevel'>,
   logger: Logger,
 ): ConsoleDeps {
   let team: Promise<string> | undefined;
-  const installedTeam = () => {
-    team ??= client.auth.test().then((answer) => answer.team_id ?? '');
+  const { installed } = slack;
+  const installedTeam = async (teamId?: string): Promise<string> => {
+    if (installed) {
+      if (teamId !== undefined && (await installed(teamId))) return teamId;
+      throw new AppError('slack.not_installed', 'The app is not installed in that workspace.');
+    }
+    team ??= slack.clients
+      .forTeam(undefined)
+      .auth.test()
+      .then((answer) => answer.team_id ?? '');
     // A failed question is asked again next time.
     team.catch(() => {
       team = undefined;

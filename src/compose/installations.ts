@@ -47,7 +47,10 @@ export function botTokensOf(
 ): BotTokens {
   const installations = installationsOf(config, stores, clock);
   return installations
-    ? { kind: 'installations', botToken: (teamId) => installations.botToken(teamId) }
+    ? {
+        kind: 'installations',
+        botToken: (teamId, enterpriseId) => installations.botToken(teamId, enterpriseId),
+      }
     : { kind: 'single', token: config.slack.botToken };
 }
 

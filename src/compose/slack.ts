@@ -1,4 +1,3 @@
-import { WebClient } from '@slack/web-api';
 import { BreakGlassReviews } from '../approvals/break-glass-reviews.js';
 import type { Config } from '../config.js';
 import type { DecisionWatchers } from '../conversations/decision-follow-up.js';
@@ -26,44 +25,31 @@ import { registerSessionStopListener } from '../slack/listeners/session-stop.js'
 import { modalMetadataKey } from '../slack/modal-metadata.js';
 import { directMessenger } from '../slack/no-previews.js';
 import { rejectMalformedIds } from '../slack/payload-ids.js';
-import { type SlackAdapters, WEB_API_LEVELS } from '../slack/slack-adapters.js';
-import { slackLibraryLogger } from '../slack/slack-logger.js';
+import type { SlackAdapters } from '../slack/slack-adapters.js';
 import type { Core } from './core.js';
 
 /** The core with the Slack side as its surface. */
 export type SlackCore = Core<SlackAdapters>;
 
-/** A Web API client of the bot's token, for a thread without a Bolt app (a worker). */
-export function createWebClient(
-  slack: Pick<Config['slack'], 'botToken' | 'apiUrl'>,
-  logLevel: Config['logLevel'],
-  logger: Logger,
-): WebClient {
-  return new WebClient(slack.botToken, {
-    slackApiUrl: slack.apiUrl,
-    logger: slackLibraryLogger(logger, logLevel, 'web-api'),
-    logLevel: WEB_API_LEVELS[logLevel],
-  });
-}
-
 /**
  * App Home's publisher and who may read the audit log from Slack, built alike in the thread answering Slack
  * and in a worker (which refreshes App Home after the decisions it follows up); `watcher` is what the Slack side
- * does after every decision: App Home, and the review card of a break-glass approval.
+ * does after every decision: App Home, and the review card of a break-glass approval. Each speaks in a
+ * workspace with that workspace's client.
  */
 export function createHome(
-  client: WebClient,
   core: SlackCore,
   config: Pick<Config, 'auditIncludesWorkspaceAdmins'>,
   logger: Logger,
 ): { home: HomePublisher; access: AuditAccess; watcher: DecisionWatchers } {
-  const access = createAuditAccess(client, {
+  const { clients } = core.adapters;
+  const access = createAuditAccess(clients, {
     isAdmin: (teamId, userId) => core.deciders.isAdmin(teamId, userId),
     includeWorkspaceAdmins: config.auditIncludesWorkspaceAdmins,
     now: () => core.clock.now(),
     logger,
   });
-  const home = createHomePublisher(client, {
+  const home = createHomePublisher(clients, {
     queries: core.stores.auditQueries,
     viewers: core.stores.homeViewers,
     access,
@@ -71,7 +57,7 @@ export function createHome(
     clock: core.clock,
     logger,
   });
-  const reviews = createBreakGlassReviewPoster(client, { deciders: core.deciders, logger });
+  const reviews = createBreakGlassReviewPoster(clients, { deciders: core.deciders, logger });
   const watcher: DecisionWatchers = {
     afterDecision: async (approval, deciders) => {
       await reviews.afterDecision(approval, deciders);
@@ -83,15 +69,16 @@ export function createHome(
 
 /**
  * What deciding an Approve click needs, wherever it is decided (a live click in this thread or a worker, a click
- * picked up later): replies go through the click's own client, or `client` for a DM to a click from App Home.
+ * picked up later): replies go through the click's own client, or a DM in the clicker's workspace to a click
+ * from App Home.
  */
-export function clickDeps(core: SlackCore, work: RunWork, client: WebClient, logger: Logger): ClickDeps {
+export function clickDeps(core: SlackCore, work: RunWork, logger: Logger): ClickDeps {
   return {
     approvals: core.approvals,
     work,
     reply: slackClickReply({
       surface: core.adapters.interactive,
-      directMessage: directMessenger(client),
+      directMessage: directMessenger(core.adapters.clients),
       logger,
     }),
     logger,
@@ -116,12 +103,12 @@ export function registerListeners(
 ): DecisionWatchers {
   const { app } = runtime;
   const { stores } = core;
-  const { home, access, watcher } = createHome(app.client, core, config, logger);
+  const { home, access, watcher } = createHome(core, config, logger);
   // First: no listener sees a request whose ids are malformed or of a workspace Slack never names.
   app.use(rejectMalformedIds(logger));
   registerMessageListeners(app, { conversations: core.conversations, work, logger });
   registerSessionStopListener(app, { work, logger });
-  const decisions = clickDeps(core, work, app.client, logger);
+  const decisions = clickDeps(core, work, logger);
   const mode = config.slack.mode;
   const modalKey = modalMetadataKey(mode.kind === 'http' ? mode.signingSecret : mode.appToken);
   // Requests arriving together are recorded in one transaction, each before its answer.

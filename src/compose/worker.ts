@@ -13,10 +13,10 @@ import type { ConsoleFetch } from '../web/console-app.js';
 import { type PassedOnWork, passingOn, type WorkerData } from '../workers/protocol.js';
 import { doesBackground, servesConsole } from '../workers/worker-roles.js';
 import { type BackgroundWork, startBackgroundWork } from './background.js';
-import { createConsoleFetch } from './console.js';
+import { consoleSlack, createConsoleFetch } from './console.js';
 import { createCore } from './core.js';
-import { adminsOf, botTokensOf } from './installations.js';
-import { clickDeps, createHome, createWebClient, type SlackCore } from './slack.js';
+import { adminsOf, botTokensOf, installationsOf } from './installations.js';
+import { clickDeps, createHome, type SlackCore } from './slack.js';
 
 /** A worker thread's services, wired: what the intake thread hands over is done through them. */
 export interface WorkerServices {
@@ -71,19 +71,26 @@ export async function composeWorker(
       }),
     { owner: data.owner },
   );
-  const client = createWebClient(config.slack, config.logLevel, logger);
   const consoleOnly = servesConsole(data.role);
   // A run worker follows up the decisions made here (clicks) and passed on to it; the console's passes its on.
-  if (!consoleOnly) core.followUp.watch(createHome(client, core, config, logger).watcher);
+  if (!consoleOnly) core.followUp.watch(createHome(core, config, logger).watcher);
   const work = consoleOnly ? passingOn(passOn) : localWork(core.conversations, core.followUp, logger);
-  const decisions = clickDeps(core, work, client, logger);
+  const decisions = clickDeps(core, work, logger);
   await core.mcp.connectAll();
   const background: BackgroundWork | undefined = doesBackground(data.role)
-    ? await startBackgroundWork(core, client, config, logger)
+    ? await startBackgroundWork(core, config, logger)
     : undefined;
   return {
     core,
-    console: consoleOnly ? createConsoleFetch(core, work, client, config, logger) : undefined,
+    console: consoleOnly
+      ? createConsoleFetch(
+          core,
+          work,
+          consoleSlack(core, installationsOf(config, core.stores, clock)),
+          config,
+          logger,
+        )
+      : undefined,
     decideClick: (click, key, taken) => decideClick(decisions, click, key, taken),
     checkDeadlines: () => background?.checkDeadlines() ?? Promise.resolve(),
     reloadPolicy(text) {

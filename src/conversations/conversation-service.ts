@@ -189,6 +189,7 @@ export class ConversationService {
   resume(runId: string, approval: ApprovalRecord): Promise<void> {
     const thread = {
       teamId: approval.teamId,
+      ...(approval.enterpriseId ? { enterpriseId: approval.enterpriseId } : {}),
       channelId: approval.channelId,
       threadTs: approval.threadTs,
       recipientUserId: approval.requesterId,

@@ -11,13 +11,16 @@ import type { ChannelPoster } from '../tools/ports.js';
 /** Where a conversation lives in Slack (or the terminal). */
 export interface ThreadRef {
   teamId: string;
+  /**
+   * The workspace's Enterprise Grid organisation, when Slack named one (absent outside Grid): which workspaces
+   * reach its requests (see workspace-reach.ts), and whose org-wide install may answer for the team.
+   */
+  enterpriseId?: string | undefined;
   channelId: string;
   threadTs: string;
 }
 
 export interface IncomingMessage extends ThreadRef {
-  /** The Enterprise Grid organisation Slack named with the event (absent outside Grid). */
-  enterpriseId?: string | undefined;
   userId: string;
   text: string;
   messageTs: string;

@@ -14,8 +14,12 @@ export interface GreetingStore {
 
 /** What the Messages tab needs from Slack. */
 export interface WelcomeSurface {
-  post(channelId: string, text: string): Promise<PostOutcome>;
-  setSuggestedPrompts(channelId: string, prompts: readonly SuggestedPrompt[], title?: string): Promise<void>;
+  post(channelId: string, text: string, options: { teamId: string }): Promise<PostOutcome>;
+  setSuggestedPrompts(
+    channel: { teamId: string; channelId: string },
+    prompts: readonly SuggestedPrompt[],
+    title?: string,
+  ): Promise<void>;
 }
 
 export interface WelcomeServiceDeps {
@@ -52,14 +56,16 @@ export class WelcomeService {
     const { store, surface, clock, logger, prompts } = this.#deps;
     if (prompts.length > 0) {
       try {
-        await surface.setSuggestedPrompts(visit.channelId, prompts, PROMPTS_TITLE);
+        await surface.setSuggestedPrompts(visit, prompts, PROMPTS_TITLE);
       } catch (error) {
         logger.warn('suggested prompts could not be set', { error: describeError(error) });
       }
     }
     if (!(await store.claim(visit.teamId, visit.userId, clock.now()))) return;
     try {
-      const outcome = await surface.post(visit.channelId, greetingText(visit.userId));
+      const outcome = await surface.post(visit.channelId, greetingText(visit.userId), {
+        teamId: visit.teamId,
+      });
       if (outcome.kind !== 'posted')
         throw new AppError('surface.not_posted', `the greeting was not posted (${outcome.kind})`);
     } catch (error) {

@@ -5,8 +5,7 @@ import { type ApprovalReview, approvalReviewSchema } from '../approvals/approval
 import { readEnum, readNumber, readOptionalNumber, readOptionalString, readString } from './sql/columns.js';
 import { type Program, type Row, row, rows } from './sql/program.js';
 import type { Dialect } from './sql/sql-database.js';
-
-const optionalEnterprise = (id: string | null) => (id === null ? {} : { enterpriseId: id });
+import { enterpriseOf } from './thread-rows.js';
 
 /** An approvals row as the core sees it; the stored rule JSON passes its schema like any input. */
 export function toApprovalRecord(r: Row): ApprovalRecord {
@@ -16,7 +15,7 @@ export function toApprovalRecord(r: Row): ApprovalRecord {
     runId: readString(r, 'run_id'),
     conversationId: readString(r, 'conversation_id'),
     teamId: readString(r, 'team_id'),
-    ...optionalEnterprise(readOptionalString(r, 'enterprise_id')),
+    ...enterpriseOf(r),
     turn: readNumber(r, 'turn'),
     callId: readString(r, 'call_id'),
     toolName: readString(r, 'tool_name'),

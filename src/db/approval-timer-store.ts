@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import { escalationDue, nextReminderAt } from '../approvals/decision-rules.js';
 import type { ApprovalTimerStore } from '../approvals/ports.js';
-import { SYSTEM_ACTOR } from '../audit/audit-event.js';
+import { type AuditInput, SYSTEM_ACTOR } from '../audit/audit-event.js';
 import type { SurfaceKind } from '../surfaces.js';
 import { lockApproval, toApprovalRecord } from './approval-rows.js';
 import { claimRunIfSettled, lockRunThenApproval } from './approval-store.js';
@@ -16,26 +16,44 @@ import type { StoreContext } from './store-context.js';
  */
 export function createApprovalTimerStore(ctx: StoreContext): ApprovalTimerStore {
   const { db } = ctx;
+  /** Marks each of `found` expired (`reason` kept with it) in a transaction of its own, claiming its run. */
+  const expire = async (
+    found: ReturnType<typeof pendingDue>,
+    now: number,
+    reason: string | null,
+    events: (approval: ApprovalRecord) => AuditInput[],
+  ) => {
+    const due = await db.read(() => found);
+    const expired: { approval: ApprovalRecord; runClaimed: boolean }[] = [];
+    for (const approvalId of due) {
+      const result = await db.write(function* () {
+        const current = yield* lockRunThenApproval(ctx, approvalId);
+        if (current.status !== 'pending') return undefined;
+        const [updated] = yield* rows(sql`update approvals set status = 'expired', decided_at = ${now},
+          reason = ${reason}, updated_at = ${now} where id = ${approvalId} and status = 'pending' returning *`);
+        if (!updated) return undefined;
+        const approval = toApprovalRecord(updated);
+        yield* audit(events(approval));
+        return { approval, runClaimed: yield* claimRunIfSettled(ctx, approval, SYSTEM_ACTOR, now) };
+      });
+      if (result) expired.push(result);
+    }
+    return expired;
+  };
   return {
-    async expireDue(now, surface, events) {
-      const due = await db.read(() =>
+    expireDue(now, surface, events) {
+      return expire(
         pendingDue(surface, sql`a.expires_at is not null and a.expires_at <= ${now}`),
+        now,
+        null,
+        events,
       );
-      const expired: { approval: ApprovalRecord; runClaimed: boolean }[] = [];
-      for (const approvalId of due) {
-        const result = await db.write(function* () {
-          const current = yield* lockRunThenApproval(ctx, approvalId);
-          if (current.status !== 'pending') return undefined;
-          const [updated] = yield* rows(sql`update approvals set status = 'expired', decided_at = ${now},
-            updated_at = ${now} where id = ${approvalId} and status = 'pending' returning *`);
-          if (!updated) return undefined;
-          const approval = toApprovalRecord(updated);
-          yield* audit(events(approval));
-          return { approval, runClaimed: yield* claimRunIfSettled(ctx, approval, SYSTEM_ACTOR, now) };
-        });
-        if (result) expired.push(result);
-      }
-      return expired;
+    },
+
+    expireWorkspace(scope, now, reason, events) {
+      const of =
+        'teamId' in scope ? sql`a.team_id = ${scope.teamId}` : sql`a.enterprise_id = ${scope.enterpriseId}`;
+      return expire(pendingDue('slack', of), now, reason, events);
     },
 
     async claimEscalations(now, surface, events) {

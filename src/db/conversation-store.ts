@@ -10,6 +10,7 @@ import { activeRunStatus, claimColumns, insertItems, insertRun } from './run-row
 import { readNumber, readOptionalNumber, readOptionalString, readString } from './sql/columns.js';
 import { audit, count, type Program, row } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
+import { threadOf } from './thread-rows.js';
 
 /** Conversations, and the start of their runs: one active run per conversation, later messages queued. */
 export function createConversationStore(ctx: StoreContext): ConversationStore {
@@ -22,8 +23,10 @@ export function createConversationStore(ctx: StoreContext): ConversationStore {
       if (existing) return existing;
       const id = ctx.newId('conv');
       return db.write(function* () {
-        yield* count(sql`insert into conversations (id, team_id, channel_id, thread_ts, surface, created_at)
-          values (${id}, ${thread.teamId}, ${thread.channelId}, ${thread.threadTs}, ${surface}, ${clock.now()})
+        yield* count(sql`insert into conversations (id, team_id, enterprise_id, channel_id, thread_ts, surface,
+            created_at)
+          values (${id}, ${thread.teamId}, ${thread.enterpriseId ?? null}, ${thread.channelId}, ${thread.threadTs},
+            ${surface}, ${clock.now()})
           on conflict (team_id, channel_id, thread_ts) do nothing`);
         const created = yield* conversationIdOf(thread);
         if (!created) throw new AppError('database.not_stored', 'Conversation could not be created');
@@ -33,14 +36,10 @@ export function createConversationStore(ctx: StoreContext): ConversationStore {
 
     thread: (conversationId) =>
       db.read(function* () {
-        const found = yield* row(sql`select team_id, channel_id, thread_ts from conversations
+        const found = yield* row(sql`select team_id, enterprise_id, channel_id, thread_ts from conversations
           where id = ${conversationId}`);
         if (!found) return undefined;
-        return {
-          teamId: readString(found, 'team_id'),
-          channelId: readString(found, 'channel_id'),
-          threadTs: readString(found, 'thread_ts'),
-        };
+        return threadOf(found);
       }),
 
     startRunOrQueue({ conversationId, runId, message, state, audit: events, context }) {

@@ -6,6 +6,7 @@ import { leaseColumns, takableLease } from './run-rows.js';
 import { readEnum, readNumber, readOptionalString, readString } from './sql/columns.js';
 import { audit, count, type Program, type Row, rows } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
+import { threadOf } from './thread-rows.js';
 
 /** Deliveries taken per retry round; the rest wait for the next round. */
 const BATCH = 50;
@@ -147,7 +148,7 @@ function* toDeliveries(taken: readonly Row[]): Program<Delivery[]> {
       }
       continue;
     }
-    const [thread] = yield* rows(sql`select team_id, channel_id, thread_ts from conversations
+    const [thread] = yield* rows(sql`select team_id, enterprise_id, channel_id, thread_ts from conversations
       where id = ${readString(d, 'conversation_id')}`);
     const runId = readOptionalString(d, 'run_id');
     if (!thread || !runId) continue;
@@ -156,11 +157,7 @@ function* toDeliveries(taken: readonly Row[]): Program<Delivery[]> {
       runId,
       attempts,
       text: readOptionalString(d, 'text') ?? '',
-      thread: {
-        teamId: readString(thread, 'team_id'),
-        channelId: readString(thread, 'channel_id'),
-        threadTs: readString(thread, 'thread_ts'),
-      },
+      thread: threadOf(thread),
     });
   }
   return deliveries;

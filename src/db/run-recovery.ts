@@ -5,6 +5,7 @@ import { claimColumns, takableLease } from './run-rows.js';
 import { readString } from './sql/columns.js';
 import { count, rows } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
+import { threadOf } from './thread-rows.js';
 
 /** Runs and queues a stopped process left behind, taken over through leases. */
 export function createRunRecovery(ctx: StoreContext): RunRecovery {
@@ -25,17 +26,14 @@ export function createRunRecovery(ctx: StoreContext): RunRecovery {
         const runs: ClaimedRun[] = [];
         for (const run of claimed) {
           const conversationId = readString(run, 'conversation_id');
-          const [thread] = yield* rows(sql`select team_id, channel_id, thread_ts from conversations
+          const [thread] =
+            yield* rows(sql`select team_id, enterprise_id, channel_id, thread_ts from conversations
             where id = ${conversationId}`);
           if (!thread) continue;
           runs.push({
             runId: readString(run, 'id'),
             conversationId,
-            thread: {
-              teamId: readString(thread, 'team_id'),
-              channelId: readString(thread, 'channel_id'),
-              threadTs: readString(thread, 'thread_ts'),
-            },
+            thread: threadOf(thread),
           });
         }
         return runs;

@@ -64,7 +64,8 @@ export function createRunStore(ctx: StoreContext): RunStore {
               origin_approval_id, reason, requester_id, channel_id, thread_ts, expires_at, remind_at, review,
               preview, agent_chain, created_at, updated_at)
             values (${approval.id}, ${runId}, ${conversationId}, ${scope.teamId},
-              ${readOptionalString(conversation, 'enterprise_id')}, ${state.turn}, ${approval.callId}, ${approval.toolName}, ${approval.arguments},
+              ${readOptionalString(conversation, 'enterprise_id')},
+              ${state.turn}, ${approval.callId}, ${approval.toolName}, ${approval.arguments},
               ${approval.argumentsHash}, ${JSON.stringify(rule)}, ${decided}, ${refusedReason},
               ${scope.actor}, ${readString(conversation, 'channel_id')},
               ${readString(conversation, 'thread_ts')}, ${approval.expiresAt}, ${approval.remindAt},

@@ -37,7 +37,12 @@ export interface SlackRuntimeOptions {
    * /healthz gives details (HEALTHZ_DETAILS): an unauthenticated caller must not make the bot ask its workers
    * for their memory or read the SIEM lag on every request.
    */
-  health: (withDetail: boolean) => Promise<{ ok: boolean; detail?: Record<string, unknown> | undefined }>;
+  health: (withDetail: boolean) => Promise<{
+    ok: boolean;
+    detail?: Record<string, unknown> | undefined;
+    /** A sentence said even without details (how to install the app when no workspace has). */
+    note?: string | undefined;
+  }>;
   /**
    * `/healthz` is unauthenticated: it answers only `{status}` unless details are asked for (HEALTHZ_DETAILS),
    * since they name MCP servers, tools and error texts with hosts and ports.
@@ -119,9 +124,10 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
               status,
               mode: options.mode.kind,
               slack: { connection: slack.state, since: new Date(slack.since).toISOString() },
+              ...(health.note ? { note: health.note } : {}),
               ...health.detail,
             }
-          : { status },
+          : { status, ...(health.note ? { note: health.note } : {}) },
       ),
     );
   };

@@ -1,15 +1,16 @@
-import type { webApi } from '@slack/bolt';
 import { type ApprovalRecord, formatDuration } from '../approvals/approval.js';
 import type { ApprovalTimerEvents } from '../approvals/approval-scheduler.js';
 import { describeApprovers } from '../approvals/policy.js';
 import type { AdminDirectory } from '../approvals/team-admins.js';
 import { type DeciderMention, deciderMentions } from '../approvals/who-to-tell.js';
 import type { DecisionFollowUp } from '../conversations/decision-follow-up.js';
+import type { SlackClients } from './installations/team-clients.js';
 import { escapeMrkdwn } from './mrkdwn.js';
 import { NO_PREVIEWS } from './no-previews.js';
 
 export interface ApprovalNotifierDeps {
-  client: webApi.WebClient;
+  /** Each workspace's client: a notice goes to the request's thread with its workspace's token. */
+  clients: SlackClients;
   /** What follows an expiry: the same as after a decision (cards, the run, App Home). */
   followUp: Pick<DecisionFollowUp, 'after'>;
   /** Each workspace's admins, mentioned in a reminder of a request whose rule names admins. */
@@ -28,7 +29,7 @@ export function createApprovalNotifier(deps: ApprovalNotifierDeps): ApprovalTime
     async escalated(approval) {
       const to = describeApprovers({ approvers: approval.rule.escalateTo ?? [] });
       const after = formatDuration(approval.rule.escalateAfterMs ?? 0);
-      await deps.client.chat.postMessage({
+      await deps.clients.forTeam(approval.teamId, approval.enterpriseId).chat.postMessage({
         channel: approval.channelId,
         thread_ts: approval.threadTs,
         text: `:rotating_light: The request to run \`${escapeMrkdwn(approval.toolName)}\` (ID \`${approval.id}\`) waited ${after} and was escalated to ${to}, who may now decide it too.`,
@@ -37,7 +38,7 @@ export function createApprovalNotifier(deps: ApprovalNotifierDeps): ApprovalTime
       await deps.cards.postEscalation(approval);
     },
     async remind(approval) {
-      await deps.client.chat.postMessage({
+      await deps.clients.forTeam(approval.teamId, approval.enterpriseId).chat.postMessage({
         channel: approval.channelId,
         thread_ts: approval.threadTs,
         text: reminderText(approval, await deps.admins.adminsOf(approval.teamId)),

@@ -31,7 +31,7 @@ export interface ApprovalsCommandDeps {
 
 export interface DelegationCommandDeps {
   store: DelegationStore;
-  /** Whether the person may decide some tool under the policy in force. */
+  /** Whether the person may decide some tool of their workspace under the policy in force. */
   mayDelegate(teamId: string, userId: string): Promise<boolean>;
   newId(): string;
 }

@@ -1,7 +1,7 @@
-import type { webApi } from '@slack/bolt';
 import { z } from 'zod';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { SlackClients } from './installations/team-clients.js';
 
 export interface AuditAccess {
   /** May this person see every request of their workspace (the slash command, the admins' App Home)? */
@@ -27,28 +27,30 @@ const userInfoSchema = z.object({
 });
 
 /**
- * Who may audit: configured admins, and optionally workspace admins and owners. `users.info` answers are cached
- * (10 minutes by default) so that opening App Home or running the command does not call Slack each time; a
- * failed lookup denies and is not cached.
+ * Who may audit: configured admins, and optionally workspace admins and owners, asked of the person's own
+ * workspace. `users.info` answers are cached (10 minutes by default) so that opening App Home or running the
+ * command does not call Slack each time; a failed lookup denies and is not cached.
  */
-export function createAuditAccess(client: webApi.WebClient, options: AuditAccessOptions): AuditAccess {
+export function createAuditAccess(clients: SlackClients, options: AuditAccessOptions): AuditAccess {
   const cache = new Map<string, { value: boolean; until: number }>();
   const ttl = options.cacheMs ?? 600_000;
   return {
     async isAuditor(teamId, userId) {
       if (await options.isAdmin(teamId, userId)) return true;
       if (!options.includeWorkspaceAdmins) return false;
-      const cached = cache.get(userId);
+      const key = `${teamId}:${userId}`;
+      const cached = cache.get(key);
       if (cached && cached.until > options.now()) return cached.value;
       try {
-        const parsed = userInfoSchema.safeParse(await client.users.info({ user: userId }));
+        const parsed = userInfoSchema.safeParse(await clients.forTeam(teamId).users.info({ user: userId }));
         const user = parsed.success ? parsed.data.user : {};
         const value = Boolean(user.is_admin || user.is_owner || user.is_primary_owner);
-        cache.set(userId, { value, until: options.now() + ttl });
+        cache.set(key, { value, until: options.now() + ttl });
         return value;
       } catch (error) {
         options.logger.warn('users.info failed; treating the user as not an admin', {
           userId,
+          teamId,
           error: describeError(error),
         });
         return false;

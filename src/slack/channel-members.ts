@@ -1,9 +1,9 @@
-import type { webApi } from '@slack/bolt';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import type { ChannelMembership } from '../conversations/surface-ports.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { SlackClients } from './installations/team-clients.js';
 
 const pageSchema = z.object({
   members: z.array(z.string()).default([]),
@@ -31,7 +31,7 @@ export interface ChannelMembershipOptions {
  * answers false: nobody is let through on an answer Slack did not give.
  */
 export function createChannelMembership(
-  client: webApi.WebClient,
+  clients: SlackClients,
   clock: Clock,
   logger: Logger,
   options: ChannelMembershipOptions = {},
@@ -55,7 +55,8 @@ export function createChannelMembership(
     cache.set(key, { members, until: now + ttlMs });
   };
 
-  const read = async (channelId: string): Promise<ReadonlySet<string> | undefined> => {
+  const read = async (teamId: string, channelId: string): Promise<ReadonlySet<string> | undefined> => {
+    const client = clients.forTeam(teamId);
     const members = new Set<string>();
     let cursor: string | undefined;
     try {
@@ -82,12 +83,13 @@ export function createChannelMembership(
     }
   };
 
-  const membersOf = (key: string, channelId: string): Promise<ReadonlySet<string> | undefined> => {
+  const membersOf = (teamId: string, channelId: string): Promise<ReadonlySet<string> | undefined> => {
+    const key = `${teamId}:${channelId}`;
     const cached = cache.get(key);
     if (cached && cached.until > clock.now()) return Promise.resolve(cached.members);
     const pending = reading.get(key);
     if (pending) return pending;
-    const lookup = read(channelId).then((members) => {
+    const lookup = read(teamId, channelId).then((members) => {
       if (members) remember(key, members);
       return members;
     });
@@ -98,7 +100,7 @@ export function createChannelMembership(
 
   return {
     async isMember({ teamId, channelId, userId }) {
-      const members = await membersOf(`${teamId}:${channelId}`, channelId);
+      const members = await membersOf(teamId, channelId);
       return members?.has(userId) ?? false;
     },
   };

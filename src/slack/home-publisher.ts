@@ -1,4 +1,3 @@
-import type { webApi } from '@slack/bolt';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import type { ApprovalLists } from '../approvals/audit-queries.js';
 import type { Deciders } from '../approvals/deciders.js';
@@ -15,6 +14,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { AuditAccess } from './audit-access.js';
 import { buildHomeView, HOME_DECISIONS, type HomeContent, MAX_PENDING_SHOWN } from './blocks/home-view.js';
+import type { SlackClients } from './installations/team-clients.js';
 
 export interface HomePublisher extends DecisionWatchers {
   /** Builds and publishes this person's Home tab. */
@@ -37,7 +37,7 @@ export interface HomePublisherDeps {
 /** Pending requests read to find those waiting for one person; more are counted, not scanned. */
 const PENDING_SCAN = 500;
 
-export function createHomePublisher(client: webApi.WebClient, deps: HomePublisherDeps): HomePublisher {
+export function createHomePublisher(clients: SlackClients, deps: HomePublisherDeps): HomePublisher {
   const content = async (userId: string, teamId: string, auditor: boolean): Promise<HomeContent> => {
     if (auditor) {
       // Read past what is shown: Home puts the riskiest first, wherever they are in the queue.
@@ -64,7 +64,8 @@ export function createHomePublisher(client: webApi.WebClient, deps: HomePublishe
   };
 
   const show = async (userId: string, teamId: string, auditor: boolean) => {
-    await client.views.publish({
+    // Each Home is published in its viewer's workspace, with that workspace's token.
+    await clients.forTeam(teamId).views.publish({
       user_id: userId,
       view: buildHomeView(await content(userId, teamId, auditor)),
     });

@@ -9,7 +9,8 @@ const incomingSchema = z.object({
   enterpriseId: z
     .string()
     .regex(/^E[A-Z0-9]{1,30}$/)
-    .optional(),
+    .nullish()
+    .transform((value) => value ?? undefined),
   channelId: z.string().regex(/^[CDG][A-Z0-9]{1,30}$/),
   threadTs: z.string().regex(SLACK_TS),
   userId: z.string().regex(/^[UW][A-Z0-9]{1,30}$/),

@@ -1,4 +1,4 @@
-import type { webApi } from '@slack/bolt';
+import type { SlackClients } from './installations/team-clients.js';
 
 /**
  * Slack fetches what links in a message point to (link previews) as soon as it is posted, with no click: text
@@ -6,8 +6,13 @@ import type { webApi } from '@slack/bolt';
  */
 export const NO_PREVIEWS = { unfurl_links: false, unfurl_media: false } as const;
 
-/** A direct message to a person (a decision's outcome, a refusal), previews off. */
-export function directMessenger(client: webApi.WebClient): (userId: string, text: string) => Promise<void> {
-  return (userId, text) =>
-    client.chat.postMessage({ channel: userId, text, ...NO_PREVIEWS }).then(() => undefined);
+/** A direct message to a person of `teamId`'s workspace (a decision's outcome, a refusal), previews off. */
+export function directMessenger(
+  clients: SlackClients,
+): (userId: string, text: string, teamId: string | undefined) => Promise<void> {
+  return (userId, text, teamId) =>
+    clients
+      .forTeam(teamId)
+      .chat.postMessage({ channel: userId, text, ...NO_PREVIEWS })
+      .then(() => undefined);
 }

@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import type { SurfaceAdapters } from '../conversations/surface-ports.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
 import { createChannelMembership } from './channel-members.js';
-import { type BotTokens, createSlackClients } from './installations/team-clients.js';
+import { type BotTokens, createSlackClients, type SlackClients } from './installations/team-clients.js';
 import { slackLibraryLogger } from './slack-logger.js';
 import { createSlackSurface, type SlackSurface } from './slack-surface.js';
 import { createTeamSurface } from './team-surface.js';
@@ -43,6 +43,11 @@ export interface SlackAdapters extends SurfaceAdapters {
   surface: SlackSurface;
   /** For what a click does: its own client, which never waits out a rate limit. */
   interactive: SlackSurface;
+  /**
+   * Each workspace's client for what is neither a run nor a click's reply (App Home, direct messages, reminders,
+   * checkpoints): Bolt's own options, waiting out a rate limit as Bolt's client does.
+   */
+  clients: SlackClients;
 }
 
 /**
@@ -62,28 +67,34 @@ export function createSlackAdapters(
 ): SlackAdapters {
   const { logger, cards } = options;
   // Each workspace's calls go out with its own token (one client per workspace, or the one token's).
-  const clients = (extra: { timeout: number; retryConfig: RetryOptions }) =>
+  const clients = (extra: {
+    timeout?: number;
+    retryConfig?: RetryOptions;
+    rejectRateLimitedCalls?: boolean;
+  }) =>
     createSlackClients(
       options.tokens,
       {
         slackApiUrl: options.apiUrl,
         logger: slackLibraryLogger(logger, options.logLevel, 'web-api'),
         logLevel: WEB_API_LEVELS[options.logLevel],
-        rejectRateLimitedCalls: true,
         ...extra,
       },
       logger,
     );
-  const clickClients = clients({ timeout: INTERACTIVE_TIMEOUT_MS, retryConfig: { retries: 0 } });
+  const clickClients = clients({
+    timeout: INTERACTIVE_TIMEOUT_MS,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+  });
   const workClients = clients({
     timeout: WORK_CALL.timeout,
     retryConfig: options.retryConfig ?? WORK_CALL.retryConfig,
+    rejectRateLimitedCalls: true,
   });
-  // User groups and channel members are asked of the single token's workspace (in OAuth mode these name no
-  // workspace yet, and fail closed: nobody is taken to be in a group or a channel).
-  const clickClient = clickClients.forTeam(undefined);
-  // Decisions look user groups up before a modal is answered: that lookup must fail fast, never wait.
-  const groups = createUserGroupDirectory(clickClient, options.clock, logger);
+  // Decisions look user groups up before a modal is answered: that lookup must fail fast, never wait. Each
+  // workspace's groups and channels are asked of that workspace.
+  const groups = createUserGroupDirectory(clickClients, options.clock, logger);
   // Whom cards are sent to directly: the core's rules over this surface's user groups.
   const deciders = new Deciders({ clock: options.clock, admins: options.admins, groups });
   const interactive = createTeamSurface(clickClients, (client) =>
@@ -98,7 +109,8 @@ export function createSlackAdapters(
     decisionSurface: interactive,
     groups,
     // Who may stop a thread's work: looked up like a click's, failing fast.
-    channelMembers: createChannelMembership(clickClient, options.clock, logger),
+    channelMembers: createChannelMembership(clickClients, options.clock, logger),
     systemPrompt: options.systemPrompt,
+    clients: clients(options.retryConfig ? { retryConfig: options.retryConfig } : {}),
   };
 }

@@ -28,7 +28,7 @@ export interface SlackSurface extends ThreadSurface, ChannelPoster {
   ): Promise<void>;
   /** Messages tab: the prompts offered above the message box (agent apps: without a thread). */
   setSuggestedPrompts(
-    channelId: string,
+    channel: { teamId: string; channelId: string },
     prompts: readonly { title: string; message: string }[],
     title?: string,
   ): Promise<void>;
@@ -85,7 +85,7 @@ export function createSlackSurface(
     startProgress: (target) => createProgressIndicator(client, target, logger, ways),
     streamAnswer: (target) => createAnswerStream(client, target, logger),
     readThread: (thread, options) => readThreadMessages(client, thread, options),
-    async setSuggestedPrompts(channelId, prompts, title) {
+    async setSuggestedPrompts({ channelId }, prompts, title) {
       // No thread_ts: for agent apps a call with one silently does nothing.
       await client.assistant.threads.setSuggestedPrompts({
         channel_id: channelId,
@@ -98,7 +98,7 @@ export function createSlackSurface(
         throw withRetryAfter(error);
       }),
     postEscalation: (approval) => publisher.postEscalation(approval),
-    async post(channel, text, options = {}) {
+    async post(channel, text, options) {
       const previews = options.linkPreviews ? {} : NO_PREVIEWS;
       try {
         await client.chat.postMessage({ channel, text: safeMrkdwn(text), ...previews });

@@ -12,8 +12,8 @@ export function createTeamSurface(
   build: (client: webApi.WebClient) => ClientSurface,
 ): ClientSurface {
   const built = new Map<webApi.WebClient, ClientSurface>();
-  const of = (teamId: string | undefined): ClientSurface => {
-    const client = clients.forTeam(teamId);
+  const of = (teamId: string | undefined, enterpriseId?: string | undefined): ClientSurface => {
+    const client = clients.forTeam(teamId, enterpriseId);
     let surface = built.get(client);
     if (!surface) {
       surface = build(client);
@@ -22,18 +22,18 @@ export function createTeamSurface(
     return surface;
   };
   const surface: ClientSurface = {
-    postText: (thread, text) => of(thread.teamId).postText(thread, text),
-    postApprovalCard: (approval) => of(approval.teamId).postApprovalCard(approval),
-    postAnswer: (thread, text) => of(thread.teamId).postAnswer(thread, text),
-    startProgress: (target) => of(target.teamId).startProgress(target),
-    streamAnswer: (target) => of(target.teamId).streamAnswer(target),
-    readThread: (thread, options) => of(thread.teamId).readThread(thread, options),
-    updateApprovalCard: (approval, update) => of(approval.teamId).updateApprovalCard(approval, update),
-    postEscalation: (approval) => of(approval.teamId).postEscalation(approval),
-    // These name no workspace: the single token's, or in OAuth mode a clear refusal (see SlackClients).
-    setSuggestedPrompts: (channelId, prompts, title) =>
-      of(undefined).setSuggestedPrompts(channelId, prompts, title),
-    post: (channel, text, options) => of(undefined).post(channel, text, options),
+    postText: (thread, text) => of(thread.teamId, thread.enterpriseId).postText(thread, text),
+    postApprovalCard: (approval) => of(approval.teamId, approval.enterpriseId).postApprovalCard(approval),
+    postAnswer: (thread, text) => of(thread.teamId, thread.enterpriseId).postAnswer(thread, text),
+    startProgress: (target) => of(target.teamId, target.enterpriseId).startProgress(target),
+    streamAnswer: (target) => of(target.teamId, target.enterpriseId).streamAnswer(target),
+    readThread: (thread, options) => of(thread.teamId, thread.enterpriseId).readThread(thread, options),
+    updateApprovalCard: (approval, update) =>
+      of(approval.teamId, approval.enterpriseId).updateApprovalCard(approval, update),
+    postEscalation: (approval) => of(approval.teamId, approval.enterpriseId).postEscalation(approval),
+    setSuggestedPrompts: (channel, prompts, title) =>
+      of(channel.teamId).setSuggestedPrompts(channel, prompts, title),
+    post: (channel, text, options) => of(options.teamId).post(channel, text, options),
     postEphemeral: (channelId, userId, text, threadTs, teamId) =>
       of(teamId).postEphemeral(channelId, userId, text, threadTs),
   } satisfies SlackSurface;

@@ -1,9 +1,9 @@
-import type { webApi } from '@slack/bolt';
 import { z } from 'zod';
 import type { GroupDirectory } from '../approvals/ports.js';
 import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { SlackClients } from './installations/team-clients.js';
 
 const membersSchema = z.object({ users: z.array(z.string()).default([]) });
 
@@ -16,23 +16,25 @@ export const GROUP_CACHE_MS = 60_000;
  * cannot be read.
  */
 export function createUserGroupDirectory(
-  client: webApi.WebClient,
+  clients: SlackClients,
   clock: Clock,
   logger: Logger,
   ttlMs = GROUP_CACHE_MS,
 ): GroupDirectory {
   const cache = new Map<string, { members: ReadonlySet<string>; until: number }>();
   return {
-    async members(groupId) {
-      const cached = cache.get(groupId);
+    async members(groupId, teamId) {
+      // Asked of the workspace the request belongs to, with its own token.
+      const key = `${teamId}:${groupId}`;
+      const cached = cache.get(key);
       if (cached && cached.until > clock.now()) return cached.members;
       try {
-        const reply = await client.usergroups.users.list({ usergroup: groupId });
+        const reply = await clients.forTeam(teamId).usergroups.users.list({ usergroup: groupId });
         const members = new Set(membersSchema.parse(reply).users);
-        cache.set(groupId, { members, until: clock.now() + ttlMs });
+        cache.set(key, { members, until: clock.now() + ttlMs });
         return members;
       } catch (error) {
-        logger.warn('user group lookup failed', { groupId, error: describeError(error) });
+        logger.warn('user group lookup failed', { groupId, teamId, error: describeError(error) });
         return new Set();
       }
     },

@@ -21,14 +21,22 @@ export type PostOutcome = { kind: 'posted' } | { kind: 'not_in_channel' } | { ki
 /** The conversation a tool runs in (the tool context's `teamId`, `channelId` and `threadTs`). */
 export interface ConversationThread {
   teamId: string;
+  enterpriseId?: string | undefined;
   channelId: string;
   threadTs: string;
 }
 
 /** Posting as the bot, for post_message. */
 export interface ChannelPoster {
-  /** Posts `text`; Slack shows no link previews unless `linkPreviews` (the policy's opt-in). */
-  post(channel: string, text: string, options?: { linkPreviews?: boolean }): Promise<PostOutcome>;
+  /**
+   * Posts `text` in `teamId`'s workspace (the run's); Slack shows no link previews unless `linkPreviews` (the
+   * policy's opt-in).
+   */
+  post(
+    channel: string,
+    text: string,
+    options: { teamId: string; linkPreviews?: boolean },
+  ): Promise<PostOutcome>;
   /** A message in the conversation's own thread: what a person must do before the tool can work. */
   postText(thread: ConversationThread, text: string): Promise<void>;
 }

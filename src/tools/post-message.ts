@@ -28,7 +28,10 @@ export function createPostMessageTool(
       return `Posts to <#${channel}> as the bot:\n>${first}${more}`;
     },
     execute: async ({ channel, text }, context) => {
-      const outcome = await poster.post(channel, text, { linkPreviews: options.linkPreviews?.() ?? false });
+      const outcome = await poster.post(channel, text, {
+        teamId: context.teamId,
+        linkPreviews: options.linkPreviews?.() ?? false,
+      });
       switch (outcome.kind) {
         case 'posted':
           return `Posted the message to <#${channel}>.`;

@@ -32,8 +32,11 @@ export interface ConsoleDeps {
   policy: { inForce: () => ApprovalPolicy; toolNames: readonly string[]; adminUserIds: readonly string[] };
   /** The audit chain's verification, at most once a minute for pages, on demand for the button. */
   chainCheck: Pick<ChainCheck, 'latest' | 'now'>;
-  /** The workspace the bot is installed in (asked of Slack once). */
-  installedTeam: () => Promise<string>;
+  /**
+   * The workspace a sign-in opens: the one the bot is installed in (one bot token: asked of Slack once), or,
+   * installed into several workspaces, `teamId` itself when the app is installed there. Rejects when none.
+   */
+  installedTeam: (teamId?: string) => Promise<string>;
   config: ConsoleConfig & { slackApiUrl: string };
   clock: Clock;
   logger: Logger;

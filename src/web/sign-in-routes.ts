@@ -42,7 +42,10 @@ that person in once, within 10 minutes.</p>`,
   );
 
   app.post('/link/:token', async (c) => {
-    const redeemed = await deps.access.redeemLink(c.req.param('token'), deps.installedTeam);
+    // A link that names no workspace opens the installed one's (asked only then); none known, a workspace of
+    // nobody's (it sees nothing).
+    const installed = () => deps.installedTeam().catch(() => '');
+    const redeemed = await deps.access.redeemLink(c.req.param('token'), installed);
     if (!redeemed.ok) return c.redirect('/console/login?refused=link', 303);
     setSessionCookie(c, deps, redeemed.opened.token);
     return c.redirect('/console', 303);

@@ -65,7 +65,7 @@ export function slackSignInRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     if (!who.ok) return refuse(c, deps, 'slack_refused', undefined, who.problem);
     const person: Person = { teamId: who.teamId, userId: who.userId };
     if (who.nonce !== nonce) return refuse(c, deps, 'nonce_mismatch', person);
-    const installed = await deps.installedTeam().catch(() => undefined);
+    const installed = await deps.installedTeam(person.teamId).catch(() => undefined);
     if (installed === undefined) return refuse(c, deps, 'slack_refused', person, 'installed_team_unknown');
     if (person.teamId !== installed) return refuse(c, deps, 'wrong_workspace', person);
     const opened = await deps.access.signIn(person, 'slack');

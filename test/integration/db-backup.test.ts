@@ -115,7 +115,7 @@ describe('npm run db -- backup: a consistent SQLite copy while the bot writes', 
       ]);
     }
     for (const [argv, reason] of [
-      [[], 'Name a command: backup, restore, copy or rotate-token-key.'],
+      [[], 'Name a command: backup, restore, copy, rotate-token-key or admins.'],
       [['frobnicate'], 'Unknown command: frobnicate'],
       [
         ['backup', '--nope'],

@@ -24,9 +24,9 @@ export interface FakeSlackOAuth {
   enable(app: { clientId: string; clientSecret: string; redirectUrl: string }): void;
   /** Who the next authorize visit installs; `deny` makes it answer `error=access_denied` instead. */
   installAs(workspace: FakeWorkspace | 'deny'): void;
-  /** The workspace's tokens stop working (as on uninstall). */
+  /** The workspace's (or an org-wide install's enterprise's) tokens stop working (as on uninstall). */
   revoke(teamId: string): void;
-  /** The workspace a token was issued for. */
+  /** The workspace a token was issued for (an organisation-wide install's: its enterprise). */
   teamOf(token: string | undefined): string | undefined;
   authorize(query: URLSearchParams, res: ServerResponse): void;
   /** The answer to a call: a refusal of its token, an OAuth method's answer, or undefined (go on). */
@@ -76,9 +76,13 @@ export function createFakeSlackOAuth(): FakeSlackOAuth {
       next = workspace;
     },
     revoke: (teamId) => {
-      for (const issued of tokens.values()) if (issued.workspace.teamId === teamId) issued.revoked = true;
+      for (const issued of tokens.values())
+        if ((issued.workspace.teamId ?? issued.workspace.enterpriseId) === teamId) issued.revoked = true;
     },
-    teamOf: (token) => (token === undefined ? undefined : tokens.get(token)?.workspace.teamId),
+    teamOf: (token) => {
+      const workspace = token === undefined ? undefined : tokens.get(token)?.workspace;
+      return workspace?.teamId ?? workspace?.enterpriseId;
+    },
     authorize: (query, res) => {
       const back = new URL(app?.redirectUrl ?? 'http://127.0.0.1/');
       const state = query.get('state');

@@ -10,6 +10,8 @@ export const OAUTH_CLIENT = { clientId: '111.222', clientSecret: 'client-secret'
 export function oauthEnv(): Record<string, string> {
   return {
     SLACK_BOT_TOKEN: '',
+    // Each workspace names its own admins: a harness's ADMIN_USER_IDS would be refused at start-up.
+    ADMIN_USER_IDS: '',
     SLACK_CLIENT_ID: OAUTH_CLIENT.clientId,
     SLACK_CLIENT_SECRET: OAUTH_CLIENT.clientSecret,
     SLACK_STATE_SECRET: randomBytes(24).toString('hex'),

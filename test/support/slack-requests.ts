@@ -55,6 +55,9 @@ export interface EventEnvelopeOptions {
   eventId?: string;
   apiAppId?: string;
   botUserId?: string;
+  /** Enterprise Grid: the organisation, and whether the app is installed org-wide. */
+  enterpriseId?: string;
+  enterpriseInstall?: boolean;
 }
 
 /** An Events API `event_callback` envelope around `event`. */
@@ -66,6 +69,7 @@ export function eventEnvelope(
   return {
     token: 'legacy-verification-token',
     team_id: teamId,
+    ...(options.enterpriseId ? { enterprise_id: options.enterpriseId } : {}),
     api_app_id: options.apiAppId ?? 'A1',
     event,
     type: 'event_callback',
@@ -73,11 +77,11 @@ export function eventEnvelope(
     event_time: Math.floor(Date.now() / 1000),
     authorizations: [
       {
-        enterprise_id: null,
-        team_id: teamId,
+        enterprise_id: options.enterpriseId ?? null,
+        team_id: options.enterpriseInstall ? null : teamId,
         user_id: options.botUserId ?? 'UBOT',
         is_bot: true,
-        is_enterprise_install: false,
+        is_enterprise_install: options.enterpriseInstall ?? false,
       },
     ],
     is_ext_shared_channel: false,

@@ -71,4 +71,31 @@ describe('audit delivery settings', () => {
       'AUDIT_SIGNING_KEY: required with AUDIT_CHECKPOINT_CHANNEL (checkpoints are signed)',
     ]);
   });
+
+  it('installed into several workspaces, the checkpoint channel names its workspace', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-key-'));
+    const key = join(dir, 'ed.pem');
+    writeFileSync(key, generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    const oauth = {
+      SLACK_BOT_TOKEN: '',
+      SLACK_CLIENT_ID: '1.2',
+      SLACK_CLIENT_SECRET: 'secret',
+      SLACK_STATE_SECRET: 'x'.repeat(32),
+      TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      AUDIT_SIGNING_KEY: key,
+    };
+    expect(problems({ ...oauth, AUDIT_CHECKPOINT_CHANNEL: 'C0CHECKS' })).toEqual([
+      "AUDIT_CHECKPOINT_CHANNEL: installed into several workspaces, name the channel's workspace too: T012AB:C0CHECKS (its team ID, a colon, the channel ID)",
+    ]);
+    const named = loadConfig({ ...http, ...oauth, AUDIT_CHECKPOINT_CHANNEL: 'T0AB:C0CHECKS' });
+    expect(named.ok && named.config.audit.checkpointChannel).toEqual({
+      teamId: 'T0AB',
+      channelId: 'C0CHECKS',
+    });
+    const plain = loadConfig({ ...http, AUDIT_SIGNING_KEY: key, AUDIT_CHECKPOINT_CHANNEL: 'C0CHECKS' });
+    expect(plain.ok && plain.config.audit.checkpointChannel).toEqual({
+      teamId: undefined,
+      channelId: 'C0CHECKS',
+    });
+  });
 });

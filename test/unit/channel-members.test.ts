@@ -7,8 +7,10 @@ import { type FakeSlack, slackReply, startFakeSlack } from '../support/fake-slac
 describe('channel membership (who may stop)', () => {
   let slack: FakeSlack;
   let now: number;
-  const client = () =>
-    new webApi.WebClient('xoxb-test', { slackApiUrl: slack.url, retryConfig: { retries: 0 } });
+  const client = () => {
+    const one = new webApi.WebClient('xoxb-test', { slackApiUrl: slack.url, retryConfig: { retries: 0 } });
+    return { forTeam: () => one };
+  };
   const pagesOf = (channel: string) =>
     slack.callsTo('conversations.members').filter((c) => c.params.channel === channel).length;
   beforeEach(async () => {

@@ -175,6 +175,29 @@ describe('admins are per workspace', () => {
     expect(await perTeam.breakGlassReviewers({ ...inT2, breakGlass: undefined })).toEqual(['UADMIN2']);
   });
 
+  it("a user group named by a rule is read in the request's workspace, beside that workspace's admins", async () => {
+    const asked: string[] = [];
+    const d = new Deciders({
+      clock: { now: () => NOW },
+      admins: { adminsOf: async (teamId) => (teamId === 'T1' ? ['UADMIN1'] : ['UADMIN2']) },
+      // The same group ID names different people in each workspace.
+      groups: {
+        members: async (group, teamId) => {
+          asked.push(`${teamId}:${group}`);
+          return new Set(teamId === 'T2' ? ['UONCALL2'] : ['UONCALL1']);
+        },
+      },
+    });
+    const rule = { approvers: ['admins', 'SONCALL'] };
+    const inT2 = { ...request(rule), teamId: 'T2' };
+    expect((await d.right(inT2, 'UONCALL2', undefined)).permission.ok).toBe(true);
+    expect((await d.right(inT2, 'UONCALL1', undefined)).permission.ok).toBe(false);
+    expect(await d.peopleToTell(inT2)).toEqual(['UADMIN2', 'UONCALL2']);
+    expect(await d.mayDelegate('T2', 'UONCALL2', ['SONCALL'])).toBe(true);
+    expect(await d.mayDelegate('T2', 'UONCALL1', ['SONCALL'])).toBe(false);
+    expect(asked.every((key) => key === 'T2:SONCALL')).toBe(true);
+  });
+
   it("App Home offers a person only their own workspace's requests, whatever list it is handed", async () => {
     const both = [request(), { ...inT2, id: 'apr_t2' }];
     expect([...(await perTeam.decidableFromHome(both, 'UADMIN1', 'T1'))]).toEqual([request().id]);

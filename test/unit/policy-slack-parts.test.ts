@@ -25,21 +25,26 @@ describe('user group directory', () => {
   it('caches members for a short time, looks again after it, and never caches a failure', async () => {
     const client = new webApi.WebClient('xoxb-test', { slackApiUrl: slack.url, retryConfig: { retries: 0 } });
     let now = 0;
-    const directory = createUserGroupDirectory(client, { now: () => now }, silentLogger, 60_000);
+    const directory = createUserGroupDirectory(
+      { forTeam: () => client },
+      { now: () => now },
+      silentLogger,
+      60_000,
+    );
     let members = ['U7'];
     slack.setResponse('usergroups.users.list', () => slackReply.ok({ users: members }));
-    expect([...(await directory.members('S1'))]).toEqual(['U7']);
+    expect([...(await directory.members('S1', 'T1'))]).toEqual(['U7']);
     members = ['U8'];
     now = 59_999;
-    expect([...(await directory.members('S1'))]).toEqual(['U7']);
+    expect([...(await directory.members('S1', 'T1'))]).toEqual(['U7']);
     now = 60_000;
-    expect([...(await directory.members('S1'))]).toEqual(['U8']);
+    expect([...(await directory.members('S1', 'T1'))]).toEqual(['U8']);
     expect(slack.callsTo('usergroups.users.list').map((c) => c.params.usergroup)).toEqual(['S1', 'S1']);
 
     slack.setResponse('usergroups.users.list', () => slackReply.error('no_such_subteam'));
-    expect([...(await directory.members('S2'))]).toEqual([]);
+    expect([...(await directory.members('S2', 'T1'))]).toEqual([]);
     slack.setResponse('usergroups.users.list', () => slackReply.ok({ users: ['U9'] }));
-    expect([...(await directory.members('S2'))]).toEqual(['U9']);
+    expect([...(await directory.members('S2', 'T1'))]).toEqual(['U9']);
   });
 });
 

@@ -11,7 +11,10 @@ export const approvals = table(
     runId: text('run_id').notNull(),
     conversationId: text('conversation_id').notNull(),
     teamId: text('team_id').notNull(),
-    /** Its conversation's Enterprise Grid organisation (null outside Grid): who may reach it from a shared channel. */
+    /**
+     * Its conversation's Enterprise Grid organisation (null outside Grid): who may reach it from a shared
+     * channel, and whose org-wide install answers for the team's.
+     */
     enterpriseId: text('enterprise_id'),
     /** The model turn that produced the call; all approvals of one paused turn share it. */
     turn: integer('turn').notNull(),

@@ -12,7 +12,10 @@ export const conversations = table(
   {
     id: text('id').primaryKey(),
     teamId: text('team_id').notNull(),
-    /** The Enterprise Grid organisation Slack named with the thread's first message (null outside Grid). */
+    /**
+     * The Enterprise Grid organisation Slack named with the thread's first message (null outside Grid): its
+     * org-wide install answers for the team's.
+     */
     enterpriseId: text('enterprise_id'),
     channelId: text('channel_id').notNull(),
     threadTs: text('thread_ts').notNull(),

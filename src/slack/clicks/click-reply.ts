@@ -21,7 +21,7 @@ export interface ClickReply {
  */
 export function slackClickReply(options: {
   surface: Pick<SlackSurface, 'postEphemeral'>;
-  directMessage: (userId: string, text: string) => Promise<void>;
+  directMessage: (userId: string, text: string, teamId: string | undefined) => Promise<void>;
   logger: Logger;
 }): ClickReply {
   const { surface, directMessage, logger } = options;
@@ -29,7 +29,7 @@ export function slackClickReply(options: {
     tell: ({ channelId, threadTs, userId, teamId }, text) =>
       (channelId
         ? surface.postEphemeral(channelId, userId, text, threadTs, teamId)
-        : directMessage(userId, text)
+        : directMessage(userId, text, teamId)
       ).catch((error: unknown) => {
         logger.warn('reply to a click failed', { channelId, error: describeError(error) });
       }),

@@ -16,6 +16,13 @@ export interface InstallationRow {
   updatedAt: number;
 }
 
+/** One stored installation as the health check sees it: whose, and its bot token when it can be read. */
+export interface InstalledWorkspace {
+  teamId: string | null;
+  enterpriseId: string | null;
+  botToken: string | undefined;
+}
+
 /** Where installations are kept (implemented in src/db, on both engines). */
 export interface InstallationRecords {
   /** Stores a new installation or replaces the one of the same id (a reinstall), with its audit events. */

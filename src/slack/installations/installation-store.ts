@@ -3,7 +3,12 @@ import { z } from 'zod';
 import { auditEvent } from '../../audit/audit-event.js';
 import type { Clock } from '../../clock.js';
 import { AppError } from '../../errors.js';
-import { type InstallationRecords, type InstallationRow, installationId } from './installation-records.js';
+import {
+  type InstallationRecords,
+  type InstallationRow,
+  type InstalledWorkspace,
+  installationId,
+} from './installation-records.js';
 import type { TokenCipher } from './token-cipher.js';
 
 /** Why an installation stopped: Slack's event, or a person at the command line. */
@@ -14,6 +19,8 @@ export interface SealedInstallations extends InstallationStore {
   fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation>;
   /** The bot token of a workspace (or of the organisation it belongs to), or undefined when not installed. */
   botToken(teamId: string, enterpriseId?: string): Promise<string | undefined>;
+  /** Every installation, with its bot token when it can be read (the health check's list). */
+  workspaces(): Promise<InstalledWorkspace[]>;
   /** Deletes an installation's tokens for good, audited; false when none was stored. */
   remove(
     key: { teamId?: string | undefined; enterpriseId?: string | undefined },
@@ -132,6 +139,18 @@ export function createSealedInstallations(
     async botToken(teamId, enterpriseId) {
       const row = await lookUp({ teamId, enterpriseId });
       return row ? open(row).bot?.token : undefined;
+    },
+    async workspaces() {
+      return (await records.all()).map((row) => {
+        let botToken: string | undefined;
+        try {
+          botToken = open(row).bot?.token;
+        } catch {
+          // Unreadable (another key, changed): the health check names it as refused.
+          botToken = undefined;
+        }
+        return { teamId: row.teamId, enterpriseId: row.enterpriseId, botToken };
+      });
     },
     async remove(key, reason) {
       // Exactly this workspace's (or organisation's) install: never the organisation's for one workspace.

@@ -7,19 +7,24 @@ import { INSTALL_PATH } from './oauth-installer.js';
 /** Where the bot's tokens come from: the one of SLACK_BOT_TOKEN, or each workspace's stored installation. */
 export type BotTokens =
   | { kind: 'single'; token: string }
-  | { kind: 'installations'; botToken(teamId: string): Promise<string | undefined> };
+  | {
+      kind: 'installations';
+      /** The team's own install's token, or else its organisation's (an org-wide install). */
+      botToken(teamId: string, enterpriseId?: string): Promise<string | undefined>;
+    };
 
 /** The Web API client that speaks for one workspace. */
 export interface SlackClients {
   /**
-   * The client of `teamId`'s workspace; undefined names none (the single token's workspace, or in OAuth mode a
-   * client whose calls fail: a call must say which workspace it is for).
+   * The client of `teamId`'s workspace (of Enterprise Grid organisation `enterpriseId`, whose org-wide install
+   * answers when the team has none of its own); undefined names none (the single token's workspace, or in OAuth
+   * mode a client whose calls fail: a call must say which workspace it is for).
    */
-  forTeam(teamId: string | undefined): WebClient;
+  forTeam(teamId: string | undefined, enterpriseId?: string | undefined): WebClient;
 }
 
 /** Slack's answers to a token it will not take again: the workspace must install the app again. */
-const DEAD_TOKEN = new Set(['token_revoked', 'invalid_auth', 'account_inactive', 'not_authed']);
+export const DEAD_TOKEN = new Set(['token_revoked', 'invalid_auth', 'account_inactive', 'not_authed']);
 
 /**
  * The clients by team. With one token, one client for every team. With installations, one client per team
@@ -39,12 +44,14 @@ export function createSlackClients(
   const clients = new Map<string, WebClient>();
   const nowhere = new InstallationClient(undefined, tokens.botToken, options, logger);
   return {
-    forTeam(teamId) {
+    forTeam(teamId, enterpriseId) {
       if (teamId === undefined) return nowhere;
-      let client = clients.get(teamId);
+      const key = `${teamId}:${enterpriseId ?? ''}`;
+      let client = clients.get(key);
       if (!client) {
-        client = new InstallationClient(teamId, tokens.botToken, options, logger);
-        clients.set(teamId, client);
+        const tokenOf = (team: string) => tokens.botToken(team, enterpriseId);
+        client = new InstallationClient(teamId, tokenOf, options, logger);
+        clients.set(key, client);
       }
       return client;
     },

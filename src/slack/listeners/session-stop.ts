@@ -15,7 +15,9 @@ const stopSchema = z.object({
 });
 
 /** Validates a stop event's fields (a signed request can still carry any JSON); undefined when malformed. */
-function parseStopRequest(raw: Record<keyof StopRequest, unknown>): StopRequest | undefined {
+function parseStopRequest(
+  raw: Record<Exclude<keyof StopRequest, 'enterpriseId'>, unknown>,
+): StopRequest | undefined {
   const parsed = stopSchema.safeParse(raw);
   return parsed.success ? parsed.data : undefined;
 }

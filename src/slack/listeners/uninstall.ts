@@ -5,12 +5,17 @@ import type { RemovalReason, SealedInstallations } from '../installations/instal
 
 /**
  * Installs into several workspaces: `app_uninstalled` (the app was removed) and `tokens_revoked` (its bot
- * token was) delete that installation's tokens, audited, so no later call for the workspace uses them. Slack
- * sends both without asking Bolt's `authorize` (the token is gone already).
+ * token was) delete that installation's tokens, audited, so no later call for the workspace uses them; then
+ * `removed` ends what waited there (its pending requests expire). Slack sends both without asking Bolt's
+ * `authorize` (the token is gone already).
  */
 export function registerUninstallListeners(
   app: App,
-  deps: { installations: Pick<SealedInstallations, 'remove'>; logger: Logger },
+  deps: {
+    installations: Pick<SealedInstallations, 'remove'>;
+    removed: (scope: { teamId: string } | { enterpriseId: string }, reason: RemovalReason) => Promise<number>;
+    logger: Logger;
+  },
 ): void {
   const { installations, logger } = deps;
   const remove = async (
@@ -27,6 +32,19 @@ export function registerUninstallListeners(
     try {
       const removed = await installations.remove(key, reason);
       logger.warn('app removed from a workspace: its tokens are deleted', { ...key, reason, removed });
+      // An organisation's install: the requests of every workspace of the organisation it served.
+      const scope = context.isEnterpriseInstall
+        ? context.enterpriseId
+          ? { enterpriseId: context.enterpriseId }
+          : undefined
+        : context.teamId
+          ? { teamId: context.teamId }
+          : undefined;
+      if (scope) {
+        const expired = await deps.removed(scope, reason);
+        if (expired > 0)
+          logger.warn('pending requests of the removed workspace expired', { ...key, expired });
+      }
     } catch (error) {
       logger.error('an uninstall could not be recorded', { ...key, reason, error: describeError(error) });
     }

@@ -1,0 +1,38 @@
+import { expect } from 'vitest';
+import type { SlackCall } from '../support/fake-slack.js';
+import { enableInstalls } from '../support/oauth-installs.js';
+import { appMentionEvent, eventEnvelope, nextTs, postEvent } from '../support/slack-requests.js';
+import { type Harness, SECRET } from './harness.js';
+
+/** Lets the fake Slack's authorize page send installers back to this bot; resolves with the bot's origin. */
+export function enableOAuth(h: Harness): string {
+  const base = new URL(h.url).origin;
+  enableInstalls(h.slack, base);
+  return base;
+}
+
+/** Sends an event of `teamId`'s workspace. */
+export async function sendTeamEvent(
+  h: Harness,
+  teamId: string,
+  event: Record<string, unknown> & { type: string },
+): Promise<void> {
+  const response = await postEvent(h.url, SECRET, eventEnvelope(event, { teamId }));
+  expect(response.status).toBe(200);
+}
+
+/** Mentions the bot in `C<team>` as `U<team>`; resolves with the message's ts. */
+export async function mentionIn(h: Harness, teamId: string, text: string): Promise<string> {
+  const ts = nextTs();
+  await sendTeamEvent(
+    h,
+    teamId,
+    appMentionEvent({ user: `U${teamId}`, channel: `C${teamId}`, text: `<@UBOT> ${text}`, ts, team: teamId }),
+  );
+  return ts;
+}
+
+/** The workspace whose token a call carried, and the method: what a test compares to the team expected. */
+export function tokenTeams(h: Harness, calls: readonly SlackCall[]): [string, string | undefined][] {
+  return calls.map((call) => [call.method, h.slack.oauth.teamOf(call.token)]);
+}
