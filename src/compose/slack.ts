@@ -156,7 +156,7 @@ export function registerListeners(
       store: stores.delegations,
       newId: () => randomId('dlg'),
       mayDelegate: (teamId: string, userId: string) =>
-        core.deciders.mayDelegate(teamId, userId, core.policy.namedApprovers()),
+        core.deciders.mayDelegate(teamId, userId, core.policy.namedApprovers(teamId)),
     },
   });
   registerHomeListeners(app, { home, logger });
