@@ -45,11 +45,15 @@ function toolPart(name: string, tier: PolicyTier): string {
   return `${name}: ${entry ? describeEntry(entry) : 'tool default'}${conditional.join('')}`;
 }
 
-/** All that a tool's treatment is made of (its entry and conditional rules), to tell whether two tiers differ. */
+/**
+ * All that a tool's treatment is made of (its entry and conditional rules), to tell whether two tiers differ.
+ * The rule of an entry that needs no approval is never asked (only its conditional rules may be).
+ */
 function fingerprint(name: string | undefined, tier: PolicyTier): string {
   if (name === undefined) return JSON.stringify(tier.defaults);
+  const entry = tier.tools[name] ?? tier.defaults;
   const rules = (tier.rules[name] ?? []).map(({ when, policy }) => ({ when, policy }));
-  return JSON.stringify({ entry: tier.tools[name] ?? tier.defaults, rules });
+  return JSON.stringify({ entry: entry.requireApproval === false ? 'no approval' : entry, rules });
 }
 
 /** The rules of one level of the policy: the file's own, or a workspace's (the file's own with its section laid over). */

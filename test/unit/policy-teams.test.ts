@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { ApprovalPolicy } from '../../src/approvals/policy.js';
 import { parsePolicyText } from '../../src/approvals/policy-file.js';
@@ -181,5 +182,22 @@ describe('policy per workspace (teams)', () => {
         'policy.json: teams.T01.defaults: nobody can decide: the only approver is the requester and allowSelfApproval is false; add approvers or allow self-approval',
       ]),
     );
+  });
+
+  it("docs/policy.md's example is valid and the lines it shows are those the check prints", () => {
+    const page = readFileSync(new URL('../../docs/policy.md', import.meta.url), 'utf8');
+    const section = page.slice(page.indexOf('### Per workspace'));
+    const example = /```json\n([\s\S]*?)```/.exec(section)?.[1];
+    const shown = /```text\n([\s\S]*?)```/.exec(section)?.[1];
+    if (!example || !shown) throw new Error('no example in the Per workspace section of docs/policy.md');
+    const result = parsePolicyText(example, './policy.json', KNOWN);
+    if (!result.ok) throw new Error(result.problems.join('\n'));
+    const lines = result.policy.summary.split('\n');
+    const [first, ...teams] = shown
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean);
+    expect(lines[0]?.startsWith(first?.replace(/ …$/, '') ?? '?')).toBe(true);
+    expect(lines.slice(1)).toEqual(teams);
   });
 });
