@@ -79,3 +79,22 @@ export const conditionalRuleSchema = ruleSchema.extend({ when: z.string().min(1,
 /** A tool's entry: its rule fields, and conditional `rules` tried in order. */
 export const toolSchema = ruleSchema.extend({ rules: z.array(conditionalRuleSchema).optional() });
 export type FileTool = z.infer<typeof toolSchema>;
+
+/** A workspace's own `defaults` and `tools`, laid over the file's own for the requests of that workspace. */
+export const teamSchema = z.strictObject({
+  defaults: ruleSchema.optional(),
+  tools: z.record(z.string(), toolSchema).optional(),
+});
+export type FileTeam = z.infer<typeof teamSchema>;
+
+/**
+ * The key of a `teams` entry: a workspace's team ID (`T…`). An organisation's ID (`E…`) is not one: every
+ * request belongs to a workspace, even under an organisation-wide install, and rules for the whole
+ * organisation are the file's own `defaults` and `tools`.
+ */
+export function teamKeyProblem(key: string): string | undefined {
+  if (/^T[A-Z0-9]{2,}$/.test(key)) return undefined;
+  if (/^E[A-Z0-9]{2,}$/.test(key))
+    return `"${key}" is an Enterprise Grid organisation ID; name each workspace by its team ID (T…): the file's own defaults and tools already apply to every workspace of the organisation`;
+  return `"${key}" is not a Slack team ID; use the workspace's ID, such as T0123ABCD`;
+}

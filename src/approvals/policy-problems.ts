@@ -23,6 +23,9 @@ const FIXES: Record<string, string> = {
   preview: 'use a template such as "Create issue {{args.title}} in {{args.repo}}"',
   defaults: `use an object with any of ${RULE_FIELDS}`,
   tools: 'use an object whose keys are tool names and whose values are rules',
+  teams:
+    'use an object whose keys are team IDs (T…) and whose values have "defaults" and "tools", as the file itself',
+  team: 'use an object with "defaults" and "tools", as the file itself has',
   rules: 'use a list of rules, each with "when" (a CEL expression) and any rule field',
   when: 'use a CEL expression over args, tool, requester, channel, team and agent, such as "args.channel == \'C0SANDBOX\'"',
 };
@@ -40,14 +43,27 @@ export function jsonPath(path: readonly PropertyKey[]): string {
 /** One zod issue as "file: path: what is wrong; how to fix it". */
 export function policyProblem(file: string, issue: z.core.$ZodIssue): string {
   const where = jsonPath(issue.path);
+  // Within a workspace's section (`teams.T0123.…`) the places are those of the file itself.
+  const inTeam = issue.path[0] === 'teams' && issue.path.length >= 2;
+  const path = inTeam ? issue.path.slice(2) : issue.path;
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.map((k) => `"${k}"`).join(', ');
     const allowed =
-      issue.path.length === 0 ? 'the file may have "defaults" and "tools"' : `a rule may set ${RULE_FIELDS}`;
+      path.length > 0
+        ? `a rule may set ${RULE_FIELDS}`
+        : inTeam
+          ? `a team's section may have "defaults" and "tools"`
+          : 'the file may have "defaults", "tools", "teams" and "postMessageLinkPreviews"';
     return `${file}: ${where}: unknown field ${keys}; ${allowed}`;
   }
-  const field = [...issue.path].reverse().find((key): key is string => typeof key === 'string');
-  const tool = issue.path[0] === 'tools' && issue.path.length === 2;
-  const fix = tool ? FIXES.defaults : field ? FIXES[field] : 'use an object with "defaults" and "tools"';
+  const field = [...path].reverse().find((key): key is string => typeof key === 'string');
+  const tool = path[0] === 'tools' && path.length === 2;
+  const fix = tool
+    ? FIXES.defaults
+    : field
+      ? FIXES[field]
+      : inTeam
+        ? FIXES.team
+        : 'use an object with "defaults" and "tools"';
   return `${file}: ${where}: ${issue.message}${fix ? `; ${fix}` : ''}`;
 }

@@ -27,6 +27,8 @@ export type StillAllowed = 'yes' | 'no' | 'unknown';
 export interface ReplayedRequest {
   approvalId: string;
   at: number;
+  /** The request's workspace, whose rules it is replayed against (its section of the file, if any). */
+  teamId: string;
   tool: string;
   requesterId: string;
   status: string;
@@ -46,7 +48,7 @@ export interface ReplayedRequest {
 }
 
 /**
- * Replays one past request against `policy`: whether it would need approval, who could decide and how many,
+ * Replays one past request against `policy`, under the rules of its own workspace: whether it would need approval, who could decide and how many,
  * which rule would match, and whether each person who voted would still have been allowed. Group membership
  * is not known offline, so a vote only a user group could allow is `unknown`; clicks are taken to come from
  * the conversation's channel. Pure.
@@ -103,6 +105,7 @@ export function replayRequest(
   return {
     approvalId: past.approvalId,
     at: past.at,
+    teamId: past.teamId,
     tool: past.tool,
     requesterId: past.requesterId,
     status: past.status,

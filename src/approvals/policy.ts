@@ -1,20 +1,32 @@
 import { type ApprovalRule, type Approver, DEFAULT_STANDING_EXPIRY_MS, type ToolPolicy } from './approval.js';
 import { type CallFacts, type ConditionalRule, resolveCall } from './policy-rules.js';
-import { type PolicyDescription, summarizePolicy } from './policy-summary.js';
+import { type PolicyDescription, type PolicyTier, summarizePolicy } from './policy-summary.js';
 
 export interface ApprovalPolicy {
-  /** The rule for a tool; tools without their own entry get the defaults. */
-  forTool(toolName: string): ToolPolicy;
-  /** The rule for one call: the tool's, with the first of its conditional rules that matches laid over it. */
+  /**
+   * The rule for a tool, in the workspace `teamId` (its section of the file laid over the file's own rules);
+   * without a team, the file's own. Tools without their own entry get the defaults.
+   */
+  forTool(toolName: string, teamId?: string): ToolPolicy;
+  /**
+   * The rule for one call: the tool's in the call's workspace (`facts.team`), with the first of its
+   * conditional rules that matches laid over it.
+   */
   forCall(facts: CallFacts): ToolPolicy;
   /** One line for people: where the policy comes from and what each tool needs (printed at start-up). */
   readonly summary: string;
   /** Messages that `post_message` sends may show link previews (off unless the policy file opts in). */
   readonly postMessageLinkPreviews: boolean;
-  /** Every approver any rule names (including `escalateTo`), for who may delegate deciding. */
-  namedApprovers(): readonly Approver[];
-  /** What the policy is made of (its source, defaults, each tool's entry and conditional rules), for a table. */
-  describe(): PolicyDescription;
+  /**
+   * Every approver any rule names (including `escalateTo`), for who may delegate deciding: the rules of the
+   * workspace `teamId`, or of every workspace without one.
+   */
+  namedApprovers(teamId?: string): readonly Approver[];
+  /**
+   * What the policy is made of (its source, defaults, each tool's entry and conditional rules), for a table:
+   * the rules of the workspace `teamId` (with `team` set when the file has a section for it), else the file's own.
+   */
+  describe(teamId?: string): PolicyDescription;
 }
 
 const BASE_RULE: ApprovalRule = {
@@ -60,29 +72,47 @@ export function createPolicy(
   tools: Readonly<Record<string, ToolPolicy>>,
   source = 'custom policy',
   rules: Readonly<Record<string, readonly ConditionalRule[]>> = {},
-  options: { postMessageLinkPreviews?: boolean } = {},
+  options: { postMessageLinkPreviews?: boolean; teams?: Readonly<Record<string, PolicyTier>> } = {},
 ): ApprovalPolicy {
-  const forTool = (toolName: string) => tools[toolName] ?? defaults;
-  const entries = [
-    defaults,
-    ...Object.values(tools),
-    ...Object.values(rules).flatMap((r) => r.map((c) => c.policy)),
-  ];
-  const named = [
+  const own: PolicyTier = { defaults, tools, rules };
+  const teams = options.teams ?? {};
+  const tierOf = (teamId: string | undefined): PolicyTier =>
+    (teamId !== undefined && Object.hasOwn(teams, teamId) ? teams[teamId] : undefined) ?? own;
+  const forTool = (toolName: string, teamId?: string) => {
+    const tier = tierOf(teamId);
+    return tier.tools[toolName] ?? tier.defaults;
+  };
+  const ownNamed = namedIn([own]);
+  const allNamed = namedIn([own, ...Object.values(teams)]);
+  return {
+    forTool,
+    namedApprovers: (teamId) =>
+      teamId === undefined ? allNamed : tierOf(teamId) === own ? ownNamed : namedIn([tierOf(teamId)]),
+    forCall: (facts) =>
+      resolveCall(forTool(facts.tool, facts.team), tierOf(facts.team).rules[facts.tool] ?? [], facts),
+    summary: summarizePolicy(source, defaults, tools, rules, teams),
+    describe: (teamId) => {
+      const tier = tierOf(teamId);
+      return { source, ...tier, ...(tier === own || teamId === undefined ? {} : { team: teamId }) };
+    },
+    postMessageLinkPreviews: options.postMessageLinkPreviews ?? false,
+  };
+}
+
+/** Every approver the tiers' rules name where approval may be asked (including `escalateTo`). */
+function namedIn(tiers: readonly PolicyTier[]): Approver[] {
+  const entries = tiers.flatMap((tier) => [
+    tier.defaults,
+    ...Object.values(tier.tools),
+    ...Object.values(tier.rules).flatMap((r) => r.map((c) => c.policy)),
+  ]);
+  return [
     ...new Set(
       entries
         .filter((entry) => entry.requireApproval !== false)
         .flatMap((entry) => [...entry.rule.approvers, ...(entry.rule.escalateTo ?? [])]),
     ),
   ];
-  return {
-    forTool,
-    namedApprovers: () => named,
-    forCall: (facts) => resolveCall(forTool(facts.tool), rules[facts.tool] ?? [], facts),
-    summary: summarizePolicy(source, defaults, tools, rules),
-    describe: () => ({ source, defaults, tools, rules }),
-    postMessageLinkPreviews: options.postMessageLinkPreviews ?? false,
-  };
 }
 
 export interface Decider {
@@ -145,8 +175,8 @@ export class ReloadablePolicy implements ApprovalPolicy {
     this.#current = initial;
   }
 
-  forTool(toolName: string): ToolPolicy {
-    return this.#current.forTool(toolName);
+  forTool(toolName: string, teamId?: string): ToolPolicy {
+    return this.#current.forTool(toolName, teamId);
   }
 
   forCall(facts: CallFacts): ToolPolicy {
@@ -157,12 +187,12 @@ export class ReloadablePolicy implements ApprovalPolicy {
     return this.#current.summary;
   }
 
-  namedApprovers(): readonly Approver[] {
-    return this.#current.namedApprovers();
+  namedApprovers(teamId?: string): readonly Approver[] {
+    return this.#current.namedApprovers(teamId);
   }
 
-  describe(): PolicyDescription {
-    return this.#current.describe();
+  describe(teamId?: string): PolicyDescription {
+    return this.#current.describe(teamId);
   }
 
   get postMessageLinkPreviews(): boolean {

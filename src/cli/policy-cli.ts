@@ -28,8 +28,9 @@ export interface PolicyCliIo {
 export const POLICY_USAGE = `Usage: npm run policy -- <command> [options]
 
 Commands:
-  check FILE     validate an approval policy file: print its summary (the line the bot prints at start-up)
-                 and exit 0, or print every problem and exit 1
+  check FILE     validate an approval policy file: print its summary (the lines the bot prints at start-up:
+                 the file's own rules, then what differs in each workspace of "teams") and exit 0, or print
+                 every problem and exit 1
   replay FILE [--since 30d] [--format table|jsonl]
                  for each approval request in the audit log, what FILE would have decided: approval needed or
                  not, who could have decided, whether the people who decided would still have been allowed,
@@ -70,7 +71,8 @@ function check(args: readonly string[], io: PolicyCliIo): number {
   }
   const policy = validPolicy(file, 'check', io);
   if (!policy) return 1;
-  io.out(policy.summary);
+  // The file's own rules on one line, then one line per workspace with a section of its own.
+  for (const line of policy.summary.split('\n')) io.out(line);
   // Admins come from the environment (or .env), as for the bot: a policy only they may decide needs some.
   const loaded = loadConfig(io.env ?? process.env, 'audit');
   const undecidable = loaded.ok ? undecidableTools(policy, toolNames(), loaded.config.adminUserIds) : [];
@@ -157,7 +159,7 @@ function table(replayed: readonly ReplayedRequest[], file: string): string[] {
     differing.length === 0 ? 'No differences.' : `Differences (${differing.length}):`,
     ...differing.map(
       (r) =>
-        `  ${r.approvalId} ${new Date(r.at).toISOString()} ${r.tool} by ${r.requesterId} (${r.status}): ${r.differences.join('; ')}${r.after.error ? ` (rule could not be evaluated: ${r.after.error})` : ''}`,
+        `  ${r.approvalId} ${new Date(r.at).toISOString()} ${r.tool} by ${r.requesterId} in ${r.teamId} (${r.status}): ${r.differences.join('; ')}${r.after.error ? ` (rule could not be evaluated: ${r.after.error})` : ''}`,
     ),
   ];
 }

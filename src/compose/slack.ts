@@ -143,7 +143,7 @@ export function registerListeners(
       store: stores.delegations,
       newId: () => randomId('dlg'),
       mayDelegate: (teamId: string, userId: string) =>
-        core.deciders.mayDelegate(teamId, userId, core.policy.namedApprovers()),
+        core.deciders.mayDelegate(teamId, userId, core.policy.namedApprovers(teamId)),
     },
   });
   registerHomeListeners(app, { home, logger });

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { html } from 'hono/html';
-import { policyTable } from '../approvals/policy-summary.js';
+import { policyTable, summarizePolicy } from '../approvals/policy-summary.js';
 import type { ConsoleSession } from '../console/ports.js';
 import { type ConsoleDeps, type ConsoleEnv, rolesOf } from './console-deps.js';
 import { formField } from './console-security.js';
@@ -20,18 +20,24 @@ export function policyRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     who: { session, roles: await rolesOf(deps, session) },
     current: 'policy' as const,
   });
-  const inForce = () => {
-    const policy = deps.policy.inForce();
+  /** The rules of the signed-in person's workspace: the file's own, with its section of `teams` if it has one. */
+  const inForce = (teamId: string) => {
+    const described = deps.policy.inForce().describe(teamId);
+    const { source, defaults, tools, rules } = described;
     return {
-      source: policy.describe().source,
-      summary: policy.summary,
-      tools: policyTable(policy.describe()),
+      source,
+      team: described.team ?? null,
+      summary: summarizePolicy(source, defaults, tools, rules),
+      tools: policyTable(described),
     };
   };
 
-  app.get('/api/policy', async (c) =>
-    (await isAdmin(c.get('session'))) ? c.json(inForce()) : apiError(c, 403, 'not_permitted', NOT_ADMIN),
-  );
+  app.get('/api/policy', async (c) => {
+    const session = c.get('session');
+    return (await isAdmin(session))
+      ? c.json(inForce(session.teamId))
+      : apiError(c, 403, 'not_permitted', NOT_ADMIN);
+  });
 
   app.post('/api/policy/replay', async (c) => {
     const session = c.get('session');
@@ -61,7 +67,7 @@ export function policyRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const session = c.get('session');
     if (!(await isAdmin(session)))
       return c.html(page(await frame(session), html`<h1>Policy</h1><p>${NOT_ADMIN}</p>`), 403);
-    return c.html(page(await frame(session), policyPage(inForce(), session, undefined)));
+    return c.html(page(await frame(session), policyPage(inForce(session.teamId), session, undefined)));
   });
 
   app.post('/policy/replay', async (c) => {
@@ -72,7 +78,10 @@ export function policyRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const daysText = await formField(c, 'days');
     const outcome = await replayCandidate(deps, session.teamId, text, replayDays(daysText));
     return c.html(
-      page(await frame(session), policyPage(inForce(), session, { text, days: daysText, outcome })),
+      page(
+        await frame(session),
+        policyPage(inForce(session.teamId), session, { text, days: daysText, outcome }),
+      ),
       outcome.ok ? 200 : 400,
     );
   });

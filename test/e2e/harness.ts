@@ -39,20 +39,25 @@ export interface Harness {
   /** The SQLite file, when the database is SQLite. */
   dbPath: string;
   logs: string[];
-  /** Mentions the bot in a channel (a new thread unless `threadTs`); resolves with the message ts. */
+  /**
+   * Mentions the bot in a channel (a new thread unless `threadTs`), from workspace `teamId` (default `T1`);
+   * resolves with the message ts.
+   */
   mention(
     text: string,
-    options?: { user?: string; channel?: string; threadTs?: string; eventId?: string },
+    options?: { user?: string; channel?: string; threadTs?: string; eventId?: string; teamId?: string },
   ): Promise<string>;
   /** A plain message: a thread reply in a channel, or a DM with `channelType: 'im'`. */
   message(
     text: string,
     options: { user?: string; channel?: string; threadTs?: string; channelType?: 'channel' | 'im' },
   ): Promise<string>;
+  /** `user` clicks one of a card's buttons, from workspace `teamId` (default `T1`). */
   click(
     card: SlackCall,
     action: 'approve' | 'approve_thread' | 'edit' | 'reject',
     user: string,
+    teamId?: string,
   ): Promise<Response>;
   /** Runs `/approvals text` as `user`; resolves with what the bot sent to the command's response_url. */
   approvals(text: string, user: string): Promise<SlackCall>;
@@ -146,8 +151,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const { port } = await bot.start();
   const url = `http://127.0.0.1:${port}/slack/events`;
-  const send = async (event: Record<string, unknown> & { type: string }, eventId?: string) => {
-    const response = await postEvent(url, SECRET, eventEnvelope(event, eventId ? { eventId } : {}));
+  const send = async (
+    event: Record<string, unknown> & { type: string },
+    eventId?: string,
+    teamId?: string,
+  ) => {
+    const envelope = eventEnvelope(event, { ...(eventId ? { eventId } : {}), ...(teamId ? { teamId } : {}) });
+    const response = await postEvent(url, SECRET, envelope);
     if (response.status !== 200) throw new Error(`event answered ${response.status}`);
   };
   // Answers may be streamed or posted as markdown blocks; both count once they are complete.
@@ -173,8 +183,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           text: `<@UBOT> ${text}`,
           ts,
           ...(o.threadTs ? { threadTs: o.threadTs } : {}),
+          ...(o.teamId ? { team: o.teamId } : {}),
         }),
         o.eventId,
+        o.teamId,
       );
       return ts;
     },
@@ -192,7 +204,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       );
       return ts;
     },
-    click: (card, action, user) => postInteraction(url, SECRET, cardClick(card, action, user)),
+    click: (card, action, user, teamId) =>
+      postInteraction(url, SECRET, cardClick(card, action, user, teamId)),
     async approvals(text, user) {
       const id = randomUUID();
       const fields = slashCommandBody({
@@ -235,9 +248,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
 }
 
-/** The block_actions payload of `user` clicking one of a posted card's buttons. */
-export function cardClick(card: SlackCall, action: string, user: string): Record<string, unknown> {
+/** The block_actions payload of `user` clicking one of a posted card's buttons (from workspace `teamId`, default T1). */
+export function cardClick(
+  card: SlackCall,
+  action: string,
+  user: string,
+  teamId?: string,
+): Record<string, unknown> {
   return blockActionsPayload({
+    ...(teamId ? { teamId } : {}),
     userId: user,
     channelId: String(card.params.channel),
     messageTs: cardTs(card),

@@ -90,9 +90,9 @@ describe('npm run policy -- replay FILE', () => {
       'post_message  2         1              1            0                2',
       '',
       'Differences (3):',
-      `  ${ids.note} 2026-05-22T12:00:00.000Z create_note by U1 (executed): deciders conversation or admins → U0LEAD; U2 would not be allowed to decide`,
-      `  ${ids.sandbox} 2026-05-30T12:00:00.000Z post_message by U1 (executed): would not need approval; rule tool → tools.post_message.rules[0]`,
-      `  ${ids.nowhere} 2026-05-31T12:00:00.000Z post_message by U1 (pending): rule tool → tools.post_message.rules[0] (rule could not be evaluated: No such key: channel)`,
+      `  ${ids.note} 2026-05-22T12:00:00.000Z create_note by U1 in T1 (executed): deciders conversation or admins → U0LEAD; U2 would not be allowed to decide`,
+      `  ${ids.sandbox} 2026-05-30T12:00:00.000Z post_message by U1 in T1 (executed): would not need approval; rule tool → tools.post_message.rules[0]`,
+      `  ${ids.nowhere} 2026-05-31T12:00:00.000Z post_message by U1 in T1 (pending): rule tool → tools.post_message.rules[0] (rule could not be evaluated: No such key: channel)`,
     ]);
     expect(events()).toEqual(before);
   });

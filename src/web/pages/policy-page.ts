@@ -6,6 +6,8 @@ import { type Markup, scrolling, time } from './layout.js';
 
 export interface PolicyInForce {
   source: string;
+  /** The workspace whose section of the file is laid over the file's own rules here; null when it has none. */
+  team: string | null;
   summary: string;
   tools: PolicyTableRow[];
 }
@@ -26,7 +28,7 @@ export function policyPage(
   asked: ReplayAsked | undefined,
 ): Markup {
   return html`<h1>Policy</h1>
-<p>In force: <code>${policy.source}</code>. It is read from the file at start-up and on <code>SIGHUP</code>; this
+<p>In force in this workspace: <code>${policy.source}</code>${policy.team ? html`, with its section for <code>${policy.team}</code>` : ''}. It is read from the file at start-up and on <code>SIGHUP</code>; this
 page changes nothing.</p>
 <p class="muted" id="policy-summary">${policy.summary}</p>
 ${scrolling(
