@@ -39,7 +39,8 @@ export type AuditKind =
   | 'console.refused'
   | 'console.sessions_revoked'
   | 'installation.added'
-  | 'installation.removed';
+  | 'installation.removed'
+  | 'installation.token_refreshed';
 
 /** An audit event before it is chained; the store adds sequence, previous hash and hash. */
 export interface AuditInput {

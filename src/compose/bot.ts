@@ -139,10 +139,10 @@ export async function createBot(
     config,
     logger,
     inForce,
-    (stores) => runtime.adapters(stores.cards, SYSTEM_PROMPT, botTokensOf(config, stores, clock)),
+    (stores) => runtime.adapters(stores.cards, SYSTEM_PROMPT, botTokensOf(config, stores, clock, logger)),
     overrides,
   );
-  installations = installationsOf(config, core.stores, clock);
+  installations = installationsOf(config, core.stores, clock, logger);
   const stored = installations;
   installationHealth = stored
     ? createInstallationHealth({

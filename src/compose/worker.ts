@@ -54,7 +54,7 @@ export async function composeWorker(data: WorkerData, logger: Logger): Promise<W
     inForce,
     (stores) =>
       createSlackAdapters({
-        tokens: botTokensOf(config, stores, clock),
+        tokens: botTokensOf(config, stores, clock, logger),
         apiUrl: config.slack.apiUrl,
         logLevel: config.logLevel,
         cards: stores.cards,
@@ -79,7 +79,7 @@ export async function composeWorker(data: WorkerData, logger: Logger): Promise<W
       ? createConsoleFetch(
           core,
           work,
-          consoleSlack(core, installationsOf(config, core.stores, clock)),
+          consoleSlack(core, installationsOf(config, core.stores, clock, logger)),
           config,
           logger,
         )

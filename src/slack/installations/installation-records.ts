@@ -34,6 +34,18 @@ export interface InstallationRecords {
   all(): Promise<InstallationRow[]>;
   /** Replaces the sealed value if it is still `was` (nothing else changed it meanwhile); false otherwise. */
   reseal(id: string, was: string, sealed: string, at: number): Promise<boolean>;
+  /**
+   * Takes the right to refresh the installation's token (token rotation), for a lease's time: one process at a
+   * time. False while another process holds it, or when the installation is gone.
+   */
+  claimRefresh(id: string): Promise<boolean>;
+  /**
+   * Stores the refreshed installation and lets go of the claim, with its audit events, if this process still
+   * holds the claim; false otherwise (nothing stored).
+   */
+  refreshed(id: string, sealed: string, at: number, events: readonly AuditInput[]): Promise<boolean>;
+  /** Lets go of the claim without a new token (the refresh failed). */
+  releaseRefresh(id: string): Promise<void>;
 }
 
 /** The id of a workspace's installation, or of an organisation's. */
