@@ -112,6 +112,14 @@ describe.each(DATABASE_KINDS)('token rotation on %s', (kind) => {
       "select team_id, payload from audit_events where kind = 'installation.token_refreshed'",
     );
     expect(audited.map((r) => r.team_id)).toEqual(['T1']);
+    // Bolt's authorize gets the fresh token without the refresh token, so it never refreshes on its own.
+    const forBolt = await processOn(s, slack).installations.fetchInstallation({
+      teamId: 'T1',
+      enterpriseId: undefined,
+      isEnterpriseInstall: false,
+    });
+    expect(forBolt.bot?.token).toBe(posts[0]?.token);
+    expect(forBolt.bot?.refreshToken).toBeUndefined();
     const dump =
       JSON.stringify(await rows(s.fresh.config, 'select * from slack_installations')) +
       JSON.stringify(audited);
