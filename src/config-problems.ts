@@ -110,10 +110,6 @@ function slackTokenProblems(env: Settings): string[] {
   const problems = oauth
     .filter((name) => !env[name])
     .map((name) => `${name}: required to install into several workspaces (${OAUTH_SETTINGS[name]})`);
-  if (env.SLACK_APP_TOKEN)
-    problems.push(
-      'SLACK_APP_TOKEN: installs into several workspaces use HTTP mode for now: unset SLACK_APP_TOKEN and set SLACK_SIGNING_SECRET',
-    );
   if (env.TOKEN_ENCRYPTION_KEY && env.TOKEN_ENCRYPTION_KEY === env.TOKEN_ENCRYPTION_KEY_PREVIOUS)
     problems.push(
       'TOKEN_ENCRYPTION_KEY_PREVIOUS: the same key as TOKEN_ENCRYPTION_KEY; unset it, or put the old key there',

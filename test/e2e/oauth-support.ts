@@ -27,7 +27,7 @@ export function enableOAuth(h: Harness): string {
 
 /** One installer's browser: the install page, Slack's authorize page, the redirect back (cookies carried by hand). */
 export async function install(
-  h: Harness,
+  h: Pick<Harness, 'slack'>,
   base: string,
 ): Promise<{ status: number; page: string; redirect: string; cookie: string }> {
   const start = await fetch(`${base}/slack/install`);
@@ -42,7 +42,11 @@ export async function install(
 }
 
 /** Installs the app into `workspace` through the real routes. */
-export async function installInto(h: Harness, base: string, workspace: FakeWorkspace): Promise<void> {
+export async function installInto(
+  h: Pick<Harness, 'slack'>,
+  base: string,
+  workspace: FakeWorkspace,
+): Promise<void> {
   h.slack.oauth.installAs(workspace);
   expect((await install(h, base)).status).toBe(200);
 }

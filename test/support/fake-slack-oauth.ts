@@ -61,8 +61,13 @@ function installed(workspace: FakeWorkspace): Record<string, unknown> {
 }
 const error = (code: string): FakeReply => ({ body: { ok: false, error: code } });
 
-/** Methods a request may make without a bot token. */
-const WITHOUT_BOT_TOKEN = new Set(['oauth.v2.access', 'openid.connect.token', 'openid.connect.userInfo']);
+/** Methods a request may make without a bot token (Socket Mode's connection takes the app-level token). */
+const WITHOUT_BOT_TOKEN = new Set([
+  'oauth.v2.access',
+  'openid.connect.token',
+  'openid.connect.userInfo',
+  'apps.connections.open',
+]);
 
 export function createFakeSlackOAuth(): FakeSlackOAuth {
   let app: { clientId: string; clientSecret: string; redirectUrl: string } | undefined;
