@@ -65,11 +65,11 @@ export function createInstallationRecords(ctx: StoreContext): InstallationRecord
             where id = ${id} and ${takable}`)) > 0
         );
       }),
-    refreshed: (id, sealed, at, events) =>
+    refreshed: (id, was, sealed, at, events) =>
       db.write(function* () {
         const changed =
           yield* count(sql`update slack_installations set sealed = ${sealed}, updated_at = ${at},
-          lease_owner = null, lease_until = null where id = ${id} and lease_owner = ${ctx.owner}`);
+          lease_owner = null, lease_until = null where id = ${id} and sealed = ${was}`);
         if (changed > 0) yield* audit(events);
         return changed > 0;
       }),

@@ -27,7 +27,12 @@ describe('token rotation, three bots of one deployment on PostgreSQL', () => {
     database = await freshDatabase('postgres');
     // One deployment: the same keys and secrets, the same database, the same Slack app.
     const env = oauthEnv();
-    for (let n = 0; n < 3; n += 1) bots.push(await startHarness({ env, database, slack }));
+    // Three processes, as on three hosts: in this one test process they would share a pid, which makes each
+    // take the others for a restarted life of itself, whose leases are over.
+    for (let n = 0; n < 3; n += 1)
+      bots.push(
+        await startHarness({ env, database, slack, overrides: { owner: `bot-${n}.test:main:1:${n}` } }),
+      );
     const [first] = bots;
     if (!first) throw new Error('no bot');
     // Installed with rotation on and a token that expires in ten minutes; Slack's later tokens live 12 hours.

@@ -7,10 +7,11 @@ import { silentLogger } from '../../src/logger.js';
 import { createSealedInstallations } from '../../src/slack/installations/installation-store.js';
 import { createSlackClients, type SlackClients } from '../../src/slack/installations/team-clients.js';
 import { createTokenCipher } from '../../src/slack/installations/token-cipher.js';
-import { slackTokenExchange } from '../../src/slack/installations/token-refresh.js';
+import { slackTokenExchange, type TokenExchange } from '../../src/slack/installations/token-refresh.js';
 import { rows } from '../e2e/db-rows.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { DATABASE_KINDS, openTestStores, type TestStores } from '../support/test-database.js';
+import { waitUntil } from '../support/wait.js';
 
 const APP = { clientId: '111.222', clientSecret: 'client-secret' };
 const KEY = randomBytes(32);
@@ -55,12 +56,16 @@ async function installT1(slack: FakeSlack): Promise<Installation> {
 }
 
 /** One process's view: its own database connection and lease owner, its installations and clients. */
-function processOn(s: TestStores, slack: FakeSlack) {
+function processOn(
+  s: TestStores,
+  slack: FakeSlack,
+  exchange: TokenExchange = slackTokenExchange({ ...APP, apiUrl: slack.url }),
+) {
   const installations = createSealedInstallations(
     s.stores.installations,
     createTokenCipher({ current: KEY, previous: undefined }),
     { now: () => Date.now() },
-    { exchange: slackTokenExchange({ ...APP, apiUrl: slack.url }), logger: silentLogger },
+    { exchange, logger: silentLogger },
   );
   const clients: SlackClients = createSlackClients(
     {
@@ -152,6 +157,61 @@ describe.each(DATABASE_KINDS)('token rotation on %s', (kind) => {
     await expect(post(clients, 'refused')).rejects.toMatchObject({ data: { error: 'invalid_auth' } });
     expect(slack.callsTo('chat.postMessage')).toHaveLength(4);
     expect(slack.oauth.refreshes).toHaveLength(2);
+  });
+
+  it('a refresh Slack refuses fails the call with what to do, stores nothing, and lets the next call try again', async () => {
+    const installed = await installExpiringIn(HOUR);
+    // Its refresh token used already (by a copy of the database, say): Slack takes each one once.
+    const client = new WebClient(undefined, { slackApiUrl: slack.url });
+    await client.oauth.v2.access({
+      client_id: APP.clientId,
+      client_secret: APP.clientSecret,
+      grant_type: 'refresh_token',
+      refresh_token: String(installed.bot?.refreshToken),
+    });
+    const { clients } = processOn(s, slack);
+    await expect(post(clients, 'refused')).rejects.toMatchObject({
+      code: 'slack.token_refresh_failed',
+      message: expect.stringContaining('install the app there again from /slack/install'),
+    });
+    await expect(post(clients, 'again')).rejects.toMatchObject({ code: 'slack.token_refresh_failed' });
+    expect(slack.oauth.refreshes.map((r) => r.outcome)).toEqual([
+      'refreshed',
+      'invalid_refresh_token',
+      'invalid_refresh_token',
+    ]);
+    expect(slack.callsTo('chat.postMessage')).toEqual([]);
+    const stored = await rows(s.fresh.config, 'select lease_owner from slack_installations');
+    expect(stored).toEqual([{ lease_owner: null }]);
+  });
+
+  it('a refresh whose claim ran out while Slack answered still keeps the new tokens: the old refresh token is spent', async () => {
+    await installExpiringIn(HOUR);
+    const real = slackTokenExchange({ ...APP, apiUrl: slack.url });
+    let answered: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      answered = resolve;
+    });
+    // The first process's claim lasts a millisecond, and Slack's answer reaches it late.
+    const slow = processOn(await s.another({ leaseMs: 1 }), slack, async (token) => {
+      const answer = await real(token);
+      await held;
+      return answer;
+    });
+    const first = post(slow.clients, 'slow');
+    await waitUntil(() => slack.oauth.refreshes.length === 1 || undefined, {
+      timeoutMs: 5000,
+      message: 'no refresh',
+    });
+    // Another process takes the claim that ran out; Slack refuses the spent refresh token.
+    const other = processOn(s, slack);
+    await expect(post(other.clients, 'meanwhile')).rejects.toMatchObject({
+      code: 'slack.token_refresh_failed',
+    });
+    answered();
+    expect((await first).ok).toBe(true);
+    expect((await post(other.clients, 'after')).ok).toBe(true);
+    expect(slack.oauth.refreshes.map((r) => r.outcome)).toEqual(['refreshed', 'invalid_refresh_token']);
   });
 
   it('three processes calling at once with a token about to expire: one refresh, every call with a valid token', async () => {

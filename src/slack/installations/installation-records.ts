@@ -40,10 +40,18 @@ export interface InstallationRecords {
    */
   claimRefresh(id: string): Promise<boolean>;
   /**
-   * Stores the refreshed installation and lets go of the claim, with its audit events, if this process still
-   * holds the claim; false otherwise (nothing stored).
+   * Stores the refreshed installation in place of `was` (the one refreshed from) and ends the claim, with its
+   * audit events; false when the row no longer holds `was` (reinstalled, removed, refreshed by another process),
+   * and nothing is stored. Compared on the value, not on the claim: a claim that ran out while Slack answered
+   * must not lose the new refresh token, since the old one no longer works.
    */
-  refreshed(id: string, sealed: string, at: number, events: readonly AuditInput[]): Promise<boolean>;
+  refreshed(
+    id: string,
+    was: string,
+    sealed: string,
+    at: number,
+    events: readonly AuditInput[],
+  ): Promise<boolean>;
   /** Lets go of the claim without a new token (the refresh failed). */
   releaseRefresh(id: string): Promise<void>;
 }

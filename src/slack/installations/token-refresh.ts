@@ -7,6 +7,7 @@ import { AppError, describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { slackErrorCode } from '../slack-errors.js';
 import type { InstallationRecords, InstallationRow } from './installation-records.js';
+import { INSTALL_PATH } from './oauth-installer.js';
 
 /**
  * A bot token that expires within this is refreshed before it is used: Bolt's own window (`InstallProvider`'s
@@ -82,7 +83,7 @@ export function createTokenRefresh(deps: TokenRefreshDeps): FreshInstallation {
   const { records, clock, logger } = deps;
   const margin = deps.marginMs ?? REFRESH_MARGIN_MS;
   const pollMs = deps.pollMs ?? 50;
-  const waitMs = deps.waitMs ?? 30_000;
+  const waitMs = deps.waitMs ?? 60_000;
   const stale = (installation: Installation, refused: string | undefined): boolean => {
     const bot = installation.bot;
     if (!bot?.refreshToken) return false;
@@ -94,15 +95,19 @@ export function createTokenRefresh(deps: TokenRefreshDeps): FreshInstallation {
     const answer = await deps.exchange(bot?.refreshToken ?? '');
     if (!answer.ok || !bot) {
       await records.releaseRefresh(row.id);
+      // Refused because another process refreshed meanwhile (its claim ran out while it waited on Slack)?
+      const now = await records.find(row.id);
+      const current = now && now.sealed !== row.sealed ? deps.open(now) : undefined;
+      if (current && !stale(current, bot?.token)) return current;
       const error = answer.ok ? 'no bot' : answer.error;
       logger.error('slack token refresh failed', {
         installation: row.id,
         error,
-        fix: 'install the app there again from /slack/install',
+        fix: `install the app there again from ${INSTALL_PATH}`,
       });
       throw new AppError(
         'slack.token_refresh_failed',
-        `Slack refused to refresh the token of ${row.id}: ${error}.`,
+        `Slack refused to refresh the token of ${row.id} (${error}): install the app there again from ${INSTALL_PATH}.`,
       );
     }
     const at = clock.now();
@@ -116,8 +121,10 @@ export function createTokenRefresh(deps: TokenRefreshDeps): FreshInstallation {
       teamId: row.teamId,
       payload: { enterpriseId: row.enterpriseId, expiresAt: expiresAt * 1000 },
     });
-    if (!(await records.refreshed(row.id, deps.seal(renewed, row.id), at, [event])))
-      logger.warn('slack token refreshed after the claim was lost', { installation: row.id });
+    if (!(await records.refreshed(row.id, row.sealed, deps.seal(renewed, row.id), at, [event])))
+      logger.warn('slack token refreshed, but the installation changed meanwhile (reinstalled or removed)', {
+        installation: row.id,
+      });
     return renewed;
   };
   return async function fresh(given, refused) {
