@@ -116,10 +116,6 @@ function slackTokenProblems(env: Settings): string[] {
       problems.push(
         `${name}: applies to a single bot token; installed into several workspaces, each workspace's admins are its installer and those they add with /approvals admins add (docs/installing.md): unset ${name}`,
       );
-  if (env.SLACK_APP_TOKEN)
-    problems.push(
-      'SLACK_APP_TOKEN: installs into several workspaces use HTTP mode for now: unset SLACK_APP_TOKEN and set SLACK_SIGNING_SECRET',
-    );
   if (env.TOKEN_ENCRYPTION_KEY && env.TOKEN_ENCRYPTION_KEY === env.TOKEN_ENCRYPTION_KEY_PREVIOUS)
     problems.push(
       'TOKEN_ENCRYPTION_KEY_PREVIOUS: the same key as TOKEN_ENCRYPTION_KEY; unset it, or put the old key there',

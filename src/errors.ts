@@ -39,6 +39,8 @@ export type ErrorCode =
   | 'slack.not_installed'
   // A stored installation cannot be decrypted with the configured keys, or was changed after it was stored.
   | 'slack.installation_unreadable'
+  // A workspace's rotating token could not be refreshed (Slack refused its refresh token, or did not answer).
+  | 'slack.token_refresh_failed'
   // `MCP_SERVERS_FILE` is invalid.
   | 'config.mcp_servers_file'
   // `AGENTS_FILE` is invalid.

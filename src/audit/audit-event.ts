@@ -41,7 +41,8 @@ export type AuditKind =
   | 'installation.added'
   | 'installation.removed'
   | 'team.admin_added'
-  | 'team.admin_removed';
+  | 'team.admin_removed'
+  | 'installation.token_refreshed';
 
 /** An audit event before it is chained; the store adds sequence, previous hash and hash. */
 export interface AuditInput {

@@ -142,12 +142,12 @@ export async function createBot(
       runtime.adapters(
         stores.cards,
         SYSTEM_PROMPT,
-        botTokensOf(config, stores, clock),
+        botTokensOf(config, stores, clock, logger),
         adminsOf(config, stores),
       ),
     overrides,
   );
-  installations = installationsOf(config, core.stores, clock);
+  installations = installationsOf(config, core.stores, clock, logger);
   const stored = installations;
   installationHealth = stored
     ? createInstallationHealth({

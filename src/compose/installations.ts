@@ -5,22 +5,31 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Stores } from '../db/stores.js';
 import { AppError } from '../errors.js';
+import type { Logger } from '../logger.js';
 import {
   createSealedInstallations,
   type SealedInstallations,
 } from '../slack/installations/installation-store.js';
 import type { BotTokens } from '../slack/installations/team-clients.js';
 import { createTokenCipher } from '../slack/installations/token-cipher.js';
+import { slackTokenExchange } from '../slack/installations/token-refresh.js';
 
-/** The stored installations (OAuth mode), sealed with the configured keys; undefined with a single bot token. */
+/**
+ * The stored installations (OAuth mode), sealed with the configured keys, their rotating tokens refreshed at
+ * SLACK_API_URL; undefined with a single bot token.
+ */
 export function installationsOf(
   config: Pick<Config, 'slack'>,
   stores: Pick<Stores, 'installations'>,
   clock: Clock,
+  logger: Logger,
 ): SealedInstallations | undefined {
   const { oauth } = config.slack;
   if (!oauth) return undefined;
-  return createSealedInstallations(stores.installations, createTokenCipher(oauth.tokenKeys), clock);
+  return createSealedInstallations(stores.installations, createTokenCipher(oauth.tokenKeys), clock, {
+    exchange: slackTokenExchange({ ...oauth, apiUrl: config.slack.apiUrl }),
+    logger,
+  });
 }
 
 /**
@@ -44,12 +53,13 @@ export function botTokensOf(
   config: Pick<Config, 'slack'>,
   stores: Pick<Stores, 'installations'>,
   clock: Clock,
+  logger: Logger,
 ): BotTokens {
-  const installations = installationsOf(config, stores, clock);
+  const installations = installationsOf(config, stores, clock, logger);
   return installations
     ? {
         kind: 'installations',
-        botToken: (teamId, enterpriseId) => installations.botToken(teamId, enterpriseId),
+        botToken: (teamId, enterpriseId, refused) => installations.botToken(teamId, enterpriseId, refused),
       }
     : { kind: 'single', token: config.slack.botToken };
 }

@@ -60,7 +60,7 @@ export async function composeWorker(
     inForce,
     (stores) =>
       createSlackAdapters({
-        tokens: botTokensOf(config, stores, clock),
+        tokens: botTokensOf(config, stores, clock, logger),
         apiUrl: config.slack.apiUrl,
         logLevel: config.logLevel,
         cards: stores.cards,
@@ -86,7 +86,7 @@ export async function composeWorker(
       ? createConsoleFetch(
           core,
           work,
-          consoleSlack(core, installationsOf(config, core.stores, clock)),
+          consoleSlack(core, installationsOf(config, core.stores, clock, logger)),
           config,
           logger,
         )

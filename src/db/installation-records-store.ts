@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { InstallationRecords, InstallationRow } from '../slack/installations/installation-records.js';
+import { leaseColumns, takableLease } from './run-rows.js';
 import { readNumber, readOptionalString, readString } from './sql/columns.js';
 import { audit, count, type Row, row, rows } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
@@ -19,7 +20,8 @@ function toInstallation(r: Row): InstallationRow {
 }
 
 /** The app's installations (OAuth mode), each write with its audit events in one transaction. */
-export function createInstallationRecords({ db }: StoreContext): InstallationRecords {
+export function createInstallationRecords(ctx: StoreContext): InstallationRecords {
+  const { db, clock } = ctx;
   return {
     save(i, events) {
       return db.write(function* () {
@@ -54,5 +56,27 @@ export function createInstallationRecords({ db }: StoreContext): InstallationRec
         return changed > 0;
       });
     },
+    claimRefresh: (id) =>
+      db.write(function* () {
+        const at = clock.now();
+        const takable = yield* takableLease(ctx, 'slack_installations', at);
+        return (
+          (yield* count(sql`update slack_installations set ${leaseColumns(ctx, at)}
+            where id = ${id} and ${takable}`)) > 0
+        );
+      }),
+    refreshed: (id, was, sealed, at, events) =>
+      db.write(function* () {
+        const changed =
+          yield* count(sql`update slack_installations set sealed = ${sealed}, updated_at = ${at},
+          lease_owner = null, lease_until = null where id = ${id} and sealed = ${was}`);
+        if (changed > 0) yield* audit(events);
+        return changed > 0;
+      }),
+    releaseRefresh: (id) =>
+      db.write(function* () {
+        yield* count(sql`update slack_installations set lease_owner = null, lease_until = null
+          where id = ${id} and lease_owner = ${ctx.owner}`);
+      }),
   };
 }

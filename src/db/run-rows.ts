@@ -49,7 +49,7 @@ export function* lockLeasedRun(ctx: StoreContext, lease: RunLease): Program<Row>
  */
 export function* takableLease(
   ctx: StoreContext,
-  table: 'runs' | 'deliveries' | 'audit_cursors' | 'accepted_requests',
+  table: 'runs' | 'deliveries' | 'audit_cursors' | 'accepted_requests' | 'slack_installations',
   at: number,
   { as = table, mine = false }: { as?: string; mine?: boolean } = {},
 ): Program<SQL> {

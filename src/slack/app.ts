@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, Server, type ServerResponse } from 'node:http';
-import { App, type InstallationStore, LogLevel, SocketModeReceiver, type webApi } from '@slack/bolt';
+import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
+import { App, type InstallationStore, LogLevel, type webApi } from '@slack/bolt';
 import type { AcceptedRequest } from '../approvals/click-inbox.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { AdminDirectory } from '../approvals/team-admins.js';
@@ -14,12 +14,16 @@ import type { BotTokens } from './installations/team-clients.js';
 import { createSlackAdapters, type SlackAdapters } from './slack-adapters.js';
 import { canReceiveEvents, createSlackConnectionMonitor } from './slack-connection.js';
 import { slackLibraryLogger } from './slack-logger.js';
+import { assertPortFree, createSocketReceiver } from './socket-receiver.js';
 import type { SlackIdentity } from './token-check.js';
 
 export interface SlackRuntimeOptions {
   /** The one bot token; unused with `oauth`. */
   botToken: string;
-  /** Installs into several workspaces (HTTP mode): see `oauthReceiverOptions` (installations/oauth-installer.ts). */
+  /**
+   * Installs into several workspaces, in either mode: see `oauthReceiverOptions` (installations/oauth-installer.ts)
+   * and, in Socket Mode, `createSocketReceiver`.
+   */
   oauth?: {
     config: OAuthInstallConfig;
     installations: InstallationStore;
@@ -155,14 +159,15 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
   let acceptance: { accept: RequestAcceptor; clicks: ClickWork } | undefined;
   let app: App;
   if (options.mode.kind === 'socket') {
-    const receiver = new SocketModeReceiver({
+    const receiver = createSocketReceiver({
       appToken: options.mode.appToken,
+      port: common.port,
       logger: boltLogger,
       logLevel: common.logLevel,
       customRoutes: common.customRoutes,
-      ...(options.socketPingTimeoutMs ? { clientPingTimeout: options.socketPingTimeoutMs } : {}),
-      // What Bolt passes to its own Socket Mode receiver: /healthz's port and the Web API base URL.
-      installerOptions: { port: common.port, clientOptions: common.clientOptions },
+      clientOptions: common.clientOptions,
+      pingTimeoutMs: options.socketPingTimeoutMs,
+      oauth: oauth ? { ...oauth, apiUrl: options.apiUrl, logger: options.logger } : undefined,
     });
     connection.follow(receiver.client);
     app = new App({
@@ -298,13 +303,4 @@ function pageRoutes(pages: SlackRuntimeOptions['pages']) {
     method: ['GET', 'HEAD', 'POST'],
     handler: pages.handler,
   }));
-}
-
-/** Rejects when nothing can listen on `port` (another process holds it). */
-function assertPortFree(port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', (error) => reject(new Error(`PORT ${port} cannot be used: ${error.message}`)));
-    probe.listen(port, () => probe.close(() => resolve()));
-  });
 }

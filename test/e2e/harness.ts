@@ -109,10 +109,12 @@ export interface HarnessOptions {
   kind?: DatabaseKind;
   /** The model client's own retries (429, 5xx, timeouts); default 0, production 2. */
   modelRetries?: number;
+  /** A fake Slack to share with other harnesses (bots of one deployment); the caller closes it. */
+  slack?: FakeSlack;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const slack = await startFakeSlack();
+  const slack = options.slack ?? (await startFakeSlack());
   const model = await startFakeOpenAI();
   const dir = mkdtempSync(join(tmpdir(), 'bot-e2e-'));
   const dbPath = options.dbPath ?? join(dir, 'bot.db');
@@ -239,7 +241,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     async close() {
       await bot.stop(2000);
-      await slack.close();
+      if (!options.slack) await slack.close();
       await model.close();
       // A database handed in belongs to the caller, who may start another harness on it.
       if (fresh && !options.database) await fresh.drop();

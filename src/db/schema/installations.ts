@@ -1,4 +1,4 @@
-import { integer, millis, text } from './columns.js';
+import { integer, millis, text, time } from './columns.js';
 import { index, table, uniqueIndex } from './table.js';
 
 /**
@@ -22,6 +22,12 @@ export const slackInstallations = table(
     sealed: text('sealed').notNull(),
     installedAt: millis('installed_at'),
     updatedAt: millis('updated_at'),
+    /**
+     * With token rotation: the process refreshing the bot token now, and until when (one at a time; the others
+     * wait for the new token). Null when nobody is.
+     */
+    leaseOwner: text('lease_owner'),
+    leaseUntil: time('lease_until'),
   },
   (t) => [index('slack_installations_enterprise').on(t.enterpriseId)],
 );

@@ -34,6 +34,26 @@ export interface InstallationRecords {
   all(): Promise<InstallationRow[]>;
   /** Replaces the sealed value if it is still `was` (nothing else changed it meanwhile); false otherwise. */
   reseal(id: string, was: string, sealed: string, at: number): Promise<boolean>;
+  /**
+   * Takes the right to refresh the installation's token (token rotation), for a lease's time: one process at a
+   * time. False while another process holds it, or when the installation is gone.
+   */
+  claimRefresh(id: string): Promise<boolean>;
+  /**
+   * Stores the refreshed installation in place of `was` (the one refreshed from) and ends the claim, with its
+   * audit events; false when the row no longer holds `was` (reinstalled, removed, refreshed by another process),
+   * and nothing is stored. Compared on the value, not on the claim: a claim that ran out while Slack answered
+   * must not lose the new refresh token, since the old one no longer works.
+   */
+  refreshed(
+    id: string,
+    was: string,
+    sealed: string,
+    at: number,
+    events: readonly AuditInput[],
+  ): Promise<boolean>;
+  /** Lets go of the claim without a new token (the refresh failed). */
+  releaseRefresh(id: string): Promise<void>;
 }
 
 /** The id of a workspace's installation, or of an organisation's. */

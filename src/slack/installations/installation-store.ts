@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { auditEvent } from '../../audit/audit-event.js';
 import type { Clock } from '../../clock.js';
 import { AppError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
 import {
   type InstallationRecords,
   type InstallationRow,
@@ -10,6 +11,7 @@ import {
   installationId,
 } from './installation-records.js';
 import type { TokenCipher } from './token-cipher.js';
+import { createTokenRefresh, type TokenExchange } from './token-refresh.js';
 
 /** Why an installation stopped: Slack's event, or a person at the command line. */
 export type RemovalReason = 'app_uninstalled' | 'tokens_revoked';
@@ -17,8 +19,11 @@ export type RemovalReason = 'app_uninstalled' | 'tokens_revoked';
 /** Bolt's installation store over the database, plus what the bot itself asks of the installations. */
 export interface SealedInstallations extends InstallationStore {
   fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation>;
-  /** The bot token of a workspace (or of the organisation it belongs to), or undefined when not installed. */
-  botToken(teamId: string, enterpriseId?: string): Promise<string | undefined>;
+  /**
+   * The bot token of a workspace (or of the organisation it belongs to), or undefined when not installed. A
+   * rotating token is refreshed first when it expires soon, or when it is `refused` (Slack just refused it).
+   */
+  botToken(teamId: string, enterpriseId?: string, refused?: string): Promise<string | undefined>;
   /** Every installation, with its bot token when it can be read (the health check's list). */
   workspaces(): Promise<InstalledWorkspace[]>;
   /** Deletes an installation's tokens for good, audited; false when none was stored. */
@@ -54,6 +59,8 @@ export function createSealedInstallations(
   records: InstallationRecords,
   cipher: TokenCipher,
   clock: Clock,
+  /** Token rotation: how tokens are refreshed (SLACK_API_URL's `oauth.v2.access`); without it, never. */
+  rotation?: { exchange: TokenExchange; logger: Logger; marginMs?: number },
 ): SealedInstallations {
   const open = (row: InstallationRow): Installation => {
     const opened = cipher.open(row.sealed, row.id);
@@ -71,6 +78,15 @@ export function createSealedInstallations(
       );
     return value;
   };
+  const fresh = rotation
+    ? createTokenRefresh({
+        records,
+        open,
+        seal: (installation, id) => cipher.seal(JSON.stringify(installation), id),
+        clock,
+        ...rotation,
+      })
+    : async (row: InstallationRow) => open(row);
   const lookUp = async (query: {
     teamId?: string | undefined;
     enterpriseId?: string | undefined;
@@ -127,7 +143,11 @@ export function createSealedInstallations(
       const row = await lookUp({ ...query, org: query.isEnterpriseInstall });
       if (!row)
         throw new AppError('slack.not_installed', `The app is not installed for ${describeQuery(query)}.`);
-      const installation = open(row);
+      const opened = await fresh(row);
+      if (!opened)
+        throw new AppError('slack.not_installed', `The app is not installed for ${describeQuery(query)}.`);
+      // Refreshed here already, one process at a time: Bolt gets no refresh token, so never refreshes itself.
+      const installation = opened.bot ? { ...opened, bot: withoutRefresh(opened.bot) } : opened;
       // Only the installer's own user token is theirs to use.
       if (query.userId !== undefined && installation.user.id !== query.userId)
         return { ...installation, user: { id: query.userId, token: undefined, scopes: undefined } };
@@ -136,21 +156,23 @@ export function createSealedInstallations(
     async deleteInstallation(query) {
       await this.remove({ teamId: query.teamId, enterpriseId: query.enterpriseId }, 'tokens_revoked');
     },
-    async botToken(teamId, enterpriseId) {
+    async botToken(teamId, enterpriseId, refused) {
       const row = await lookUp({ teamId, enterpriseId });
-      return row ? open(row).bot?.token : undefined;
+      return row ? (await fresh(row, refused))?.bot?.token : undefined;
     },
     async workspaces() {
-      return (await records.all()).map((row) => {
+      const listed: InstalledWorkspace[] = [];
+      for (const row of await records.all()) {
         let botToken: string | undefined;
         try {
-          botToken = open(row).bot?.token;
+          botToken = (await fresh(row))?.bot?.token;
         } catch {
-          // Unreadable (another key, changed): the health check names it as refused.
+          // Unreadable (another key, changed) or not refreshed: the health check names it as refused.
           botToken = undefined;
         }
-        return { teamId: row.teamId, enterpriseId: row.enterpriseId, botToken };
-      });
+        listed.push({ teamId: row.teamId, enterpriseId: row.enterpriseId, botToken });
+      }
+      return listed;
     },
     async remove(key, reason) {
       // Exactly this workspace's (or organisation's) install: never the organisation's for one workspace.
@@ -166,6 +188,12 @@ export function createSealedInstallations(
       ]);
     },
   };
+}
+
+/** A bot as Bolt's `authorize` gets it: without what would make Bolt refresh its token on its own. */
+function withoutRefresh(bot: NonNullable<Installation['bot']>): NonNullable<Installation['bot']> {
+  const { refreshToken: _refreshToken, expiresAt: _expiresAt, ...rest } = bot;
+  return rest;
 }
 
 /** What Slack answered once, as stored: the fields the bot relies on checked, the rest kept as it was. */

@@ -8,12 +8,25 @@ import { createInstallStateStore, refusedStateReason } from './install-state.js'
 export const INSTALL_PATH = '/slack/install';
 export const REDIRECT_PATH = '/slack/oauth_redirect';
 
+/** The install routes' options, all set: what Bolt's HTTP and Socket Mode receivers both take. */
+type InstallRouteOptions = Required<
+  Pick<
+    NonNullable<HTTPReceiverOptions['installerOptions']>,
+    | 'installPath'
+    | 'redirectUriPath'
+    | 'stateStore'
+    | 'authorizationUrl'
+    | 'clientOptions'
+    | 'callbackOptions'
+  >
+>;
+
 /**
  * What Bolt's HTTP receiver needs to serve installs with its own `InstallProvider`: `GET /slack/install` (the
  * "Add to Slack" page, its link to Slack's authorize page with the manifest's bot scopes and a signed state)
  * and `GET /slack/oauth_redirect` (the code exchanged with `oauth.v2.access` at SLACK_API_URL, the installation
  * stored in `installations`), with a page of ours for every outcome. Bolt's `authorize` then reads the same
- * store for every incoming request.
+ * store for every incoming request. The same options serve Bolt's HTTP receiver and its Socket Mode receiver.
  */
 export function oauthReceiverOptions(
   oauth: OAuthInstallConfig,
@@ -24,10 +37,9 @@ export function oauthReceiverOptions(
     useStateOnce: (nonce: string) => Promise<boolean>;
     logger: Logger;
   },
-): Pick<
-  HTTPReceiverOptions,
-  'clientId' | 'clientSecret' | 'installationStore' | 'scopes' | 'installerOptions'
-> {
+): Pick<HTTPReceiverOptions, 'clientId' | 'clientSecret' | 'installationStore' | 'scopes'> & {
+  installerOptions: InstallRouteOptions;
+} {
   const { logger } = deps;
   return {
     clientId: oauth.clientId,

@@ -9,8 +9,11 @@ export type BotTokens =
   | { kind: 'single'; token: string }
   | {
       kind: 'installations';
-      /** The team's own install's token, or else its organisation's (an org-wide install). */
-      botToken(teamId: string, enterpriseId?: string): Promise<string | undefined>;
+      /**
+       * The team's own install's token, or else its organisation's (an org-wide install); a rotating one
+       * refreshed first when it expires soon or is `refused` (Slack just refused it).
+       */
+      botToken(teamId: string, enterpriseId?: string, refused?: string): Promise<string | undefined>;
     };
 
 /** The Web API client that speaks for one workspace. */
@@ -25,6 +28,9 @@ export interface SlackClients {
 
 /** Slack's answers to a token it will not take again: the workspace must install the app again. */
 export const DEAD_TOKEN = new Set(['token_revoked', 'invalid_auth', 'account_inactive', 'not_authed']);
+
+/** Slack's answers to a token that a refresh may cure (token rotation): the call is made once more after it. */
+const REFRESHABLE = new Set(['token_expired', 'invalid_auth']);
 
 /**
  * The clients by team. With one token, one client for every team. With installations, one client per team
@@ -49,7 +55,7 @@ export function createSlackClients(
       const key = `${teamId}:${enterpriseId ?? ''}`;
       let client = clients.get(key);
       if (!client) {
-        const tokenOf = (team: string) => tokens.botToken(team, enterpriseId);
+        const tokenOf = (team: string, refused?: string) => tokens.botToken(team, enterpriseId, refused);
         client = new InstallationClient(teamId, tokenOf, options, logger);
         clients.set(key, client);
       }
@@ -62,7 +68,7 @@ export function createSlackClients(
 class InstallationClient extends WebClient {
   constructor(
     private readonly workspace: string | undefined,
-    private readonly tokenOf: (teamId: string) => Promise<string | undefined>,
+    private readonly tokenOf: (teamId: string, refused?: string) => Promise<string | undefined>,
     options: WebClientOptions,
     private readonly log: Logger,
   ) {
@@ -85,7 +91,7 @@ class InstallationClient extends WebClient {
       throw new AppError('slack.not_installed', `${problem}.`);
     }
     try {
-      return await super.apiCall(method, { ...options, token });
+      return await this.withRefresh(method, options, teamId, token);
     } catch (error) {
       const code = slackErrorCode(error);
       if (code !== undefined && DEAD_TOKEN.has(code))
@@ -96,6 +102,25 @@ class InstallationClient extends WebClient {
           fix: `install the app there again from ${INSTALL_PATH}`,
         });
       throw error;
+    }
+  }
+
+  /** The call; refused with an expired token, made once more with the refreshed one (token rotation). */
+  private async withRefresh(
+    method: string,
+    options: Record<string, unknown>,
+    teamId: string | undefined,
+    token: string,
+  ): Promise<WebAPICallResult> {
+    try {
+      return await super.apiCall(method, { ...options, token });
+    } catch (error) {
+      const code = slackErrorCode(error);
+      if (teamId === undefined || code === undefined || !REFRESHABLE.has(code)) throw error;
+      const renewed = await this.tokenOf(teamId, token);
+      if (renewed === undefined || renewed === token) throw error;
+      this.log.info('slack token refreshed after a refusal', { method, teamId, refusal: code });
+      return super.apiCall(method, { ...options, token: renewed });
     }
   }
 }
