@@ -50,7 +50,8 @@ export const FULL_SIZES: SuiteSizes = {
   growth: {
     events: process.env.BENCH_GROWTH === 'full' ? [10_000, 100_000, 1_000_000] : [10_000, 100_000],
     pending: [1_000, 10_000],
-    samples: 20,
+    // The stats and charts reads take seconds each at 100,000 events on a busy machine: 10 samples each.
+    samples: 10,
     decisions: 200,
     clickConcurrency: 10,
     clickRounds: 5,
