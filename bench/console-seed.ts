@@ -1,13 +1,12 @@
-import { sql } from 'drizzle-orm';
 import type { ApprovalStatus } from '../src/approvals/approval.js';
 import { builtInPolicy } from '../src/approvals/policy.js';
 import { type AuditInput, type AuditKind, auditEvent } from '../src/audit/audit-event.js';
 import type { DatabaseConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/open-database.js';
-import { audit, count, type Program } from '../src/db/sql/program.js';
 import type { SqlDatabase } from '../src/db/sql/sql-database.js';
 import { silentLogger } from '../src/logger.js';
 import { approvalId } from '../test/support/audit-seed.js';
+import { type BulkRequest, writeBulk } from './bulk-writer.js';
 
 export interface ConsoleSeedSize {
   /** Requests left pending (each with its `approval.requested` event). */
@@ -33,8 +32,6 @@ const DECIDERS = 8;
 const CHANNELS = 12;
 /** The rule stored with each request: the built-in policy's for its tool. */
 const RULES = new Map(TOOLS.map((tool) => [tool, JSON.stringify(builtInPolicy().forTool(tool).rule)]));
-/** Rows written per transaction: large, so the seeding is not a transaction per request. */
-const EVENTS_PER_TRANSACTION = 5_000;
 const DAY = 86_400_000;
 
 /** One request to write: its row and the audit events that tell its story, in order. */
@@ -52,7 +49,9 @@ interface SeedRequest {
   events: AuditInput[];
 }
 
-function request(n: number, status: ApprovalStatus, createdAt: number): SeedRequest {
+function request(n: number, status: ApprovalStatus, when: number): SeedRequest {
+  // Whole milliseconds, as the bot's clock gives them.
+  const createdAt = Math.floor(when);
   const id = approvalId();
   const tool = TOOLS[n % TOOLS.length] ?? 'create_note';
   const requester = `U${String(1000 + (n % REQUESTERS))}`;
@@ -95,53 +94,67 @@ function request(n: number, status: ApprovalStatus, createdAt: number): SeedRequ
 }
 
 /** The request's conversation, its row, the decider's vote and its audit events, as the bot records them. */
-function* insertRequest(r: SeedRequest): Program<void> {
+function rowsOf(r: SeedRequest): BulkRequest {
   const conversation = `conv_${r.id}`;
-  yield* count(sql`insert into conversations (id, team_id, channel_id, thread_ts, surface, created_at)
-    values (${conversation}, ${TEAM}, ${r.channel}, ${`${Math.floor(r.createdAt / 1000)}.${String(r.n % 1e6).padStart(6, '0')}`},
-      'slack', ${r.createdAt})`);
-  const rule = RULES.get(r.tool) ?? '{}';
-  yield* count(sql`insert into approvals (id, run_id, conversation_id, team_id, turn, call_id, tool_name,
-      arguments, arguments_hash, status, requester_id, rule, decided_by, decided_at, channel_id, thread_ts,
-      message_ts, result, created_at, updated_at)
-    values (${r.id}, ${`run_${r.id}`}, ${conversation}, ${TEAM}, 1, ${`call_${r.id}`}, ${r.tool},
-      ${JSON.stringify(r.args)}, 'x', ${r.status}, ${r.requester}, ${rule}, ${r.decider}, ${r.decidedAt},
-      ${r.channel}, '1700000000.000100', '1700000000.000200', ${r.status === 'approved' ? 'ok' : null},
-      ${r.createdAt}, ${r.decidedAt ?? r.createdAt})`);
-  if (r.decider && r.decidedAt !== null)
-    yield* count(sql`insert into approval_votes (approval_id, user_id, vote, created_at)
-      values (${r.id}, ${r.decider}, ${r.status === 'rejected' ? 'reject' : 'approve'}, ${r.decidedAt})`);
-  yield* audit(r.events);
+  return {
+    conversation: {
+      id: conversation,
+      team_id: TEAM,
+      channel_id: r.channel,
+      thread_ts: `${Math.floor(r.createdAt / 1000)}.${String(r.n % 1e6).padStart(6, '0')}`,
+      surface: 'slack',
+      created_at: r.createdAt,
+    },
+    approval: {
+      id: r.id,
+      run_id: `run_${r.id}`,
+      conversation_id: conversation,
+      team_id: TEAM,
+      turn: 1,
+      call_id: `call_${r.id}`,
+      tool_name: r.tool,
+      arguments: JSON.stringify(r.args),
+      arguments_hash: 'x',
+      status: r.status,
+      requester_id: r.requester,
+      rule: RULES.get(r.tool) ?? '{}',
+      decided_by: r.decider,
+      decided_at: r.decidedAt,
+      channel_id: r.channel,
+      thread_ts: '1700000000.000100',
+      message_ts: '1700000000.000200',
+      result: r.status === 'approved' ? 'ok' : null,
+      created_at: r.createdAt,
+      updated_at: r.decidedAt ?? r.createdAt,
+    },
+    vote:
+      r.decider && r.decidedAt !== null
+        ? {
+            approval_id: r.id,
+            user_id: r.decider,
+            vote: r.status === 'rejected' ? 'reject' : 'approve',
+            created_at: r.decidedAt,
+          }
+        : null,
+    events: r.events,
+  };
 }
 
-/** Writes `requests` in transactions of about EVENTS_PER_TRANSACTION events (the audit chain kept valid). */
-async function writeAll(db: SqlDatabase, requests: Iterable<SeedRequest>): Promise<number> {
-  let batch: SeedRequest[] = [];
-  let events = 0;
-  let written = 0;
-  const flush = async () => {
-    const chunk = batch;
-    batch = [];
-    events = 0;
-    await db.write(function* () {
-      for (const r of chunk) yield* insertRequest(r);
-    });
-  };
-  for (const r of requests) {
-    batch.push(r);
-    events += r.events.length;
-    written += r.events.length;
-    if (events >= EVENTS_PER_TRANSACTION) await flush();
-  }
-  if (batch.length > 0) await flush();
-  return written;
+/** Writes `requests` in large transactions, the audit chain kept valid (bulk-writer.ts). */
+function writeAll(db: SqlDatabase, requests: Iterable<SeedRequest>): Promise<number> {
+  return writeBulk(
+    db,
+    (function* () {
+      for (const r of requests) yield rowsOf(r);
+    })(),
+  );
 }
 
 /**
  * Fills a new database (migrated on open) with the history the console bench reads: decided requests over
  * the last 90 days, oldest first, until `size.events` audit events in all, then `size.pending` pending ones
- * from the last day. Every row goes through the stores' SQL programs, in large transactions, so the hash chain
- * verifies as the bot's own does.
+ * from the last day. Rows go in by multi-row statements in large transactions, the hash chain computed as the
+ * bot computes it, so it verifies as the bot's own does.
  */
 export async function seedConsoleDatabase(
   where: DatabaseConfig,

@@ -2,6 +2,7 @@ import { benchClickAck, type ClickAckSize } from './click-ack.js';
 import { benchConsole, type ConsoleSize } from './console.js';
 import { benchContextBudget, type ContextBudgetSize } from './context-budget.js';
 import { benchDecisions, type DecisionsSize } from './decisions.js';
+import { benchGrowth, type GrowthSize } from './growth.js';
 import { benchMemory, type MemorySize } from './memory.js';
 import { benchPauseResume, type PauseResumeSize } from './pause-resume.js';
 import type { BenchResult } from './report.js';
@@ -21,6 +22,7 @@ export interface SuiteSizes {
   console: ConsoleSize;
   toolOutput: ToolOutputSize;
   contextBudget: ContextBudgetSize;
+  growth: GrowthSize;
 }
 
 /** The sizes of `npm run bench` (a few minutes on 2 cores). */
@@ -44,6 +46,16 @@ export const FULL_SIZES: SuiteSizes = {
   },
   toolOutput: { outputs: [20_000, 2_000_000], repetitions: 5 },
   contextBudget: { lengths: [10, 1000], repetitions: 10, turns: 300 },
+  // A million audit events take minutes to seed and to read on 2 cores: opt in with BENCH_GROWTH=full.
+  growth: {
+    events: process.env.BENCH_GROWTH === 'full' ? [10_000, 100_000, 1_000_000] : [10_000, 100_000],
+    pending: [1_000, 10_000],
+    // The stats and charts reads take seconds each at 100,000 events on a busy machine: 10 samples each.
+    samples: 10,
+    decisions: 200,
+    clickConcurrency: 10,
+    clickRounds: 5,
+  },
 };
 
 /** Each benchmark once at a tiny size: the smoke test that keeps the bench from rotting. */
@@ -66,6 +78,14 @@ export const SMOKE_SIZES: SuiteSizes = {
   },
   toolOutput: { outputs: [20_000], repetitions: 1 },
   contextBudget: { lengths: [2, 20], repetitions: 1, turns: 3 },
+  growth: {
+    events: [60, 120],
+    pending: [10, 20],
+    samples: 2,
+    decisions: 3,
+    clickConcurrency: 2,
+    clickRounds: 1,
+  },
 };
 
 export interface SuiteOptions {
@@ -93,6 +113,7 @@ export const BENCHMARK_IDS = [
   'console',
   'tool-output',
   'context-budget',
+  'growth',
 ] as const;
 
 /** Every benchmark in order. */
@@ -109,6 +130,7 @@ export async function runSuite(sizes: SuiteSizes, options: SuiteOptions) {
     console: () => benchConsole(sizes.console),
     'tool-output': () => benchToolOutput(sizes.toolOutput),
     'context-budget': () => benchContextBudget(sizes.contextBudget),
+    growth: () => benchGrowth(sizes.growth, postgresUrl),
   };
   const results: BenchResult[] = [];
   for (const id of BENCHMARK_IDS) {

@@ -133,6 +133,11 @@ export interface AuditLogQueries {
   events(filter: AuditEventFilter): Promise<AuditEventRow[]>;
   /** One page of a workspace's events that pass `filter`, fast however long the log (an index on team and seq). */
   eventPage(filter: AuditEventFilter & { teamId: string }, page: AuditPageRequest): Promise<AuditEventPage>;
+  /**
+   * One page of the whole log (every workspace) that passes `filter`, by sequence number: what
+   * `npm run audit -- export` streams, a page at a time, so a long log is never held in memory.
+   */
+  logPage(filter: AuditEventFilter, page: AuditPageRequest): Promise<AuditEventPage>;
   /** A run's events of this workspace, oldest first; undefined when it has none here. */
   runTrail(teamId: string, runId: string): Promise<RunTrail | undefined>;
 }

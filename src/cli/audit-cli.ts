@@ -1,11 +1,17 @@
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { APPROVAL_STATUSES } from '../approvals/approval.js';
 import type { AuditEventFilter } from '../approvals/audit-queries.js';
-import { EXPORT_FORMATS, type ExportFormat, formatEvents } from '../audit/audit-export.js';
+import {
+  EXPORT_FORMATS,
+  type ExportFormat,
+  type ExportRow,
+  formatEvents,
+  streamEvents,
+} from '../audit/audit-export.js';
 import { parseTimePoint } from '../audit/time-filter.js';
-import { verifyChain } from '../audit/verify-chain.js';
+import { verifyChainInBatches } from '../audit/verify-chain.js';
 import { createAuditQueryStore } from '../db/audit-query-store.js';
 import type { SqlDatabase } from '../db/sql/sql-database.js';
 import { argumentProblem } from './argument-problem.js';
@@ -146,21 +152,55 @@ export async function runAuditCli(
   return withDatabase(env, io, (database) => runCommand(args, database, io));
 }
 
+/** Events per read while verifying or exporting: memory stays flat however long the log. */
+const BATCH = 2_000;
+
 async function runCommand(args: Extract<Parsed, { ok: true }>, db: SqlDatabase, io: CliIo): Promise<number> {
   const queries = createAuditQueryStore(db);
   if (args.command === 'verify') {
-    const verdict = verifyChain(await queries.chain());
+    // A batch at a time; only a broken chain is read whole, to name what was done to it.
+    const verdict = await verifyChainInBatches(queries.chain, async () => undefined, BATCH);
     tellVerdict(verdict, io);
     return verdict.ok ? 0 : 1;
   }
-  const rows = await queries.events(args.filter);
-  if (args.command === 'list') {
-    for (const line of formatEvents(rows, args.format ?? 'table')) io.out(line);
-    return 0;
+  const format =
+    args.format ?? (args.out?.endsWith('.jsonl') ? 'jsonl' : args.command === 'list' ? 'table' : 'csv');
+  // A table's columns are as wide as their widest cell: it needs every row first.
+  if (format === 'table') {
+    const rows = await queries.events(args.filter);
+    const lines = formatEvents(rows, format);
+    if (args.command === 'list') for (const line of lines) io.out(line);
+    else writeFileSync(args.out ?? '', `${lines.join('\n')}\n`, { mode: 0o600 });
+    return done(args, rows.length, format, io);
   }
-  const out = args.out ?? '';
-  const format = args.format ?? (out.endsWith('.jsonl') ? 'jsonl' : 'csv');
-  writeFileSync(out, `${formatEvents(rows, format).join('\n')}\n`, { mode: 0o600 });
-  io.out(`Wrote ${rows.length} events to ${out} (${format})`);
+  let count = 0;
+  async function* pages(): AsyncGenerator<ExportRow[]> {
+    let cursor: number | undefined;
+    do {
+      const page = await queries.logPage(args.filter, {
+        limit: BATCH,
+        order: 'oldest',
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      count += page.items.length;
+      yield page.items;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+  const file = args.command === 'export' ? openSync(args.out ?? '', 'w', 0o600) : undefined;
+  try {
+    for await (const text of streamEvents(pages(), format)) {
+      if (file === undefined) for (const line of text.slice(0, -1).split('\n')) io.out(line);
+      else writeSync(file, text);
+    }
+  } finally {
+    if (file !== undefined) closeSync(file);
+  }
+  return done(args, count, format, io);
+}
+
+/** What export says once the file is written; list says nothing more. */
+function done(args: Extract<Parsed, { ok: true }>, count: number, format: ExportFormat, io: CliIo): number {
+  if (args.command === 'export') io.out(`Wrote ${count} events to ${args.out ?? ''} (${format})`);
   return 0;
 }

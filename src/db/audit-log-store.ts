@@ -1,6 +1,11 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { APPROVAL_STATUSES } from '../approvals/approval.js';
-import type { AuditEventFilter, AuditEventRow, AuditLogQueries } from '../approvals/audit-queries.js';
+import type {
+  AuditEventFilter,
+  AuditEventRow,
+  AuditLogQueries,
+  AuditPageRequest,
+} from '../approvals/audit-queries.js';
 import type { StoredAuditEvent } from '../audit/audit-event.js';
 import { toApprovalRecord } from './approval-rows.js';
 import { readEnum, readNumber, readOptionalString, readString } from './sql/columns.js';
@@ -81,6 +86,20 @@ export function createAuditLogQueries(db: SqlDatabase): AuditLogQueries {
     ]);
   }
 
+  /** A page of the events that pass `filter`, by sequence number (one more read tells whether another follows). */
+  const page = (filter: AuditEventFilter, { limit, order, cursor }: AuditPageRequest) =>
+    db.read(function* () {
+      const newest = order === 'newest';
+      const past =
+        cursor === undefined ? undefined : newest ? sql`e.seq < ${cursor}` : sql`e.seq > ${cursor}`;
+      // One more than asked tells whether another page follows, without counting the whole log.
+      const found = yield* rows(sql`${select} where ${where([conditionOf(filter), past])}
+        order by e.seq ${newest ? sql`desc` : sql`asc`} limit ${limit + 1}`);
+      const items = found.slice(0, limit).map(toEventRow);
+      const last = items.at(-1);
+      return { items, nextCursor: found.length > limit && last ? last.seq : null };
+    });
+
   return {
     chain: (range) =>
       db.read(function* () {
@@ -97,18 +116,9 @@ export function createAuditLogQueries(db: SqlDatabase): AuditLogQueries {
         return (yield* rows(sql`${select} where ${conditionOf(filter)} order by e.seq`)).map(toEventRow);
       }),
 
-    eventPage: (filter, { limit, order, cursor }) =>
-      db.read(function* () {
-        const newest = order === 'newest';
-        const past =
-          cursor === undefined ? undefined : newest ? sql`e.seq < ${cursor}` : sql`e.seq > ${cursor}`;
-        // One more than asked tells whether another page follows, without counting the whole log.
-        const found = yield* rows(sql`${select} where ${where([conditionOf(filter), past])}
-          order by e.seq ${newest ? sql`desc` : sql`asc`} limit ${limit + 1}`);
-        const items = found.slice(0, limit).map(toEventRow);
-        const last = items.at(-1);
-        return { items, nextCursor: found.length > limit && last ? last.seq : null };
-      }),
+    eventPage: page,
+
+    logPage: page,
 
     runTrail: (teamId, runId) =>
       db.read(function* () {

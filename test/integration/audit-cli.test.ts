@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { auditEvent } from '../../src/audit/audit-event.js';
 import { runAuditCli } from '../../src/cli/audit-cli.js';
 import { openSqliteDatabase } from '../../src/db/sqlite/sqlite-database.js';
-import { seedApproval } from '../support/audit-seed.js';
+import { seedApproval, seedAuditEvents } from '../support/audit-seed.js';
 import { REPO_ROOT } from '../support/bot-process.js';
 
 const DAY = 86_400_000;
@@ -215,6 +216,37 @@ describe('npm run audit: verify, list, export', () => {
     expect(lines[1]).toMatch(/^6,/);
     expect((await cli('verify')).code).toBe(0);
     expect(events[0].payload).toEqual({ tool: 'delete_note', arguments: { id: 4 } });
+  });
+
+  it('verify and export read a long log a page at a time: every event once, in order, and an edit deep in it named', async () => {
+    const events = Array.from({ length: 4_500 }, (_, i) =>
+      auditEvent('run.completed', {
+        at: NOW - DAY + i,
+        teamId: 'T1',
+        runId: `run_${i}`,
+        payload: { turns: i },
+      }),
+    );
+    await seedAuditEvents({ kind: 'sqlite', path: dbPath }, events);
+    expect((await cli('verify')).out.join('\n')).toContain('4505 events, chain intact');
+    const out = join(dir, 'all.jsonl');
+    expect((await cli('export', '--out', out)).out).toEqual([`Wrote 4505 events to ${out} (jsonl)`]);
+    const seqs = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { seq: number }).seq);
+    expect(seqs).toEqual(Array.from({ length: 4_505 }, (_, i) => i + 1));
+    // One day's filter over pages: the day's 4,500 events and the request seeded that day, no other.
+    const csv = join(dir, 'day.csv');
+    const day = await cli('export', '--out', csv, '--since', '2026-05-31', '--until', '2026-05-31');
+    const lines = readFileSync(csv, 'utf8').trim().split('\n').slice(1);
+    expect(day.out).toEqual([`Wrote ${lines.length} events to ${csv} (csv)`]);
+    expect(lines.length).toBeGreaterThan(4_500);
+    expect(lines.length).toBeLessThan(4_505);
+    tamper([`UPDATE audit_events SET actor = 'U666' WHERE seq = 4321`]);
+    const run = await cli('verify');
+    expect(run.code).toBe(1);
+    expect(run.err.join('\n')).toContain('event 4321 was edited');
   });
 
   it('usage problems exit 2 with the reason and one line pointing at --help; --help, -h and help print the usage', async () => {

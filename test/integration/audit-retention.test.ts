@@ -8,9 +8,11 @@ import { builtInPolicy } from '../../src/approvals/policy.js';
 import { auditEvent } from '../../src/audit/audit-event.js';
 import { verifyChain } from '../../src/audit/verify-chain.js';
 import { runAuditCli } from '../../src/cli/audit-cli.js';
+import { createRetentionStore } from '../../src/db/retention-store.js';
 import { audit, count, rows } from '../../src/db/sql/program.js';
 import type { SqlDatabase } from '../../src/db/sql/sql-database.js';
 import { openSqliteDatabase } from '../../src/db/sqlite/sqlite-database.js';
+import { randomId } from '../../src/ids.js';
 import { REPO_ROOT } from '../support/bot-process.js';
 import { DATABASE_KINDS, openTestStores, type TestStores } from '../support/test-database.js';
 
@@ -162,6 +164,65 @@ describe.each(DATABASE_KINDS)('retention that keeps the proof, on %s', (kind) =>
     const again = await t.stores.retention.prune(NOW - 90 * DAY, { at: NOW + 1, limit: 'RETENTION_DAYS=90' });
     expect(again).toMatchObject({ events: 0, approvals: 0, items: 0 });
     expect(verifyChain(await chain()).ok).toBe(true);
+  });
+});
+
+describe.each(DATABASE_KINDS)('a prune of many rows, on %s', (kind) => {
+  let t: TestStores;
+  beforeEach(async () => {
+    t = await openTestStores(kind);
+    for (let i = 0; i < 5; i++) await seedRun(t.db, `run_old${i}`, 'completed', OLD + i);
+    await seedRun(t.db, 'run_waiting', 'paused', OLD);
+  });
+  afterEach(async () => t.close());
+
+  /** History items left, approvals and audit events pruned: what each transaction of a prune changes. */
+  function* tally() {
+    const [found] = yield* rows(sql`select
+      (select count(*) from conversation_items) as items,
+      (select count(*) from approvals where arguments like ${'{"$pruned":%'}) as approvals,
+      (select count(*) from audit_events where payload like ${'%"$pruned":%'}) as events`);
+    return [Number(found?.items), Number(found?.approvals), Number(found?.events)];
+  }
+
+  it('is done in batches, each a transaction of its own, and the chain still verifies', async () => {
+    // Each write transaction of the prune, with what it changed: rows deleted or pruned, per table.
+    const changes: number[][] = [];
+    const watched: SqlDatabase = {
+      ...t.db,
+      dialect: t.db.dialect,
+      read: (program) => t.db.read(program),
+      write: (program) =>
+        t.db.write(function* () {
+          const before = yield* tally();
+          const result = yield* program();
+          const after = yield* tally();
+          changes.push(after.map((n, i) => Math.abs(n - (before[i] ?? 0))));
+          return result;
+        }),
+    };
+    const retention = createRetentionStore(
+      {
+        db: watched,
+        clock: { now: () => NOW },
+        newId: randomId,
+        owner: 'test',
+        leaseMs: 30_000,
+        ownerIsGone: () => false,
+      },
+      2,
+    );
+    const report = await retention.prune(NOW - 90 * DAY, { at: NOW, limit: 'RETENTION_DAYS=90' });
+    expect(report).toMatchObject({ items: 5, approvals: 5, events: 10, activeRuns: 1 });
+    // The last transaction writes the audit.pruned event; every one before changes at most 2 rows of a table.
+    const batches = changes.slice(0, -1);
+    expect(batches.every((changed) => changed.every((n) => n <= 2))).toBe(true);
+    expect(batches.filter(([items]) => (items ?? 0) > 0)).toHaveLength(3);
+    expect(batches.filter(([, approvals]) => (approvals ?? 0) > 0)).toHaveLength(3);
+    expect(batches.filter(([, , events]) => (events ?? 0) > 0)).toHaveLength(5);
+    expect(verifyChain(await t.stores.auditQueries.chain())).toMatchObject({ ok: true });
+    // The run waiting for a decision keeps its history and arguments.
+    expect(await t.db.read(tally)).toEqual([1, 5, 10]);
   });
 });
 
