@@ -45,8 +45,9 @@ function reads(
       },
       { userId: ADMIN, teamId: TEAM, text },
     );
+  const client = new WebClient('xoxb-bench-token', { slackApiUrl: slackUrl, retryConfig: { retries: 0 } });
   const home = createHomePublisher(
-    new WebClient('xoxb-bench-token', { slackApiUrl: slackUrl, retryConfig: { retries: 0 } }),
+    { forTeam: () => client },
     {
       queries,
       viewers: createHomeViewerStore({
