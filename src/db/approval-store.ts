@@ -10,7 +10,7 @@ import {
 import type { ApprovalStore } from '../approvals/ports.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import { AppError } from '../errors.js';
-import { approvalById, approvalsOfTurn, lockApproval, toApprovalRecord } from './approval-rows.js';
+import { approvalById, approvalsOfTurn, toApprovalRecord } from './approval-rows.js';
 import { claimColumns } from './run-rows.js';
 import { readEnum, readOptionalString, readString } from './sql/columns.js';
 import { audit, count, type Program, row, rows } from './sql/program.js';
@@ -90,15 +90,19 @@ export function createApprovalStore(ctx: StoreContext): ApprovalStore {
 
 /**
  * Locks the request's run, then the request (the order every transaction takes them in), and returns the
- * request as it is now.
+ * request as it is now, in one statement: the sub-select that finds and locks the run depends on nothing of the
+ * outer row, so it is evaluated once, first (a one-time filter), then the request is found by its key and
+ * locked; a request changed while the run was awaited is read again by its lock (PostgreSQL rechecks a row it
+ * locks against its newest version).
  */
 export function* lockRunThenApproval(ctx: StoreContext, approvalId: string): Program<ApprovalRecord> {
-  const found = yield* approvalById(approvalId);
-  if (!found) throw new AppError('approval.not_found', `Approval ${approvalId} not found`);
-  yield* row(sql`select id from runs where id = ${found.runId} ${ctx.db.dialect.forUpdate}`);
-  const locked = yield* lockApproval(ctx.db.dialect, approvalId);
+  const { forUpdate } = ctx.db.dialect;
+  const locked = yield* row(sql`select * from approvals where id = ${approvalId}
+    and (select id from runs where id = (select run_id from approvals where id = ${approvalId}) ${forUpdate})
+      is not null
+    ${forUpdate}`);
   if (!locked) throw new AppError('approval.not_found', `Approval ${approvalId} not found`);
-  return locked;
+  return toApprovalRecord(locked);
 }
 
 /**
