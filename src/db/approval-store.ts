@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { ApprovalRecord } from '../approvals/approval.js';
+import { APPROVAL_STATUSES, type ApprovalRecord } from '../approvals/approval.js';
 import {
   runResumedEvent,
   secondSay,
@@ -39,7 +39,9 @@ export function createApprovalStore(ctx: StoreContext): ApprovalStore {
       return db.write(function* () {
         const current = yield* lockRunThenApproval(ctx, approvalId);
         if (current.status !== 'pending') return { kind: 'already_decided' as const, approval: current };
-        const cast = yield* votesOf(approvalId);
+        // Under the run's lock no other request of the turn changes (every change of a request's status holds
+        // its run), so the turn is read with the votes, in one statement, before this vote decides.
+        const { cast, turn } = yield* votesAndTurn(current);
         if (secondSay(cast, { userId, onBehalfOf: onBehalfOf ?? null }))
           return { kind: 'already_voted' as const, approval: current };
         const inserted = yield* count(sql`insert into approval_votes
@@ -72,7 +74,8 @@ export function createApprovalStore(ctx: StoreContext): ApprovalStore {
           granted.push(standingGrantedEvent(decided, userId, at));
         }
         yield* audit([...events, ...granted]);
-        const runClaimed = yield* claimRunIfSettled(ctx, decided, userId, at);
+        const settledTurn = turn.map((other) => (other.id === decided.id ? decided : other));
+        const runClaimed = yield* claimRunIfSettled(ctx, decided, userId, at, settledTurn);
         return { kind: 'decided' as const, approval: decided, runClaimed };
       });
     },
@@ -115,8 +118,10 @@ export function* claimRunIfSettled(
   settled: ApprovalRecord,
   actor: string,
   at: number,
+  /** The turn's requests as they are now, when the caller has read them holding the run. */
+  turn?: readonly Pick<ApprovalRecord, 'status'>[],
 ): Program<boolean> {
-  if (!turnSettled(yield* approvalsOfTurn(settled.runId, settled.turn))) return false;
+  if (!turnSettled(turn ?? (yield* approvalsOfTurn(settled.runId, settled.turn)))) return false;
   const claimed = yield* count(sql`update runs set status = 'running', ${claimColumns(ctx, at)},
     updated_at = ${at} where id = ${settled.runId} and status = 'paused'`);
   if (claimed === 1) yield* audit([runResumedEvent(settled, actor, at)]);
@@ -132,6 +137,30 @@ export function* votesOf(approvalId: string) {
     vote: readEnum(v, 'vote', ['approve', 'reject'] as const),
     onBehalfOf: readOptionalString(v, 'on_behalf_of'),
   }));
+}
+
+/** A request's votes in order and the status of every request of its turn, in one statement. */
+function* votesAndTurn(approval: ApprovalRecord) {
+  const found = yield* rows(sql`select 'vote' as row_kind, user_id as id, vote as value, on_behalf_of,
+      created_at from approval_votes where approval_id = ${approval.id}
+    union all
+    select 'turn', id, status, null, created_at from approvals
+      where run_id = ${approval.runId} and turn = ${approval.turn}
+    order by row_kind desc, created_at`);
+  const cast = found
+    .filter((r) => r.row_kind === 'vote')
+    .map((v) => ({
+      userId: readString(v, 'id'),
+      vote: readEnum(v, 'value', ['approve', 'reject'] as const),
+      onBehalfOf: readOptionalString(v, 'on_behalf_of'),
+    }));
+  const turn = found
+    .filter((r) => r.row_kind === 'turn')
+    .map((t) => ({
+      id: readString(t, 'id'),
+      status: readEnum(t, 'value', APPROVAL_STATUSES),
+    }));
+  return { cast, turn };
 }
 
 /** Who approved so far, in order. */
