@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { MessagePort } from 'node:worker_threads';
+import pg from 'pg';
 import { ApprovalService } from '../src/approvals/approval-service.js';
 import { Deciders } from '../src/approvals/deciders.js';
 import { createApprovalStore } from '../src/db/approval-store.js';
@@ -24,7 +25,23 @@ export interface WriterData {
 export interface WriterReport {
   committed: number;
   lost: number;
+  /** Statements sent to PostgreSQL (each a round trip: node-postgres waits for one before the next), commits among them. */
+  statements: number;
+  commits: number;
 }
+
+/**
+ * Counts every statement this thread's PostgreSQL connections send (node-postgres sends one at a time and waits
+ * for its answer, so each is a round trip), and the commits among them.
+ */
+const sent = { statements: 0, commits: 0 };
+const query = pg.Client.prototype.query;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  sent.statements += 1;
+  const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
+  if (text === 'commit') sent.commits += 1;
+  return (query as (...a: unknown[]) => unknown).apply(this, args);
+} as typeof query;
 
 function open(database: WriterDatabase): Promise<SqlDatabase> | SqlDatabase {
   return database.kind === 'sqlite'
@@ -49,7 +66,9 @@ export async function workerMain(_data: unknown, port: MessagePort): Promise<voi
     });
     port.postMessage('ready');
     await once(port, 'message');
-    const report: WriterReport = { committed: 0, lost: 0 };
+    sent.statements = 0;
+    sent.commits = 0;
+    const report: WriterReport = { committed: 0, lost: 0, statements: 0, commits: 0 };
     const count = data.approvals.length;
     for (let k = 0; k < count; k++) {
       const approval = data.approvals[(data.offset + k) % count];
@@ -65,6 +84,8 @@ export async function workerMain(_data: unknown, port: MessagePort): Promise<voi
       if (result.ok && result.kind === 'decided') report.committed += 1;
       else report.lost += 1;
     }
+    report.statements = sent.statements;
+    report.commits = sent.commits;
     await ctx.db.close();
     port.postMessage(report);
   }

@@ -4,12 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
+import { withAdmin } from '../test/support/postgres-admin.js';
 import { WRITER_POOL_SIZE, type WriterData, type WriterDatabase } from './decision-writer.js';
 import { createBenchDatabase, setDatabaseDefault } from './postgres.js';
 import type { BenchResult, Row } from './report.js';
 import { createPostgresStoreFixture, createStoreFixture, pragma } from './store-fixture.js';
 
-const reportSchema = z.object({ committed: z.number().int(), lost: z.number().int() });
+const reportSchema = z.object({
+  committed: z.number().int(),
+  lost: z.number().int(),
+  statements: z.number().int(),
+  commits: z.number().int(),
+});
 
 export interface DecisionsSize {
   /** Pending approvals decided per case. */
@@ -60,6 +66,8 @@ async function race(writers: Worker[], database: WriterDatabase, approvals: Appr
     seconds,
     committed: reports.reduce((n, r) => n + r.committed, 0),
     lost: reports.reduce((n, r) => n + r.lost, 0),
+    statements: reports.reduce((n, r) => n + r.statements, 0),
+    commits: reports.reduce((n, r) => n + r.commits, 0),
   };
 }
 
@@ -114,6 +122,9 @@ async function postgresCases(size: DecisionsSize, writers: Worker[], serverUrl: 
       } finally {
         await fixture.close();
       }
+      // Statistics as autovacuum would have gathered them by now: without them the planner may find the request
+      // to decide through the index of pending requests, reading every pending entry (seen with EXPLAIN).
+      await withAdmin(database.url, (admin) => admin.query('analyze'));
       await setDatabaseDefault(database.url, 'synchronous_commit', null);
       const result = await race(writers.slice(0, n), { kind: 'postgres', url: database.url }, approvals);
       rows.push(row(n, ' (PostgreSQL)', size.approvals, result));
@@ -141,6 +152,13 @@ function row(
       'lost races': result.lost,
       seconds: result.seconds,
       'decisions/s': result.committed / result.seconds,
+      ...(suffix
+        ? {
+            'round trips per decision': result.statements / result.committed,
+            'round trips per attempt': result.statements / (result.committed + result.lost),
+            'commits per decision': result.commits / result.committed,
+          }
+        : {}),
     },
   };
 }
@@ -165,6 +183,7 @@ export async function benchDecisions(size: DecisionsSize, postgresUrl: string): 
       notes: [
         'racing writers walk the same approvals from different offsets: exactly one decision commits per approval, the others read "already decided"',
         `PostgreSQL: a fresh database per case; each writer its own pool of ${WRITER_POOL_SIZE} (the bot's default), one decision at a time; the server's own durability settings`,
+        'PostgreSQL round trips: every statement the writers sent (node-postgres waits for each answer before the next), per committed decision and per attempt (an attempt that lost the race reads "already decided"); commits per committed decision',
       ],
     };
   } finally {

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { ApprovalRecord } from '../approvals/approval.js';
+import { APPROVAL_STATUSES, type ApprovalRecord } from '../approvals/approval.js';
 import {
   runResumedEvent,
   secondSay,
@@ -10,7 +10,7 @@ import {
 import type { ApprovalStore } from '../approvals/ports.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import { AppError } from '../errors.js';
-import { approvalById, approvalsOfTurn, lockApproval, toApprovalRecord } from './approval-rows.js';
+import { approvalById, approvalsOfTurn, toApprovalRecord } from './approval-rows.js';
 import { claimColumns } from './run-rows.js';
 import { readEnum, readOptionalString, readString } from './sql/columns.js';
 import { audit, count, type Program, row, rows } from './sql/program.js';
@@ -39,7 +39,9 @@ export function createApprovalStore(ctx: StoreContext): ApprovalStore {
       return db.write(function* () {
         const current = yield* lockRunThenApproval(ctx, approvalId);
         if (current.status !== 'pending') return { kind: 'already_decided' as const, approval: current };
-        const cast = yield* votesOf(approvalId);
+        // Under the run's lock no other request of the turn changes (every change of a request's status holds
+        // its run), so the turn is read with the votes, in one statement, before this vote decides.
+        const { cast, turn } = yield* votesAndTurn(current);
         if (secondSay(cast, { userId, onBehalfOf: onBehalfOf ?? null }))
           return { kind: 'already_voted' as const, approval: current };
         const inserted = yield* count(sql`insert into approval_votes
@@ -72,7 +74,8 @@ export function createApprovalStore(ctx: StoreContext): ApprovalStore {
           granted.push(standingGrantedEvent(decided, userId, at));
         }
         yield* audit([...events, ...granted]);
-        const runClaimed = yield* claimRunIfSettled(ctx, decided, userId, at);
+        const settledTurn = turn.map((other) => (other.id === decided.id ? decided : other));
+        const runClaimed = yield* claimRunIfSettled(ctx, decided, userId, at, settledTurn);
         return { kind: 'decided' as const, approval: decided, runClaimed };
       });
     },
@@ -90,15 +93,19 @@ export function createApprovalStore(ctx: StoreContext): ApprovalStore {
 
 /**
  * Locks the request's run, then the request (the order every transaction takes them in), and returns the
- * request as it is now.
+ * request as it is now, in one statement: the sub-select that finds and locks the run depends on nothing of the
+ * outer row, so it is evaluated once, first (a one-time filter), then the request is found by its key and
+ * locked; a request changed while the run was awaited is read again by its lock (PostgreSQL rechecks a row it
+ * locks against its newest version).
  */
 export function* lockRunThenApproval(ctx: StoreContext, approvalId: string): Program<ApprovalRecord> {
-  const found = yield* approvalById(approvalId);
-  if (!found) throw new AppError('approval.not_found', `Approval ${approvalId} not found`);
-  yield* row(sql`select id from runs where id = ${found.runId} ${ctx.db.dialect.forUpdate}`);
-  const locked = yield* lockApproval(ctx.db.dialect, approvalId);
+  const { forUpdate } = ctx.db.dialect;
+  const locked = yield* row(sql`select * from approvals where id = ${approvalId}
+    and (select id from runs where id = (select run_id from approvals where id = ${approvalId}) ${forUpdate})
+      is not null
+    ${forUpdate}`);
   if (!locked) throw new AppError('approval.not_found', `Approval ${approvalId} not found`);
-  return locked;
+  return toApprovalRecord(locked);
 }
 
 /**
@@ -111,8 +118,10 @@ export function* claimRunIfSettled(
   settled: ApprovalRecord,
   actor: string,
   at: number,
+  /** The turn's requests as they are now, when the caller has read them holding the run. */
+  turn?: readonly Pick<ApprovalRecord, 'status'>[],
 ): Program<boolean> {
-  if (!turnSettled(yield* approvalsOfTurn(settled.runId, settled.turn))) return false;
+  if (!turnSettled(turn ?? (yield* approvalsOfTurn(settled.runId, settled.turn)))) return false;
   const claimed = yield* count(sql`update runs set status = 'running', ${claimColumns(ctx, at)},
     updated_at = ${at} where id = ${settled.runId} and status = 'paused'`);
   if (claimed === 1) yield* audit([runResumedEvent(settled, actor, at)]);
@@ -128,6 +137,30 @@ export function* votesOf(approvalId: string) {
     vote: readEnum(v, 'vote', ['approve', 'reject'] as const),
     onBehalfOf: readOptionalString(v, 'on_behalf_of'),
   }));
+}
+
+/** A request's votes in order and the status of every request of its turn, in one statement. */
+function* votesAndTurn(approval: ApprovalRecord) {
+  const found = yield* rows(sql`select 'vote' as row_kind, user_id as id, vote as value, on_behalf_of,
+      created_at from approval_votes where approval_id = ${approval.id}
+    union all
+    select 'turn', id, status, null, created_at from approvals
+      where run_id = ${approval.runId} and turn = ${approval.turn}
+    order by row_kind desc, created_at`);
+  const cast = found
+    .filter((r) => r.row_kind === 'vote')
+    .map((v) => ({
+      userId: readString(v, 'id'),
+      vote: readEnum(v, 'value', ['approve', 'reject'] as const),
+      onBehalfOf: readOptionalString(v, 'on_behalf_of'),
+    }));
+  const turn = found
+    .filter((r) => r.row_kind === 'turn')
+    .map((t) => ({
+      id: readString(t, 'id'),
+      status: readEnum(t, 'value', APPROVAL_STATUSES),
+    }));
+  return { cast, turn };
 }
 
 /** Who approved so far, in order. */

@@ -18,6 +18,9 @@ const storedClick = z.object({
   threadTs: z.string().optional(),
 });
 
+/** Rows of one insert: 5 parameters each, far under either engine's limit. */
+const REQUESTS_PER_INSERT = 500;
+
 /** Undecided clicks are kept this long at most: past it, a click nobody could decide is given up. */
 const UNDECIDED_KEEP_MS = 86_400_000;
 
@@ -32,17 +35,23 @@ export function createRequestLedger(ctx: StoreContext): RequestLedger {
     accept(requests) {
       const at = clock.now();
       return db.write(function* () {
-        const fresh: boolean[] = [];
-        for (const { key, click } of requests) {
-          const lease = click
-            ? sql`${JSON.stringify(click)}, ${ctx.owner}, ${at + ctx.leaseMs}`
-            : sql`null, null, null`;
-          const inserted = yield* count(sql`insert into accepted_requests
-            (key, accepted_at, click, lease_owner, lease_until) values (${key}, ${at}, ${lease})
-            on conflict do nothing`);
-          fresh.push(inserted === 1);
+        // One insert for the requests that arrive together (a round trip each on PostgreSQL, all of them
+        // before any of their answers); the keys it returns are the ones this call accepted first.
+        const accepted = new Set<string>();
+        for (let from = 0; from < requests.length; from += REQUESTS_PER_INSERT) {
+          const values = requests.slice(from, from + REQUESTS_PER_INSERT).map(({ key, click }) => {
+            const lease = click
+              ? sql`${JSON.stringify(click)}, ${ctx.owner}, ${at + ctx.leaseMs}`
+              : sql`null, null, null`;
+            return sql`(${key}, ${at}, ${lease})`;
+          });
+          const inserted = yield* rows(sql`insert into accepted_requests
+            (key, accepted_at, click, lease_owner, lease_until) values ${sql.join(values, sql`, `)}
+            on conflict do nothing returning key`);
+          for (const row of inserted) accepted.add(readString(row, 'key'));
         }
-        return fresh;
+        // A key given twice in one call is fresh once, the first time, as inserts one after another would be.
+        return requests.map(({ key }) => accepted.delete(key));
       });
     },
 
