@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { DatabaseConfig } from '../src/config.js';
-import { REPO_ROOT } from '../test/support/bot-process.js';
+import { REPO_ROOT, TSX_LOADER } from '../test/support/bot-process.js';
 
 /** What one run of `npm run audit -- …` took: wall time, peak resident set, and what it printed. */
 export interface CommandRun {
@@ -16,6 +19,13 @@ export function databaseEnv(where: DatabaseConfig): Record<string, string> {
   return where.kind === 'sqlite' ? { DATABASE_PATH: where.path } : { DATABASE_URL: where.url };
 }
 
+/** An empty working folder for the commands, made once. */
+let folder: string | undefined;
+function commandFolder(): string {
+  folder ??= mkdtempSync(join(tmpdir(), 'bench-audit-'));
+  return folder;
+}
+
 /**
  * Runs the real command line of `npm run audit -- ARGS` (src/cli/audit.ts under tsx, as the npm script runs
  * it, in one process) as a child process, and reads its peak RSS as the process itself counted it at exit.
@@ -24,9 +34,10 @@ export function runAuditCommand(args: readonly string[], where: DatabaseConfig):
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--import', PEAK_RSS, 'src/cli/audit.ts', ...args],
+    ['--import', TSX_LOADER, '--import', PEAK_RSS, join(REPO_ROOT, 'src', 'cli', 'audit.ts'), ...args],
     {
-      cwd: REPO_ROOT,
+      // Not the project folder: a `.env` there (the Quick Start's) must not reach the command.
+      cwd: commandFolder(),
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...databaseEnv(where) },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
