@@ -10,7 +10,7 @@ import {
 import type { ApprovalStore } from '../approvals/ports.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import { AppError } from '../errors.js';
-import { approvalById, approvalsOfTurn, lockApproval, toApprovalRecord } from './approval-rows.js';
+import { approvalById, approvalsOfTurn, toApprovalRecord } from './approval-rows.js';
 import { claimColumns } from './run-rows.js';
 import { readEnum, readOptionalString, readString } from './sql/columns.js';
 import { audit, count, type Program, row, rows } from './sql/program.js';
@@ -101,16 +101,15 @@ export function createApprovalStore(ctx: StoreContext): ApprovalStore {
 export function* lockRunThenApproval(ctx: StoreContext, approvalId: string): Program<ApprovalRecord> {
   const { forUpdate } = ctx.db.dialect;
   const locked = yield* row(sql`select * from approvals where id = ${approvalId}
-    and (select id from runs where id = (select run_id from approvals where id = ${approvalId}) ${forUpdate})
-      is not null
+    and coalesce(
+      (select id from runs where id = (select run_id from approvals where id = ${approvalId}) ${forUpdate}),
+      'no run'
+    ) is not null
     ${forUpdate}`);
-  if (locked) return toApprovalRecord(locked);
-  // Nothing came back: the request is missing, or its run has no row to lock. A request without a run row is
-  // locked alone and can still be decided or expired: it is not reported missing (which would also stop a
-  // deadline check at it, leaving every later deadline of the tick unhandled).
-  const alone = yield* lockApproval(ctx.db.dialect, approvalId);
-  if (!alone) throw new AppError('approval.not_found', `Approval ${approvalId} not found`);
-  return alone;
+  // The sub-select only takes the run's lock: a request whose run has no row is still found, locked and decided
+  // (reported missing, it would also stop a deadline check at it, leaving the tick's later deadlines unhandled).
+  if (!locked) throw new AppError('approval.not_found', `Approval ${approvalId} not found`);
+  return toApprovalRecord(locked);
 }
 
 /**
