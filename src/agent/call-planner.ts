@@ -13,8 +13,8 @@ import type { HistoryItem, ToolCall } from './history.js';
 import type { NewApproval, RunRecord } from './ports.js';
 import { readableArguments, runScope } from './run-events.js';
 import type { AgentTool, ParsedArguments } from './tool.js';
+import { toolContext, toolOutput } from './tool-call-io.js';
 import type { ToolRegistry } from './tool-registry.js';
-import { toolContext, toolOutput } from './turn-settler.js';
 
 type ApprovalRequirement =
   | { required: false }

@@ -15,6 +15,7 @@ const historyToolCallSchema = toolCallSchema.extend({ serverFields: serverFields
 export type ToolCall = z.infer<typeof historyToolCallSchema>;
 
 export const TOOL_OUTPUT_STATUSES = ['ok', 'error', 'rejected', 'expired', 'cancelled', 'unknown'] as const;
+export type ToolOutputStatus = (typeof TOOL_OUTPUT_STATUSES)[number];
 
 const userMessageSchema = z.object({
   text: z.string(),

@@ -12,7 +12,7 @@ import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { openAgentCall } from './agent-calls.js';
 import { recordAtTop, topPausedTurn, withTopPausedTurn } from './agent-frames.js';
-import type { ToolCall, ToolOutputItem } from './history.js';
+import type { ToolCall, ToolOutputStatus } from './history.js';
 import {
   type CallRecorder,
   leaseOf,
@@ -23,7 +23,7 @@ import {
 } from './ports.js';
 import { runEvent } from './run-events.js';
 import type { RunState } from './run-state.js';
-import type { ToolContext } from './tool.js';
+import { editedOutput, toolContext, toolOutput } from './tool-call-io.js';
 import { boundToolOutput } from './tool-output-limit.js';
 import type { ToolRegistry } from './tool-registry.js';
 
@@ -31,7 +31,13 @@ import type { ToolRegistry } from './tool-registry.js';
 export type ToolProgress =
   | { kind: 'waiting'; callId: string; toolName: string; approvers: string }
   | { kind: 'running'; callId: string; toolName: string }
-  | { kind: 'settled'; callId: string; toolName: string; status: ToolOutputStatus; output: string };
+  | {
+      kind: 'settled';
+      callId: string;
+      toolName: string;
+      status: ToolOutputStatus;
+      output: string;
+    };
 
 type Observer = { onToolProgress?: (progress: ToolProgress) => void };
 
@@ -156,7 +162,11 @@ export class TurnSettler {
     approval: ApprovalRecord,
     audit: AuditInput[],
     observer: Observer,
-  ): Promise<{ text: string; status: ToolOutputStatus; approvalStatus: ApprovalStatus | null }> {
+  ): Promise<{
+    text: string;
+    status: ToolOutputStatus;
+    approvalStatus: ApprovalStatus | null;
+  }> {
     switch (approval.status) {
       case 'rejected':
         return {
@@ -282,27 +292,4 @@ export class TurnSettler {
     );
     return { text: bounded.text, status: result.status };
   }
-}
-
-type ToolOutputStatus = ToolOutputItem['data']['status'];
-
-export function toolOutput(call: ToolCall, output: string, status: ToolOutputStatus): ToolOutputItem {
-  return { kind: 'tool_output', data: { callId: call.callId, name: call.name, output, status } };
-}
-
-/** The model is told that a person changed its arguments, and to what. */
-function editedOutput(approval: ApprovalRecord, output: string): string {
-  const editor = approval.decidedBy ? `<@${approval.decidedBy}>` : 'A person';
-  return `${editor} edited the arguments before approving. The tool ran with ${approval.editedArguments} instead of ${approval.arguments}. Output: ${output}`;
-}
-
-export function toolContext(run: RunRecord): ToolContext {
-  return {
-    teamId: run.teamId,
-    conversationId: run.conversationId,
-    channelId: run.channelId,
-    threadTs: run.threadTs,
-    runId: run.id,
-    requesterId: run.requesterId,
-  };
 }

@@ -11,6 +11,7 @@ import { approvalClickIn, type ClickWork } from './clicks/click.js';
 import { createGuardedReceiver } from './guarded-receiver.js';
 import { oauthReceiverOptions } from './installations/oauth-installer.js';
 import type { BotTokens } from './installations/team-clients.js';
+import { pageRoutes, type ServedPages } from './page-routes.js';
 import { createSlackAdapters, type SlackAdapters } from './slack-adapters.js';
 import { canReceiveEvents, createSlackConnectionMonitor } from './slack-connection.js';
 import { slackLibraryLogger } from './slack-logger.js';
@@ -67,7 +68,7 @@ export interface SlackRuntimeOptions {
    * Other pages served on `port` beside Slack's endpoints, in both modes: every method and path under
    * `prefix` goes to `handler` (the web console under `/console`).
    */
-  pages?: { prefix: string; handler: (req: IncomingMessage, res: ServerResponse) => void };
+  pages?: ServedPages;
 }
 
 export interface SlackRuntime {
@@ -293,14 +294,4 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
       acceptance = { accept, clicks };
     },
   };
-}
-
-/** Bolt's custom routes for every path under the pages' prefix, with each method a page may be asked with. */
-function pageRoutes(pages: SlackRuntimeOptions['pages']) {
-  if (!pages) return [];
-  return [pages.prefix, `${pages.prefix}/*rest`].map((path) => ({
-    path,
-    method: ['GET', 'HEAD', 'POST'],
-    handler: pages.handler,
-  }));
 }
