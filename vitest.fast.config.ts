@@ -38,9 +38,13 @@ export const SLOW_SUITES = [
   'test/e2e/stop-across-processes.test.ts',
   'test/e2e/telemetry.test.ts',
   'test/e2e/terminal-chat.test.ts',
+  'test/e2e/tool-output-limit.test.ts',
   'test/integration/audit-cli.test.ts',
+  'test/integration/context-budget.test.ts',
   'test/integration/db-copy.test.ts',
+  'test/integration/decision-round-trips.test.ts',
   'test/integration/worker-handover.test.ts',
+  'test/integration/worker-pool-roles.test.ts',
   'test/support/support.test.ts',
 ];
 
@@ -53,8 +57,6 @@ export default defineConfig({
     ...COMMON_TEST_OPTIONS,
     include: [...COMMON_TEST_OPTIONS.include],
     exclude: SLOW_SUITES,
-    // Its suites mostly wait on their fakes' sockets: a third file at once fills those waits on two cores.
-    maxWorkers: 3,
     env: { TEST_DATABASE_KINDS: 'sqlite' },
     // Temporary files (every suite's SQLite databases) in RAM when there is room: see the file.
     globalSetup: ['test/support/ram-temp-folder.ts'],

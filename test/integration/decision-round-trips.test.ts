@@ -11,7 +11,7 @@ const query = pg.Client.prototype.query;
  * What one decision costs on PostgreSQL, counted at the driver: each statement is a round trip, and the
  * audit chain's head (one lock for every process) is held from its lock to the commit.
  */
-describe.skipIf(!DATABASE_KINDS.includes('postgres'))('round trips of one decision on PostgreSQL', () => {
+describe('round trips of one decision on PostgreSQL', () => {
   let s: TestStores;
   beforeAll(() => {
     pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
