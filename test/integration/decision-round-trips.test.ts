@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DATABASE_KINDS, openTestStores, type TestStores } from '../support/test-database.js';
+import { openTestStores, type TestStores } from '../support/test-database.js';
 import { createNoteRule, pausedRun, vote } from './store-scenario.js';
 
 /** Every statement the PostgreSQL connections of this file send: node-postgres waits for each answer. */
