@@ -36,6 +36,23 @@ export interface TeamAdminStore extends AdminDirectory {
 }
 
 /**
+ * A workspace's admins from what is stored: its list once anyone changed it, else the person who installed the
+ * app there (none when nobody is known). Pure; the store calls it with its rows.
+ */
+export function adminsFrom(listed: readonly string[], installer: string | undefined): string[] {
+  if (listed.length > 0) return [...listed];
+  return installer === undefined ? [] : [installer];
+}
+
+/**
+ * Who must be written into a list that is changed for the first time, so that they stay admins after it: the
+ * admins so far (the installer) when nothing is listed yet, nobody otherwise.
+ */
+export function adminsToList(listed: readonly string[], current: readonly string[]): string[] {
+  return listed.length > 0 ? [] : [...current];
+}
+
+/**
  * The list after a change, or why it is refused: adding an admin twice, removing someone who is not one, and
  * removing the last one (a workspace always keeps an admin who can name others). Pure; the store calls it in its
  * transaction.
