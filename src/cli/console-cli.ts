@@ -70,6 +70,12 @@ export async function runConsoleCli(
     return 2;
   }
   const { config } = loaded;
+  if (command === 'link' && values.team === undefined && config.slack.oauth) {
+    io.err(
+      'Installed into several workspaces: name the workspace with --team T0123ABCD (a session belongs to one workspace).',
+    );
+    return 2;
+  }
   let access: ConsoleAccess;
   let close: () => Promise<void>;
   try {
