@@ -32,6 +32,8 @@ interface Measured {
   concurrency: number;
   bot: number[];
   floor: number[];
+  /** The floor's p99 in each round: how much the floor itself moves within the run. */
+  floorRoundP99: number[];
 }
 
 /** Starts every process of a setup at once; if one fails, the others are stopped before the error. */
@@ -81,12 +83,14 @@ async function measureSetup(size: ClickAckSize, setup: Setup): Promise<Measured[
     for (const [i, c] of size.concurrencies.entries()) {
       const bot: number[] = [];
       const floorTimes: number[] = [];
+      const floorRoundP99: number[] = [];
       for (let r = 0; r < (rounds[i] ?? 1); r++) {
         const times = await measure(c);
         bot.push(...times.botTimes);
         floorTimes.push(...times.floorTimes);
+        floorRoundP99.push(quantile(times.floorTimes, 0.99));
       }
-      measured.push({ concurrency: c, bot, floor: floorTimes });
+      measured.push({ concurrency: c, bot, floor: floorTimes, floorRoundP99 });
     }
     return measured;
   } finally {
@@ -103,6 +107,8 @@ function row(m: Measured, suffix: string): Row {
       'bot p99 ms': quantile(m.bot, 0.99),
       'floor p50 ms': quantile(m.floor, 0.5),
       'floor p99 ms': quantile(m.floor, 0.99),
+      'floor p99 of a round, lowest ms': Math.min(...m.floorRoundP99),
+      'floor p99 of a round, highest ms': Math.max(...m.floorRoundP99),
       'p50 ratio': p50Ratio(m),
       'p99 ratio': ratio(m),
     },
@@ -158,7 +164,7 @@ export async function benchClickAck(size: ClickAckSize, postgresUrl: string): Pr
       targets,
       notes: [
         'each click decides a distinct pending approval; each round waits for the resumed runs to answer before the next',
-        'the bot (npm start entry point) and the floor (a Node HTTP server that reads the body and answers 200) each run as their own process; same load generator thread, same requests, same run',
+        "the bot (npm start entry point) and the floor (a Node HTTP server that reads the body and answers 200) each run as their own process; same load generator thread (node:http, keep-alive connections), same requests, same run; the floor's p99 of each round, lowest and highest, shows its own spread",
         'rows without "(PostgreSQL, …)": one bot process on a SQLite file (these carry the targets). PostgreSQL rows: figures only, a fresh database each, the bot processes started together; with 3 processes the mentions and clicks go to them in turn (round-robin), and all of them share the same cores with PostgreSQL, the fakes and the load generator',
       ],
     };
