@@ -8,7 +8,7 @@ import { redactedArguments, redactText } from '../redact.js';
 import type { CallPlan } from './call-planner.js';
 import type { HistoryItem, StoredItem } from './history.js';
 import type { ChatModel } from './model.js';
-import type { NewApproval, RunRecord } from './ports.js';
+import { type NewApproval, RunHandedOver, type RunRecord } from './ports.js';
 import { readableArguments, runEvent } from './run-events.js';
 import type { Usage } from './run-state.js';
 
@@ -110,6 +110,8 @@ export class CallReviewer {
         ? { ok: true, review, usage: response.usage }
         : { ok: false, reason: 'empty', usage: response.usage };
     } catch (error) {
+      // The process is shutting down: the run is not paused here, another process reviews it again.
+      if (signal?.reason instanceof RunHandedOver) throw signal.reason;
       const reason = bound.aborted ? 'timeout' : 'failed';
       logger.warn('the review of a request was skipped', {
         runId: run.id,

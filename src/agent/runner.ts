@@ -20,7 +20,7 @@ import type { ConversationContext } from './conversation-context.js';
 import type { HistoryItem, StoredItem, ToolCall } from './history.js';
 import { type ChatModel, ModelError } from './model.js';
 import { type ModelTurn, takeModelTurn } from './model-turn.js';
-import { leaseOf, type RunnerStore, type RunRecord } from './ports.js';
+import { leaseOf, RunHandedOver, type RunnerStore, type RunRecord } from './ports.js';
 import { RunEnding, type RunEndingDeps } from './run-ending.js';
 import { runEvent } from './run-events.js';
 import {
@@ -174,6 +174,8 @@ export class Runner {
       try {
         taken = await takeModelTurn(caller, run, state, history, streaming, signal, frame !== undefined);
       } catch (error) {
+        // Abandoned because this process is shutting down: another one takes the run up from here.
+        if (signal?.reason instanceof RunHandedOver) throw signal.reason;
         // The request was abandoned because someone stopped the run.
         if (signal?.aborted) await this.#ending.checkStop(run);
         if (!(error instanceof ModelError)) throw error;

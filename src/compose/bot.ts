@@ -5,7 +5,7 @@ import { expireRemovedWorkspace } from '../approvals/workspace-removal.js';
 import { auditEvent } from '../audit/audit-event.js';
 import { pushLag, WEBHOOK_SINK } from '../audit/audit-push.js';
 import type { Config } from '../config.js';
-import type { ConversationService } from '../conversations/conversation-service.js';
+import { type ConversationService, HAND_OVER_STEP_MS } from '../conversations/conversation-service.js';
 import { localWork, type RunWork } from '../conversations/run-work.js';
 import { createDatabaseHealth, type DatabaseHealth } from '../db/database-health.js';
 import { describeError } from '../errors.js';
@@ -224,6 +224,7 @@ export async function createBot(
         await started.conversations.idle();
       })();
       await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+      await started.conversations.handOver(HAND_OVER_STEP_MS);
       await background?.finish();
       await pool?.stop(graceMs);
       await started.mcp.close();

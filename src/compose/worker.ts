@@ -2,6 +2,7 @@ import type { ApprovalClick } from '../approvals/click-inbox.js';
 import { ReloadablePolicy } from '../approvals/policy.js';
 import { loadApprovalPolicy } from '../approvals/policy-file.js';
 import { policyFromText } from '../approvals/policy-source.js';
+import { HAND_OVER_STEP_MS } from '../conversations/conversation-service.js';
 import { localWork } from '../conversations/run-work.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -101,6 +102,7 @@ export async function composeWorker(
     async stop(graceMs) {
       await background?.stop();
       await Promise.race([core.conversations.idle(), new Promise((resolve) => setTimeout(resolve, graceMs))]);
+      await core.conversations.handOver(HAND_OVER_STEP_MS);
       await background?.finish();
       await core.mcp.close();
       await core.database.close();

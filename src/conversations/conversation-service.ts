@@ -44,6 +44,12 @@ type Received =
   /** The database could not take it (the thread was told). */
   | { kind: 'failed' };
 
+/**
+ * How long each step of a hand-over at shutdown (`handOver`) may wait for a write or a Slack post under way: both
+ * steps fit in the 2 s a worker is given past its grace period.
+ */
+export const HAND_OVER_STEP_MS = 750;
+
 export const QUEUED_NOTICE = 'I will answer this once the pending approval in this thread is decided.';
 const BUSY_NOTICE = 'I will answer this as soon as I finish what I am working on in this thread.';
 const NOT_STARTED =
@@ -225,6 +231,16 @@ export class ConversationService {
   /** Posts the cards and replies Slack has not accepted yet whose next try is due. */
   retryDeliveries(): Promise<void> {
     return this.#delivery.retry();
+  }
+
+  /**
+   * At shutdown, once the grace period is over and before the database closes: the runs still driven here are
+   * left to another process (nothing of them posted, nothing recorded as failed, no notice in their threads), and
+   * what was being written or posted is let finish, each step up to `boundMs`.
+   */
+  async handOver(boundMs: number): Promise<void> {
+    await this.#driver.handOver(boundMs);
+    await this.#delivery.close(boundMs);
   }
 
   /** Resolves when all work taken in or queued so far has finished (tests, shutdown). */

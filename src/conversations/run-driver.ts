@@ -1,4 +1,4 @@
-import type { LeaseRenewal, StopRequests } from '../agent/ports.js';
+import { type LeaseRenewal, RunHandedOver, type StopRequests } from '../agent/ports.js';
 import { initialRunState } from '../agent/run-state.js';
 import type { Runner, RunOutcome } from '../agent/runner.js';
 import { auditEvent } from '../audit/audit-event.js';
@@ -42,7 +42,7 @@ export type DrivenThread = AnswerTarget & ProgressTarget;
  * The run could not even be ended (its database is unreachable): it is still stored as running, so it is taken
  * up again from its last stored step once the database is back. The thread is told that, not to ask again.
  */
-const INTERRUPTED =
+export const INTERRUPTED =
   'A problem on my side interrupted my work on this; I will carry on from where I was once it is solved.';
 
 /** What a driven run shows in the end: see `#present`. */
@@ -60,6 +60,8 @@ export class RunDriver {
   readonly #slots: RunSlots;
   /** The runs this process drives now, to abandon their model request when someone stops one. */
   readonly #driving = new Map<string, AbortController>();
+  /** Set once the process is shutting down and its grace period is over: nothing more is driven here. */
+  #handingOver = false;
 
   constructor(deps: RunDriverDeps) {
     this.#deps = deps;
@@ -103,12 +105,31 @@ export class RunDriver {
     return this.#queue.idle();
   }
 
+  /**
+   * Leaves the runs still driven here to another process, when shutting down past the grace period: their model
+   * requests are abandoned (`RunHandedOver` as the reason, so nothing of them is streamed, answered or recorded as
+   * failed), no run is started or driven here any more, and their leases run out for another process to take
+   * them up from their last saved step. Waits up to `boundMs` for what was already being written or posted.
+   */
+  async handOver(boundMs: number): Promise<void> {
+    this.#handingOver = true;
+    for (const [runId, abort] of this.#driving) abort.abort(new RunHandedOver(runId));
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, boundMs);
+    });
+    await Promise.race([this.#queue.idle(), bound]);
+    clearTimeout(timer);
+  }
+
   async #drive(
     runId: string,
     thread: DrivenThread,
     conversationId: string,
     options: { working?: boolean },
   ): Promise<void> {
+    // Past the grace period: the run's lease runs out and another process drives it.
+    if (this.#handingOver) return;
     const presenter = new RunPresenter(this.#deps.surface, thread, this.#deps.logger, {
       ...options,
       tasks: this.#deps.streamTasks ?? false,
@@ -129,7 +150,7 @@ export class RunDriver {
       this.#driving.delete(runId);
     }
     await presenter.done(shown === 'waiting' ? 'waiting' : 'ended');
-    if (shown === 'ended') await this.#startQueued(conversationId, thread);
+    if (shown === 'ended' && !this.#handingOver) await this.#startQueued(conversationId, thread);
   }
 
   /** Abandons the run's model request once a stop request shows up (made through any process). */
@@ -182,6 +203,12 @@ export class RunDriver {
         signal,
       );
     } catch (error) {
+      if (this.#handingOver) {
+        // The database may be closing under it: not a problem to tell the thread about, another process goes on.
+        logger.warn('run left to another process at shutdown', { runId, error: describeError(error) });
+        await presenter.abandonStream();
+        return 'other';
+      }
       logger.error('run failed unexpectedly', { runId, error: describeError(error) });
       await presenter.endStream();
       await delivery.say(thread, INTERRUPTED);
@@ -195,6 +222,8 @@ export class RunDriver {
       case 'waiting':
         return 'waiting';
       case 'handed_over':
+        // Left to another process at shutdown: what was streamed of its answer goes no further.
+        if (this.#handingOver) await presenter.abandonStream();
         return 'other';
       case 'completed':
         // A streamed answer is finished by the presenter; either way it stays owed until Slack has it.

@@ -29,28 +29,69 @@ export interface ThreadDeliveryDeps {
  */
 export class ThreadDelivery {
   readonly #deps: ThreadDeliveryDeps;
+  /** Posts under way with the record of them that follows, so a shutdown waits for both. */
+  readonly #posting = new Set<Promise<void>>();
+  #closed = false;
 
   constructor(deps: ThreadDeliveryDeps) {
     this.#deps = deps;
   }
 
+  /**
+   * At shutdown, before the database closes: nothing more is posted from here (what is owed stays owed, for
+   * another process once this one's lease runs out), and posts under way are let finish with their record, up to
+   * `boundMs`. Closing the database between a post and its record would leave it owed, posted twice.
+   */
+  async close(boundMs: number): Promise<void> {
+    this.#closed = true;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, boundMs);
+    });
+    await Promise.race([Promise.allSettled([...this.#posting]), bound]);
+    clearTimeout(timer);
+  }
+
+  /** Runs `post` unless closed, tracked until it has settled. */
+  async #post(post: () => Promise<void>): Promise<void> {
+    if (this.#closed) return;
+    const posting = post();
+    this.#posting.add(posting);
+    try {
+      await posting;
+    } finally {
+      this.#posting.delete(posting);
+    }
+  }
+
   /** Shows a change to a request on its card now; an update Slack refuses is owed and retried (`updateCard`). */
   updateCard(approval: ApprovalRecord): Promise<void> {
     const { surface, outbox, clock, logger, retryMs } = this.#deps;
-    return updateCard({ surface, outbox, clock, logger, retryMs }, approval);
+    return this.#post(() => updateCard({ surface, outbox, clock, logger, retryMs }, approval));
   }
 
   /** Posts the cards still owed for these requests (in order) and stores their ts. */
-  async postCards(approvals: readonly ApprovalRecord[]): Promise<void> {
-    const cards = await this.#deps.outbox.takeCards(approvals.map((approval) => approval.id));
-    for (const card of cards) await this.#postCard(card);
+  postCards(approvals: readonly ApprovalRecord[]): Promise<void> {
+    return this.#post(async () => {
+      const cards = await this.#deps.outbox.takeCards(approvals.map((approval) => approval.id));
+      for (const card of cards) if (!this.#closed) await this.#postCard(card);
+    });
   }
 
   /**
    * Posts a run's last message, owed (and leased to this process) since the run ended. `send` replaces the
    * plain post (a streamed answer is finished instead); a retry always posts the text owed.
    */
-  async postReply(runId: string, thread: ThreadRef, text: string, send?: () => Promise<void>): Promise<void> {
+  postReply(runId: string, thread: ThreadRef, text: string, send?: () => Promise<void>): Promise<void> {
+    return this.#post(() => this.#takeAndPostReply(runId, thread, text, send));
+  }
+
+  async #takeAndPostReply(
+    runId: string,
+    thread: ThreadRef,
+    text: string,
+    send: (() => Promise<void>) | undefined,
+  ): Promise<void> {
     let mine: boolean;
     try {
       mine = await this.#deps.outbox.takeReply(runId);
@@ -67,6 +108,7 @@ export class ThreadDelivery {
 
   /** Best effort: a notice that is not worth retrying. */
   async say(thread: ThreadRef, text: string): Promise<void> {
+    if (this.#closed) return;
     try {
       await this.#deps.surface.postText(thread, text);
     } catch (error) {
@@ -78,9 +120,15 @@ export class ThreadDelivery {
   }
 
   /** Posts every card and reply owed in this surface's threads (or one conversation's) whose next try is due. */
-  async retry(scope: RecoveryScope = { surface: this.#deps.surfaceKind }): Promise<void> {
+  retry(scope: RecoveryScope = { surface: this.#deps.surfaceKind }): Promise<void> {
+    return this.#post(() => this.#retryDue(scope));
+  }
+
+  async #retryDue(scope: RecoveryScope): Promise<void> {
     const due = await this.#deps.outbox.takeDue(scope, this.#deps.clock.now());
     for (const delivery of due) {
+      // Closing: the rest stays owed, taken up again once this process's lease on them runs out.
+      if (this.#closed) return;
       switch (delivery.kind) {
         case 'card':
           await this.#postCard(delivery);

@@ -30,7 +30,9 @@ export type ModelReply =
    */
   | { kind: 'sse'; events: string[]; open?: boolean; cut?: boolean }
   | { kind: 'hang' }
-  | { kind: 'delayed'; ms: number; reply: ModelReply };
+  | { kind: 'delayed'; ms: number; reply: ModelReply }
+  /** `reply` once `until` resolves, unless the client has given up on the request by then. */
+  | { kind: 'held'; until: Promise<unknown>; reply: ModelReply };
 
 /** OpenAI's `error.type` for common statuses, so the body looks like what the SDK would see for real. */
 function errorType(status: number): string {

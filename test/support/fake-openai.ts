@@ -201,6 +201,10 @@ async function send(
       await sleep(scripted.ms);
       if (!res.destroyed) await send(res, scripted.reply, request, h, openStreams);
       return;
+    case 'held':
+      await scripted.until;
+      if (!res.destroyed) await send(res, scripted.reply, request, h, openStreams);
+      return;
     case 'error':
       sendJson(res, scripted.status, scripted.body, { ...headers, ...scripted.headers });
       return;
