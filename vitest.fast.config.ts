@@ -30,6 +30,7 @@ export const SLOW_SUITES = [
   'test/e2e/policy-reload.test.ts',
   'test/e2e/policy-startup.test.ts',
   'test/e2e/restart.test.ts',
+  'test/e2e/rolling-deploy.test.ts',
   'test/e2e/security.test.ts',
   'test/e2e/security/redaction.test.ts',
   'test/e2e/shutdown.test.ts',
