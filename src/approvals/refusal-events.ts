@@ -29,20 +29,14 @@ export function refusedEvent(
  * conversation), so nothing of it shows in the person's workspace's audit log.
  */
 export function unknownRequestEvent(
-  request: {
-    approvalId: string;
-    userId: string;
-    teamId: string;
-    enterpriseId?: string | undefined;
-    vote: Vote;
-  },
+  request: { approvalId: string; userId: string; teamId: string; vote: Vote },
   at: number,
 ): AuditInput {
+  // No organisation: the one the payload names is not vouched for when the request is out of reach.
   return auditEvent('approval.refused', {
     at,
     actor: request.userId,
     teamId: request.teamId,
-    enterpriseId: request.enterpriseId ?? null,
     payload: { vote: request.vote, reason: 'unknown_request', requested: request.approvalId },
   });
 }
