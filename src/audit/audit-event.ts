@@ -42,7 +42,8 @@ export type AuditKind =
   | 'installation.removed'
   | 'team.admin_added'
   | 'team.admin_removed'
-  | 'installation.token_refreshed';
+  | 'installation.token_refreshed'
+  | 'delivery.dropped';
 
 /** An audit event before it is chained; the store adds sequence, previous hash and hash. */
 export interface AuditInput {
