@@ -23,6 +23,8 @@ export interface RunRecord {
   state: string;
   requesterId: string;
   teamId: string;
+  /** The Enterprise Grid organisation of the run's conversation; absent outside Grid. */
+  enterpriseId?: string | undefined;
   channelId: string;
   threadTs: string;
   /**

@@ -2,9 +2,14 @@ import { type AuditInput, auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
 import type { RunRecord } from './ports.js';
 
-/** The audit scope of a run: its team, conversation and id. */
+/** The audit scope of a run: its team (and Enterprise Grid organisation), conversation and id. */
 export function runScope(run: RunRecord) {
-  return { teamId: run.teamId, conversationId: run.conversationId, runId: run.id };
+  return {
+    teamId: run.teamId,
+    enterpriseId: run.enterpriseId ?? null,
+    conversationId: run.conversationId,
+    runId: run.id,
+  };
 }
 
 /** An audit event about a run (and optionally one of its approvals), stamped now. */

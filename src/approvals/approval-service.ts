@@ -9,7 +9,7 @@ import type { Delegation } from './delegation.js';
 import type { ApprovalStore, Vote } from './ports.js';
 import { refusedEvent, unknownRequestEvent } from './refusal-events.js';
 import { RefusalLimiter } from './refusal-limiter.js';
-import { mayReach } from './workspace-reach.js';
+import { type OrganisationDirectory, reaches } from './workspace-reach.js';
 
 export interface DecisionRequest {
   approvalId: string;
@@ -63,6 +63,8 @@ export interface ApprovalServiceDeps {
   deciders: Deciders;
   /** Limits refusals per person (each one is an audit row and a reply). */
   refusals?: RefusalLimiter;
+  /** Which workspaces belong to an organisation (installs into several workspaces); else as Slack named it. */
+  organisations?: OrganisationDirectory | undefined;
 }
 
 /**
@@ -198,7 +200,8 @@ export class ApprovalService {
     const { store, clock, deciders } = this.#deps;
     const approval = await store.get(request.approvalId);
     // An approval of another workspace (outside the organisation) is as unknown as a forged id: reveal nothing.
-    if (!approval || !mayReach(approval, request)) return this.#unknown(request);
+    if (!approval || !(await reaches(approval, request, this.#deps.organisations)))
+      return this.#unknown(request);
     if (approval.status !== 'pending') return { ok: false, kind: 'already_decided', approval };
     // Past its deadline the request is expired, even before the scheduler's next check records it.
     if (approval.expiresAt !== null && approval.expiresAt <= clock.now())

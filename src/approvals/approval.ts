@@ -172,6 +172,7 @@ export interface BreakGlassMark {
 export function approvalScope(approval: ApprovalRecord) {
   return {
     teamId: approval.teamId,
+    enterpriseId: approval.enterpriseId ?? null,
     conversationId: approval.conversationId,
     runId: approval.runId,
     approvalId: approval.id,

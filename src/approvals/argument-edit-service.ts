@@ -2,7 +2,7 @@ import type { ApprovalRecord } from './approval.js';
 import type { ApprovalService, DecisionRequest, DecisionResult } from './approval-service.js';
 import type { Deciders, Viewer } from './deciders.js';
 import type { ApprovalStore } from './ports.js';
-import { mayReach, type WorkspacePlace } from './workspace-reach.js';
+import { type OrganisationDirectory, reaches, type WorkspacePlace } from './workspace-reach.js';
 
 export type EditDraft =
   | { ok: true; approval: ApprovalRecord; json: string }
@@ -27,6 +27,8 @@ export interface ArgumentEditServiceDeps {
   approvals: ApprovalService;
   store: Pick<ApprovalStore, 'get'>;
   deciders: Pick<Deciders, 'maySee'>;
+  /** Which workspaces belong to an organisation (installs into several workspaces); else as Slack named it. */
+  organisations?: OrganisationDirectory | undefined;
 }
 
 /**
@@ -48,7 +50,7 @@ export class ArgumentEditService {
   async find(approvalId: string, from: string | WorkspacePlace): Promise<ApprovalRecord | undefined> {
     const approval = await this.#deps.store.get(approvalId);
     const place = typeof from === 'string' ? { teamId: from } : from;
-    return approval && mayReach(approval, place) ? approval : undefined;
+    return approval && (await reaches(approval, place, this.#deps.organisations)) ? approval : undefined;
   }
 
   /**

@@ -14,6 +14,8 @@ export interface AuditEventFilter {
   /** The current status of the approval the event concerns. */
   status?: ApprovalStatus;
   teamId?: string;
+  /** The Enterprise Grid organisation the event's team belongs to (every workspace of it). */
+  enterpriseId?: string;
   /** The channel of the event's conversation, or of its approval's card. */
   channel?: string;
   /** The event's kind, exactly (`approval.escalated`). */

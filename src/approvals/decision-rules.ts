@@ -99,6 +99,7 @@ export function standingGrantedEvent(approval: ApprovalRecord, grantedBy: string
     at,
     actor: grantedBy,
     teamId: approval.teamId,
+    enterpriseId: approval.enterpriseId ?? null,
     conversationId: approval.conversationId,
     approvalId: approval.id,
     payload: { tool: approval.toolName },
@@ -108,12 +109,19 @@ export function standingGrantedEvent(approval: ApprovalRecord, grantedBy: string
 /** A grant withdrawn by an admin. */
 export function standingRevokedEvent(
   revoked: { conversationId: string; toolName: string; grantedBy: string },
-  scope: { teamId: string; approvalId: string; userId: string; at: number },
+  scope: {
+    teamId: string;
+    enterpriseId?: string | undefined;
+    approvalId: string;
+    userId: string;
+    at: number;
+  },
 ): AuditInput {
   return auditEvent('standing.revoked', {
     at: scope.at,
     actor: scope.userId,
     teamId: scope.teamId,
+    enterpriseId: scope.enterpriseId ?? null,
     conversationId: revoked.conversationId,
     approvalId: scope.approvalId,
     payload: { tool: revoked.toolName, grantedBy: revoked.grantedBy },

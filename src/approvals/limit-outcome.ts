@@ -64,6 +64,7 @@ export interface LimitAuditScope {
   at: number;
   actor: string;
   teamId: string;
+  enterpriseId: string | null;
   conversationId: string;
   runId: string;
 }

@@ -32,6 +32,7 @@ export function unknownRequestEvent(
   request: { approvalId: string; userId: string; teamId: string; vote: Vote },
   at: number,
 ): AuditInput {
+  // No organisation: the one the payload names is not vouched for when the request is out of reach.
   return auditEvent('approval.refused', {
     at,
     actor: request.userId,

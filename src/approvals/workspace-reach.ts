@@ -17,3 +17,25 @@ export function mayReach(request: WorkspacePlace, from: WorkspacePlace): boolean
   if (request.teamId === from.teamId) return true;
   return request.enterpriseId !== undefined && request.enterpriseId === from.enterpriseId;
 }
+
+/**
+ * Whether a workspace belongs to an Enterprise Grid organisation, as Slack's installations say: what a signed
+ * payload names is checked against it before the organisation lets anyone reach another workspace's request.
+ */
+export interface OrganisationDirectory {
+  belongs(teamId: string, enterpriseId: string): Promise<boolean>;
+}
+
+/**
+ * `mayReach`, with the organisation the person's payload names confirmed by `organisations` when it is what
+ * lets them reach the request (without a directory, as Slack named it: one install serves one organisation).
+ */
+export async function reaches(
+  request: WorkspacePlace,
+  from: WorkspacePlace,
+  organisations: OrganisationDirectory | undefined,
+): Promise<boolean> {
+  if (request.teamId === from.teamId) return true;
+  if (!mayReach(request, from) || from.enterpriseId === undefined) return false;
+  return organisations ? organisations.belongs(from.teamId, from.enterpriseId) : true;
+}

@@ -42,7 +42,8 @@ export type AuditKind =
   | 'installation.removed'
   | 'team.admin_added'
   | 'team.admin_removed'
-  | 'installation.token_refreshed';
+  | 'installation.token_refreshed'
+  | 'delivery.dropped';
 
 /** An audit event before it is chained; the store adds sequence, previous hash and hash. */
 export interface AuditInput {
@@ -50,6 +51,8 @@ export interface AuditInput {
   actor: string;
   kind: AuditKind;
   teamId: string | null;
+  /** The Enterprise Grid organisation of the team, when the work or the installation carries one. */
+  enterpriseId: string | null;
   conversationId: string | null;
   runId: string | null;
   approvalId: string | null;
@@ -69,6 +72,7 @@ export function auditEvent(
     actor: fields.actor ?? SYSTEM_ACTOR,
     kind,
     teamId: fields.teamId ?? null,
+    enterpriseId: fields.enterpriseId ?? null,
     conversationId: fields.conversationId ?? null,
     runId: fields.runId ?? null,
     approvalId: fields.approvalId ?? null,
@@ -77,9 +81,11 @@ export function auditEvent(
 }
 
 /** An audit event as stored: chained, with its sequence number, the previous event's hash and its own. */
-export interface StoredAuditEvent extends Omit<AuditInput, 'kind'> {
+export interface StoredAuditEvent extends Omit<AuditInput, 'kind' | 'enterpriseId'> {
   /** Read back from storage, so any string: an edited kind must still be reported, not rejected. */
   kind: string;
+  /** Null outside Enterprise Grid; absent in a database the bot has not migrated since events carried it. */
+  enterpriseId?: string | null;
   seq: number;
   prevHash: string;
   hash: string;

@@ -2,7 +2,11 @@ import { createHash } from 'node:crypto';
 import type { AuditInput } from './audit-event.js';
 
 /** What the hash covers besides the sequence number: the event as written (its kind read back as any string). */
-export type ChainedContent = Omit<AuditInput, 'kind'> & { kind: string };
+export type ChainedContent = Omit<AuditInput, 'kind' | 'enterpriseId'> & {
+  kind: string;
+  /** Hashed only when present (see `hashedFields`). */
+  enterpriseId?: string | null | undefined;
+};
 
 /** The hash that precedes the first event. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -19,12 +23,24 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/**
+ * The fields a hash covers: the Enterprise Grid organisation only when the event has one, so every event written
+ * before events carried it (none had one) hashes exactly as it did, and one that has it cannot lose or gain it
+ * unseen.
+ */
+function hashedFields<T extends { enterpriseId?: string | null | undefined }>(
+  event: T,
+): Omit<T, 'enterpriseId'> {
+  const { enterpriseId, ...fields } = event;
+  return enterpriseId ? { ...fields, enterpriseId } : fields;
+}
+
 /** SHA-256 over the previous hash and the canonical encoding of the event including its sequence number. */
 export function hashEvent(prevHash: string, seq: number, event: ChainedContent): string {
   return createHash('sha256')
     .update(prevHash)
     .update('\n')
-    .update(canonicalJson({ seq, ...event }))
+    .update(canonicalJson({ seq, ...hashedFields(event) }))
     .digest('hex');
 }
 
@@ -67,7 +83,10 @@ export function payloadDigest(payload: Record<string, unknown>): string {
   return sha256(canonicalJson(Object.fromEntries(digests)));
 }
 
-/** Version 2: SHA-256 over the previous hash and the canonical event with its payload's digest in its place. */
+/**
+ * Version 2: SHA-256 over the previous hash and the canonical event with its payload's digest in its place (and
+ * its organisation when it has one).
+ */
 export function hashEventV2(
   prevHash: string,
   seq: number,
@@ -76,6 +95,6 @@ export function hashEventV2(
   return createHash('sha256')
     .update(prevHash)
     .update('\n')
-    .update(canonicalJson({ seq, version: CHAIN_VERSION, ...event }))
+    .update(canonicalJson({ seq, version: CHAIN_VERSION, ...hashedFields(event) }))
     .digest('hex');
 }

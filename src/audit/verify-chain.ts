@@ -196,6 +196,7 @@ function chainedContent(event: StoredAuditEvent): ChainedContent {
     actor: event.actor,
     kind: event.kind,
     teamId: event.teamId,
+    enterpriseId: event.enterpriseId,
     conversationId: event.conversationId,
     runId: event.runId,
     approvalId: event.approvalId,

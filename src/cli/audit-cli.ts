@@ -36,6 +36,7 @@ Filters (list and export):
   --tool NAME     events about this tool
   --status S      events of approvals now in this status (${APPROVAL_STATUSES.join(', ')})
   --team T…|local events of this workspace (local: terminal conversations)
+  --enterprise E… events of this Enterprise Grid organisation (every workspace of it)
   --format table|csv|jsonl
 
 The database is DATABASE_URL (PostgreSQL) when set, else DATABASE_PATH (SQLite, default ./data/bot.db),
@@ -62,6 +63,10 @@ const optionsSchema = z.object({
       (team) => /^[TE][A-Z0-9]{2,}$/.test(team) || team === TERMINAL_TEAM_ID,
       `--team must be a Slack team ID such as T012ABCDEF, or ${TERMINAL_TEAM_ID} for terminal conversations`,
     )
+    .optional(),
+  enterprise: z
+    .string()
+    .regex(/^E[A-Z0-9]+$/, '--enterprise must be an Enterprise Grid ID such as E012ABCDEF')
     .optional(),
   format: z.enum(EXPORT_FORMATS, { message: '--format must be table, csv or jsonl' }).optional(),
   out: z.string().min(1).optional(),
@@ -120,6 +125,7 @@ export function parseAuditArgs(argv: readonly string[], now: number): Parsed {
   if (o.tool) filter.tool = o.tool;
   if (o.status) filter.status = o.status;
   if (o.team) filter.teamId = o.team;
+  if (o.enterprise) filter.enterpriseId = o.enterprise;
   if (command === 'export' && !o.out) return { ok: false, message: 'export needs --out FILE' };
   return {
     ok: true,

@@ -6,6 +6,7 @@ import { auditEvent } from '../audit/audit-event.js';
 import { pushLag, WEBHOOK_SINK } from '../audit/audit-push.js';
 import type { Config } from '../config.js';
 import { type ConversationService, HAND_OVER_STEP_MS } from '../conversations/conversation-service.js';
+import { dropRemovedWorkspace } from '../conversations/dropped-deliveries.js';
 import { localWork, type RunWork } from '../conversations/run-work.js';
 import { createDatabaseHealth, type DatabaseHealth } from '../db/database-health.js';
 import { describeError } from '../errors.js';
@@ -179,6 +180,9 @@ export async function createBot(
       installations,
       // Expired here, followed up where the work runs (the card, the run told, App Home).
       removed: async (scope, reason) => {
+        const dropped = await dropRemovedWorkspace(started.stores.deliveries, scope, started.clock.now());
+        if (dropped > 0)
+          logger.warn('deliveries owed to the removed workspace were dropped', { ...scope, dropped });
         const expired = await expireRemovedWorkspace(started.stores.timers, scope, reason, started.clock);
         for (const settled of expired) work.settled({ kind: 'expired', ...settled });
         return expired.length;

@@ -191,7 +191,8 @@ export async function createCore<A extends SurfaceAdapters>(
     delegations: stores.delegations,
     votes: stores.approvals,
   });
-  const approvals = new ApprovalService({ store: stores.approvals, clock, deciders });
+  const { organisations } = adapters;
+  const approvals = new ApprovalService({ store: stores.approvals, clock, deciders, organisations });
   const runner = new Runner({
     model: measured(
       overrides.model ?? openAIModel({ ...config.openai, systemPrompt: adapters.systemPrompt, logger }),
@@ -249,7 +250,7 @@ export async function createCore<A extends SurfaceAdapters>(
     conversations,
     approvals,
     deciders,
-    edits: new ArgumentEditService({ tools, approvals, store: stores.approvals, deciders }),
+    edits: new ArgumentEditService({ tools, approvals, store: stores.approvals, deciders, organisations }),
     followUp: new DecisionFollowUp({
       surface: adapters.decisionSurface ?? adapters.surface,
       conversations,

@@ -2,7 +2,7 @@ import type { ApprovalRecord } from '../approvals/approval.js';
 import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { nextAttemptAt } from './delivery.js';
+import { isNotInstalled, nextAttemptAt } from './delivery.js';
 import type { OwedCardUpdates } from './store-ports.js';
 import type { CardUpdate, CardUpdater } from './surface-ports.js';
 
@@ -29,6 +29,14 @@ export async function updateCard(
   try {
     await deps.surface.updateApprovalCard(approval, update);
   } catch (error) {
+    // The app was removed from the card's workspace: no update will ever land there.
+    if (isNotInstalled(error)) {
+      deps.logger.warn('approval card not updated: the app was removed from its workspace', {
+        approvalId: approval.id,
+        teamId: approval.teamId,
+      });
+      return;
+    }
     deps.logger.warn('approval card update failed; it will be retried', {
       approvalId: approval.id,
       error: describeError(error),

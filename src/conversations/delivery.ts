@@ -19,6 +19,29 @@ export class TryAgainLater extends AppError {
   }
 }
 
+/**
+ * A surface's refusal because the app is no longer installed where the delivery goes (uninstalled, or its
+ * tokens revoked): nothing was sent, and nothing ever will be with that installation, so what is owed there is
+ * dropped instead of tried again.
+ */
+export class NotInstalled extends AppError {
+  readonly teamId: string;
+
+  constructor(teamId: string, message: string, options?: ErrorOptions) {
+    super('slack.not_installed', message, options);
+    this.teamId = teamId;
+  }
+}
+
+/** Whether `failure`, or what it was caused by, says the app is no longer installed there. */
+export function isNotInstalled(failure: unknown): boolean {
+  for (let cause = failure, depth = 0; cause instanceof Error && depth < 5; depth += 1) {
+    if (cause instanceof NotInstalled) return true;
+    cause = cause.cause;
+  }
+  return false;
+}
+
 /** A failing delivery is next tried after 1, 2, 4 … retry intervals, at most this many (an hour at 30 s). */
 const MAX_INTERVALS_BETWEEN_TRIES = 120;
 

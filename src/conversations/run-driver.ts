@@ -281,6 +281,7 @@ export function runStarted(
     at,
     actor: run.userId,
     teamId: thread.teamId,
+    enterpriseId: thread.enterpriseId ?? null,
     conversationId: run.conversationId,
     runId: run.runId,
     payload: { channelId: thread.channelId, threadTs: thread.threadTs },

@@ -80,6 +80,7 @@ export class StopGate {
         at: clock.now(),
         actor: stop.userId,
         teamId: stop.teamId,
+        enterpriseId: stop.enterpriseId ?? null,
         conversationId: starter?.conversationId ?? null,
         payload: { reason: permission.reason, channelId: stop.channelId, threadTs: stop.threadTs },
       }),

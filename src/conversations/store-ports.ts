@@ -3,6 +3,7 @@ import type { RunState } from '../agent/run-state.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import type { SurfaceKind } from '../surfaces.js';
+import type { DeliveryKind } from './delivery.js';
 import type { CardUpdate, IncomingMessage, ThreadRef } from './surface-ports.js';
 
 /*
@@ -159,6 +160,27 @@ export interface DeliveryRetries {
    * `noticed` records that the thread was told.
    */
   failed(delivery: Delivery, outcome: { retryAt: number; text?: string; noticed?: boolean }): Promise<void>;
+  /** A delivery this process took is owed no more (its workspace removed the app), recorded with `audit`. */
+  dropped(delivery: Delivery, audit: AuditInput[]): Promise<void>;
+  /**
+   * Every delivery owed in the conversations of a workspace (or organisation) the app was removed from is owed
+   * no more, each recorded with the events `audit` makes of it; resolves with how many.
+   */
+  dropWorkspace(
+    scope: { teamId: string } | { enterpriseId: string },
+    audit: (owed: OwedDelivery) => AuditInput[],
+  ): Promise<number>;
+}
+
+/** An owed delivery, as a workspace's removal drops it. */
+export interface OwedDelivery {
+  kind: DeliveryKind;
+  teamId: string;
+  enterpriseId: string | null;
+  conversationId: string;
+  runId: string | null;
+  approvalId: string | null;
+  attempts: number;
 }
 
 /**

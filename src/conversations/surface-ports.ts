@@ -1,5 +1,6 @@
 import type { ApprovalRecord } from '../approvals/approval.js';
 import type { GroupDirectory } from '../approvals/ports.js';
+import type { OrganisationDirectory } from '../approvals/workspace-reach.js';
 import type { SurfaceKind } from '../surfaces.js';
 import type { ChannelPoster } from '../tools/ports.js';
 
@@ -172,5 +173,7 @@ export interface SurfaceAdapters {
   groups?: GroupDirectory;
   /** Channel members, for who may stop a thread's work; without it only the thread's starter may. */
   channelMembers?: ChannelMembership;
+  /** Which workspaces belong to an Enterprise Grid organisation; without it, as each payload names it. */
+  organisations?: OrganisationDirectory;
   systemPrompt: string;
 }

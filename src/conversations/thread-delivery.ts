@@ -5,7 +5,8 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { SurfaceKind } from '../surfaces.js';
 import { updateCard } from './card-updates.js';
-import { nextAttemptAt } from './delivery.js';
+import { isNotInstalled, nextAttemptAt } from './delivery.js';
+import { droppedEvent } from './dropped-deliveries.js';
 import { UndeliveredAnswer } from './run-presenter.js';
 import type { Delivery, DeliveryOutbox, RecoveryScope } from './store-ports.js';
 import type { CardPoster, CardUpdater, ThreadPoster, ThreadRef } from './surface-ports.js';
@@ -177,7 +178,7 @@ export class ThreadDelivery {
         error: describeError(error),
       });
       await this.#giveBack(card, { noticed: true }, error);
-      if (card.noticed) return;
+      if (card.noticed || isNotInstalled(error)) return;
       await this.say(
         approval,
         `I need an approval to run ${approval.toolName}, but I could not post the approval card. The request stays pending and I will keep trying to post it.`,
@@ -212,6 +213,15 @@ export class ThreadDelivery {
     const { clock, retryMs } = this.#deps;
     const retryAt = nextAttemptAt(clock.now(), delivery.attempts + 1, retryMs, failure);
     try {
+      // The app was removed from the workspace: nothing owed there will ever be accepted.
+      if (isNotInstalled(failure)) {
+        await this.#deps.outbox.dropped(delivery, [droppedEvent(delivery, clock.now())]);
+        this.#deps.logger.warn('a delivery was dropped: the app was removed from its workspace', {
+          kind: delivery.kind,
+          ...('approval' in delivery ? { approvalId: delivery.approval.id } : { runId: delivery.runId }),
+        });
+        return;
+      }
       await this.#deps.outbox.failed(delivery, { retryAt, ...outcome });
     } catch (error) {
       // Still owed and still leased: once the lease runs out the next retry takes it again.

@@ -33,6 +33,7 @@ export function toStoredEvent(r: Row): StoredAuditEvent {
     actor: readString(r, 'actor'),
     kind: readString(r, 'kind'),
     teamId: readOptionalString(r, 'team_id'),
+    enterpriseId: r.enterprise_id === undefined ? null : readOptionalString(r, 'enterprise_id'),
     conversationId: readOptionalString(r, 'conversation_id'),
     runId: readOptionalString(r, 'run_id'),
     approvalId: readOptionalString(r, 'approval_id'),
@@ -69,11 +70,12 @@ export function createAuditLogQueries(db: SqlDatabase): AuditLogQueries {
     from audit_events e left join approvals a on a.id = e.approval_id`;
 
   function conditionOf(filter: AuditEventFilter): SQL {
-    const { since, until, teamId, userId, tool, status, channel, kind, text } = filter;
+    const { since, until, teamId, enterpriseId, userId, tool, status, channel, kind, text } = filter;
     return where([
       since === undefined ? undefined : sql`e.at >= ${since}`,
       until === undefined ? undefined : sql`e.at <= ${until}`,
       teamId === undefined ? undefined : sql`e.team_id = ${teamId}`,
+      enterpriseId === undefined ? undefined : sql`e.enterprise_id = ${enterpriseId}`,
       userId === undefined ? undefined : sql`(e.actor = ${userId} or a.requester_id = ${userId})`,
       tool === undefined ? undefined : sql`${eventTool} = ${tool}`,
       status === undefined ? undefined : sql`a.status = ${status}`,

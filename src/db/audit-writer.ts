@@ -6,7 +6,7 @@ import { count, forwardSteps, type Program, row } from './sql/program.js';
 import type { Dialect } from './sql/sql-database.js';
 
 /**
- * Rows of one insert: 13 parameters each, well under the parameters a statement may carry on either engine
+ * Rows of one insert: 14 parameters each, well under the parameters a statement may carry on either engine
  * (32,766 on SQLite, 65,535 on PostgreSQL).
  */
 export const EVENTS_PER_INSERT = 500;
@@ -28,7 +28,7 @@ export function* appendAudit(dialect: Dialect, events: readonly AuditInput[]): P
     const { payload, ...fields } = event;
     const digest = payloadDigest(payload);
     const hash = hashEventV2(prevHash, seq, { ...fields, payloadDigest: digest });
-    values.push(sql`(${seq}, ${event.at}, ${event.actor}, ${event.kind}, ${event.teamId}, ${event.conversationId},
+    values.push(sql`(${seq}, ${event.at}, ${event.actor}, ${event.kind}, ${event.teamId}, ${event.enterpriseId}, ${event.conversationId},
         ${event.runId}, ${event.approvalId}, ${JSON.stringify(payload)}, ${prevHash}, ${hash}, ${CHAIN_VERSION},
         ${digest})`);
     prevHash = hash;
@@ -36,7 +36,7 @@ export function* appendAudit(dialect: Dialect, events: readonly AuditInput[]): P
   // One statement per batch of rows, not one per event: the head is held for fewer round trips.
   for (let from = 0; from < values.length; from += EVENTS_PER_INSERT)
     yield* count(sql`insert into audit_events
-      (seq, at, actor, kind, team_id, conversation_id, run_id, approval_id, payload, prev_hash, hash,
+      (seq, at, actor, kind, team_id, enterprise_id, conversation_id, run_id, approval_id, payload, prev_hash, hash,
         chain_version, payload_digest)
       values ${sql.join(values.slice(from, from + EVENTS_PER_INSERT), sql`, `)}`);
 }

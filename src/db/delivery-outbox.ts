@@ -93,6 +93,42 @@ export function createDeliveryOutbox(ctx: StoreContext): DeliveryOutbox {
       });
     },
 
+    dropped(delivery, events) {
+      return db.write(function* () {
+        const gone = yield* count(
+          sql`delete from deliveries where id = ${deliveryId(delivery)} and lease_owner = ${ctx.owner}`,
+        );
+        if (gone > 0) yield* audit(events);
+      });
+    },
+
+    dropWorkspace(scope, events) {
+      return db.write(function* () {
+        const of =
+          'teamId' in scope ? sql`c.team_id = ${scope.teamId}` : sql`c.enterprise_id = ${scope.enterpriseId}`;
+        const owed =
+          yield* rows(sql`select d.id, d.kind, d.conversation_id, d.run_id, d.approval_id, d.attempts,
+            c.team_id, c.enterprise_id
+          from deliveries d join conversations c on c.id = d.conversation_id where ${of} order by d.created_at, d.id`);
+        if (owed.length === 0) return 0;
+        yield* count(sql`delete from deliveries where id in ${owed.map((d) => readString(d, 'id'))}`);
+        yield* audit(
+          owed.flatMap((d) =>
+            events({
+              kind: readEnum(d, 'kind', DELIVERY_KINDS),
+              teamId: readString(d, 'team_id'),
+              enterpriseId: readOptionalString(d, 'enterprise_id'),
+              conversationId: readString(d, 'conversation_id'),
+              runId: readOptionalString(d, 'run_id'),
+              approvalId: readOptionalString(d, 'approval_id'),
+              attempts: readNumber(d, 'attempts'),
+            }),
+          ),
+        );
+        return owed.length;
+      });
+    },
+
     failed(delivery, { retryAt, text, noticed }) {
       return db.write(function* () {
         yield* count(sql`update deliveries set attempts = attempts + 1, due_at = ${retryAt},

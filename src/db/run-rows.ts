@@ -6,12 +6,13 @@ import { AppError } from '../errors.js';
 import { readEnum, readNumber, readOptionalNumber, readOptionalString, readString } from './sql/columns.js';
 import { count, type Program, type Row, row, rows } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
+import { enterpriseOf } from './thread-rows.js';
 
 /** A run joined with its conversation, as this process's runner reads it (with its claim, if it holds one). */
 export function* runById(ctx: StoreContext, runId: string): Program<RunRecord | undefined> {
   const found = yield* row(sql`select r.id, r.conversation_id, r.status, r.state, r.requester_id,
       case when r.lease_owner = ${ctx.owner} then r.lease_token end as lease_token,
-      c.team_id, c.channel_id, c.thread_ts
+      c.team_id, c.enterprise_id, c.channel_id, c.thread_ts
     from runs r join conversations c on c.id = r.conversation_id where r.id = ${runId}`);
   if (!found) return undefined;
   return {
@@ -21,6 +22,7 @@ export function* runById(ctx: StoreContext, runId: string): Program<RunRecord | 
     state: readString(found, 'state'),
     requesterId: readString(found, 'requester_id'),
     teamId: readString(found, 'team_id'),
+    ...enterpriseOf(found),
     channelId: readString(found, 'channel_id'),
     threadTs: readString(found, 'thread_ts'),
     leaseToken: readOptionalString(found, 'lease_token'),

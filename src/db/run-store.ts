@@ -45,6 +45,7 @@ export function createRunStore(ctx: StoreContext): RunStore {
           at,
           actor: readString(run, 'requester_id'),
           teamId: readString(conversation, 'team_id'),
+          enterpriseId: readOptionalString(conversation, 'enterprise_id'),
           conversationId,
           runId,
         };
@@ -64,7 +65,7 @@ export function createRunStore(ctx: StoreContext): RunStore {
               origin_approval_id, reason, requester_id, channel_id, thread_ts, expires_at, remind_at, review,
               preview, agent_chain, created_at, updated_at)
             values (${approval.id}, ${runId}, ${conversationId}, ${scope.teamId},
-              ${readOptionalString(conversation, 'enterprise_id')},
+              ${scope.enterpriseId},
               ${state.turn}, ${approval.callId}, ${approval.toolName}, ${approval.arguments},
               ${approval.argumentsHash}, ${JSON.stringify(rule)}, ${decided}, ${refusedReason},
               ${scope.actor}, ${readString(conversation, 'channel_id')},

@@ -34,7 +34,7 @@ export function createStandingApprovalStore({ db }: StoreContext): StandingAppro
           grantedBy: readString(revoked, 'granted_by'),
           conversationId: readString(revoked, 'conversation_id'),
         };
-        yield* audit([standingRevokedEvent(grant, input)]);
+        yield* audit([standingRevokedEvent(grant, { ...input, enterpriseId: origin.enterpriseId })]);
         return { ok: true, ...grant } as const;
       });
     },

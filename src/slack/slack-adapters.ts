@@ -7,6 +7,7 @@ import type { SurfaceAdapters } from '../conversations/surface-ports.js';
 import type { Logger, LogLevel as OurLevel } from '../logger.js';
 import { createChannelMembership } from './channel-members.js';
 import { type BotTokens, createSlackClients, type SlackClients } from './installations/team-clients.js';
+import { createOrganisationDirectory } from './organisation-members.js';
 import { slackLibraryLogger } from './slack-logger.js';
 import { createSlackSurface, type SlackSurface } from './slack-surface.js';
 import { createTeamSurface } from './team-surface.js';
@@ -110,6 +111,11 @@ export function createSlackAdapters(
     groups,
     // Who may stop a thread's work: looked up like a click's, failing fast.
     channelMembers: createChannelMembership(clickClients, options.clock, logger),
+    // Installs into several workspaces: the organisation a click names is checked against its workspace's
+    // installation. With one token, one install serves one workspace or organisation: as Slack named it.
+    ...(options.tokens.kind === 'installations'
+      ? { organisations: createOrganisationDirectory(clickClients, options.clock, logger) }
+      : {}),
     systemPrompt: options.systemPrompt,
     clients: clients(options.retryConfig ? { retryConfig: options.retryConfig } : {}),
   };

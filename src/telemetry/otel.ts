@@ -155,6 +155,7 @@ export function startOtel(deps: OtelDeps): Telemetry {
   };
   const scopeOf = (event: AuditInput): Attributes => ({
     ...(event.teamId ? { 'slack.team.id': event.teamId } : {}),
+    ...(event.enterpriseId ? { 'slack.enterprise.id': event.enterpriseId } : {}),
     ...(event.conversationId ? { 'conversation.id': event.conversationId } : {}),
     ...(event.runId ? { 'run.id': event.runId } : {}),
     ...(event.approvalId ? { 'approval.id': event.approvalId } : {}),

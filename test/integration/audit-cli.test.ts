@@ -182,7 +182,7 @@ describe('npm run audit: verify, list, export', () => {
     expect(table.out.at(-1)).toBe('2 events');
     const csv = (await cli('list', '--format', 'csv', '--status', 'pending')).out;
     expect(csv[0]).toBe(
-      'seq,time,actor,kind,team,conversation,run,approval,tool,status,payload,prev_hash,hash',
+      'seq,time,actor,kind,team,enterprise,conversation,run,approval,tool,status,payload,prev_hash,hash',
     );
     expect(csv[1]).toMatch(/^5,2026-06-01T11:00:00.000Z,U33,approval.requested,T22,/);
   });

@@ -13,6 +13,8 @@ export interface FakeWorkspace {
   enterpriseId?: string;
   /** Who installs it. */
   userId?: string;
+  /** An org-wide install: the workspaces of the organisation it was granted to (`auth.teams.list`). */
+  teams?: readonly string[];
 }
 
 /**
@@ -161,6 +163,14 @@ export function createFakeSlackOAuth(): FakeSlackOAuth {
       if (!issued) return error('invalid_auth');
       if (issued.revoked) return error('token_revoked');
       if (issued.expiresAt !== undefined && Date.now() >= issued.expiresAt) return error('token_expired');
+      if (method === 'auth.teams.list') {
+        // An org-wide install's workspaces, in one page (Slack pages them with `cursor`).
+        const teams = issued.workspace.teams ?? [];
+        return ok({
+          teams: teams.map((id) => ({ id, name: `Team ${id}` })),
+          response_metadata: { next_cursor: '' },
+        });
+      }
       if (method === 'auth.test') {
         const { workspace } = issued;
         return ok({

@@ -27,6 +27,9 @@ export interface BlockActionsOptions {
   responseUrl?: string;
   /** Button label, default `Approve`. */
   buttonText?: string;
+  /** Enterprise Grid: the clicker's organisation (in `team` and `enterprise`), and whether its install is org-wide. */
+  enterpriseId?: string;
+  enterpriseInstall?: boolean;
 }
 
 /** A `block_actions` payload for a button click on a message, shaped like the one Slack sends. */
@@ -47,9 +50,13 @@ export function blockActionsPayload(options: BlockActionsOptions): Record<string
       thread_ts: threadTs,
     },
     trigger_id: options.triggerId ?? triggerId(),
-    team: { id: teamId, domain: 'test' },
-    enterprise: null,
-    is_enterprise_install: false,
+    team: {
+      id: teamId,
+      domain: 'test',
+      ...(options.enterpriseId ? { enterprise_id: options.enterpriseId, enterprise_name: 'Org' } : {}),
+    },
+    enterprise: options.enterpriseId ? { id: options.enterpriseId, name: 'Org' } : null,
+    is_enterprise_install: options.enterpriseInstall ?? false,
     channel: { id: options.channelId, name: 'general' },
     message: {
       type: 'message',

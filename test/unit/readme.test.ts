@@ -113,6 +113,7 @@ function sourceFiles(dir: string): string[] {
 /** Slack Web API methods that need no scope of their own (token checks, views, permalinks). */
 const METHODS_WITHOUT_SCOPE = new Set([
   'auth.test',
+  'auth.teams.list',
   'apps.connections.open',
   'views.open',
   'views.update',

@@ -10,6 +10,8 @@ export const auditEvents = table(
     actor: text('actor').notNull(),
     kind: text('kind').notNull(),
     teamId: text('team_id'),
+    /** The Enterprise Grid organisation of the team, when it has one; hashed only when present. */
+    enterpriseId: text('enterprise_id'),
     conversationId: text('conversation_id'),
     runId: text('run_id'),
     approvalId: text('approval_id'),

@@ -130,6 +130,7 @@ export function createSealedInstallations(
             at: now,
             actor: installation.user.id,
             teamId,
+            enterpriseId: installation.enterprise?.id ?? null,
             payload: {
               enterpriseId: installation.enterprise?.id ?? null,
               enterpriseInstall: org,
@@ -183,6 +184,7 @@ export function createSealedInstallations(
         auditEvent('installation.removed', {
           at: clock.now(),
           teamId: row.teamId,
+          enterpriseId: row.enterpriseId,
           payload: { enterpriseId: row.enterpriseId, enterpriseInstall: row.enterpriseInstall, reason },
         }),
       ]);

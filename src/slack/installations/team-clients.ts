@@ -1,4 +1,5 @@
 import { type WebAPICallResult, WebClient, type WebClientOptions } from '@slack/web-api';
+import { NotInstalled } from '../../conversations/delivery.js';
 import { AppError, describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { slackErrorCode } from '../slack-errors.js';
@@ -88,7 +89,9 @@ class InstallationClient extends WebClient {
         teamId,
         fix: teamId === undefined ? 'report this' : `install the app there again from ${INSTALL_PATH}`,
       });
-      throw new AppError('slack.not_installed', `${problem}.`);
+      throw teamId === undefined
+        ? new AppError('slack.not_installed', `${problem}.`)
+        : new NotInstalled(teamId, `${problem}.`);
     }
     try {
       return await this.withRefresh(method, options, teamId, token);

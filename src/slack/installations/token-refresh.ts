@@ -119,6 +119,7 @@ export function createTokenRefresh(deps: TokenRefreshDeps): FreshInstallation {
     const event = auditEvent('installation.token_refreshed', {
       at,
       teamId: row.teamId,
+      enterpriseId: row.enterpriseId,
       payload: { enterpriseId: row.enterpriseId, expiresAt: expiresAt * 1000 },
     });
     if (!(await records.refreshed(row.id, row.sealed, deps.seal(renewed, row.id), at, [event])))
