@@ -51,9 +51,9 @@ describe('a workspace removes the app while deliveries are owed to it', () => {
       () => h.slack.callsTo('chat.postMessage').length > retried + 2,
     );
 
+    // Slack revokes the token, then tells the bot: a retry in between meets the revoked token, which the bot
+    // cannot know yet. What is promised is nothing after the bot has handled the removal.
     h.slack.oauth.revoke('T2');
-    refusing = false;
-    const removedAt = h.slack.calls.length;
     h.model.enqueue(reply.text('The app was removed; nothing was noted.'));
     const uninstall = eventEnvelope({ type: 'app_uninstalled' }, { teamId: 'T2' });
     expect((await postEvent(h.url, SECRET, uninstall)).status).toBe(200);
@@ -61,6 +61,8 @@ describe('a workspace removes the app while deliveries are owed to it', () => {
     // The card and the reply are dropped at once; the reply of the run the removal resumed is dropped at its
     // first try: nothing is owed any more, and each drop is audited with why.
     await waitUntil(async () => (await owed()).length === 0 && (await dropped()).length === 3);
+    const removedAt = h.slack.calls.length;
+    refusing = false;
     const events = await dropped();
     expect(events.map((e) => e.team_id)).toEqual(['T2', 'T2', 'T2']);
     expect(events.map((e) => JSON.parse(String(e.payload)))).toEqual([
@@ -77,13 +79,22 @@ describe('a workspace removes the app while deliveries are owed to it', () => {
       'delivery.dropped',
     ]);
     await waitUntil(() => h.logs.some((line) => line.includes('a delivery was dropped')));
-    // No call for T2 since: none with its revoked token.
-    expect(
-      h.slack.calls.slice(removedAt).filter((call) => h.slack.oauth.teamOf(call.token) === 'T2'),
-    ).toEqual([]);
-    expect(
-      h.slack.calls.filter((call) => String(JSON.stringify(call.reply)).includes('token_revoked')),
-    ).toEqual([]);
+    // A T1 delivery owed and retried proves the outbox ran since the removal; none of its tries was for T2.
+    refusing = true;
+    h.slack.setResponse('chat.postMessage', (params) =>
+      refusing && params.channel === 'CT1'
+        ? slackReply.error('internal_error')
+        : h.slack.defaultReply('chat.postMessage', params),
+    );
+    h.model.enqueue(reply.text('Owed to T1.'));
+    await mentionIn(h, 'T1', 'are you there?');
+    await waitUntil(async () => (await owed()).includes('reply'));
+    refusing = false;
+    await h.waitForText((text) => text === 'Owed to T1.');
+    await waitUntil(async () => (await owed()).length === 0);
+    const sinceRemoval = h.slack.calls.slice(removedAt);
+    expect(sinceRemoval.filter((call) => h.slack.oauth.teamOf(call.token) === 'T2')).toEqual([]);
+    expect(sinceRemoval.filter((call) => JSON.stringify(call.reply).includes('token_revoked'))).toEqual([]);
 
     // Installed again: a new conversation is answered, and nothing owed before the removal comes back.
     await installWorkspace(h.slack, base, { teamId: 'T2' });
@@ -109,6 +120,7 @@ describe('a workspace removes the app while deliveries are owed to it', () => {
       .map((call) => String(call.params.text));
     expect(texts).toContain('Back again.');
     expect(texts.filter((text) => text === 'Hello from T2.')).toEqual([]);
-    expect(await owed()).toEqual([]);
+    // Recorded as posted just after Slack took it.
+    await waitUntil(async () => (await owed()).length === 0);
   });
 });
