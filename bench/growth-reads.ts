@@ -39,11 +39,11 @@ function reads(
         queries,
         access: deciders,
         standing: { revoke: () => Promise.reject(new Error('not measured')) },
-        isAdmin: (teamId, userId) => deciders.isAdmin(teamId, userId),
+        isAdmin: (workspace, userId) => deciders.isAdmin(workspace, userId),
         now: clock.now,
         admins: undefined as never,
       },
-      { userId: ADMIN, teamId: TEAM, text },
+      { userId: ADMIN, teamId: TEAM, enterpriseId: undefined, text },
     );
   const client = new WebClient('xoxb-bench-token', { slackApiUrl: slackUrl, retryConfig: { retries: 0 } });
   const home = createHomePublisher(
@@ -70,7 +70,10 @@ function reads(
     ['/approvals pending (list)', () => command('pending')],
     ['/approvals show ID', (i) => command(`show ${pick(i)}`)],
     ['/approvals stats (30 days)', () => command('stats since:30d')],
-    ['App Home render and publish (admin)', () => home.publish(ADMIN, TEAM)],
+    [
+      'App Home render and publish (admin)',
+      () => home.publish(ADMIN, { teamId: TEAM, enterpriseId: undefined }),
+    ],
     ['console pending list (first 500)', () => queries.pending(TEAM, { limit: 500, offset: 0 })],
     ['console decided list (first page)', () => queries.decided({ teamId: TEAM, limit: 50 })],
     [

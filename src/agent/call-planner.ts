@@ -161,11 +161,12 @@ export class CallPlanner {
    * allowed.
    */
   async #usable(grant: StandingApproval, rule: ApprovalRule, run: RunRecord): Promise<boolean> {
-    const { requesterId, teamId } = run;
+    const { requesterId, teamId, enterpriseId } = run;
     const life = standingExpiry(rule);
     if (life !== null && grant.grantedAt + life <= this.#deps.clock.now()) return false;
     if (!rule.allowSelfApproval && grant.grantedBy === requesterId) return false;
-    return (await this.#deps.grantors?.mayStillGrant(rule, requesterId, grant.grantedBy, teamId)) ?? false;
+    const workspace = { teamId, enterpriseId };
+    return (await this.#deps.grantors?.mayStillGrant(rule, requesterId, grant.grantedBy, workspace)) ?? false;
   }
 
   #approvalRequested(run: RunRecord, approval: NewApproval): AuditInput {

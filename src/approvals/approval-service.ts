@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { type ApprovalRecord, agentFields, approvalScope } from './approval.js';
 import { diffArguments } from './argument-diff.js';
 import { breakGlassEvent, breakGlassRefusal, checkJustification } from './break-glass.js';
-import type { Deciders } from './deciders.js';
+import { type Deciders, workspaceOf } from './deciders.js';
 import { refusal, unavailableOption } from './decision-refusals.js';
 import type { Delegation } from './delegation.js';
 import type { ApprovalStore, Vote } from './ports.js';
@@ -216,7 +216,12 @@ export class ApprovalService {
       permission.ok &&
       request.standing &&
       request.vote === 'approve' &&
-      !(await deciders.mayStillGrant(approval.rule, approval.requesterId, request.userId, approval.teamId))
+      !(await deciders.mayStillGrant(
+        approval.rule,
+        approval.requesterId,
+        request.userId,
+        workspaceOf(approval),
+      ))
     )
       return {
         ok: false,

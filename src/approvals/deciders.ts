@@ -10,7 +10,7 @@ import {
 import { type Delegation, type DelegationStore, maySomeoneDecide } from './delegation.js';
 import { type DecisionPermission, decidingRule, mayDecide } from './policy.js';
 import type { GroupDirectory } from './ports.js';
-import { type AdminDirectory, fixedAdmins } from './team-admins.js';
+import { type AdminDirectory, fixedAdmins, type Workspace } from './team-admins.js';
 import { groupMembersOf, namedDeciders } from './who-to-tell.js';
 
 export interface DecidersDeps {
@@ -62,18 +62,22 @@ export class Deciders {
   }
 
   /** Whether this person is an admin of this workspace (never of another one). */
-  async isAdmin(teamId: string, userId: string): Promise<boolean> {
-    return (await this.adminsOf(teamId)).includes(userId);
+  async isAdmin(workspace: Workspace, userId: string): Promise<boolean> {
+    return (await this.#adminsIn(workspace)).includes(userId);
   }
 
   /** Whether this person may read every request of this workspace and its audit log: its admins and auditors. */
-  async isAuditor(teamId: string, userId: string): Promise<boolean> {
-    return (await this.isAdmin(teamId, userId)) || (this.#deps.auditorUserIds ?? []).includes(userId);
+  async isAuditor(workspace: Workspace, userId: string): Promise<boolean> {
+    return (await this.isAdmin(workspace, userId)) || (this.#deps.auditorUserIds ?? []).includes(userId);
   }
 
-  /** The admins of this workspace, for those who must be told or named. */
-  adminsOf(teamId: string): Promise<readonly string[]> {
-    return this.#admins.adminsOf(teamId);
+  /** The admins of this workspace of this organisation, for those who must be told or named. */
+  adminsOf(teamId: string, enterpriseId: string | undefined): Promise<readonly string[]> {
+    return this.#admins.adminsOf(teamId, enterpriseId);
+  }
+
+  #adminsIn(workspace: Workspace): Promise<readonly string[]> {
+    return this.adminsOf(workspace.teamId, workspace.enterpriseId);
   }
 
   /**
@@ -96,7 +100,7 @@ export class Deciders {
   ): Promise<DecisionRight> {
     const rule = decidingRule(approval.rule);
     const groupMembers = await this.groupMembers(rule.approvers, approval.teamId);
-    const admins = await this.adminsOf(approval.teamId);
+    const admins = await this.#adminsIn(workspaceOf(approval));
     const permission = mayDecide(rule, approval.requesterId, {
       userId,
       isAdmin: admins.includes(userId),
@@ -118,12 +122,12 @@ export class Deciders {
    */
   async breakGlass(approval: ApprovalRecord, userId: string): Promise<BreakGlassPermission> {
     const { permission } = await this.right(approval, userId, undefined);
-    return mayBreakGlass(approval.rule, permission, await this.isAdmin(approval.teamId, userId));
+    return mayBreakGlass(approval.rule, permission, await this.isAdmin(workspaceOf(approval), userId));
   }
 
   /** Whether `userId` may acknowledge the break-glass approval of `approval`: another admin, once. */
   async mayAcknowledge(approval: ApprovalRecord, userId: string): Promise<AcknowledgePermission> {
-    return mayAcknowledge(approval.breakGlass, userId, await this.isAdmin(approval.teamId, userId));
+    return mayAcknowledge(approval.breakGlass, userId, await this.isAdmin(workspaceOf(approval), userId));
   }
 
   /**
@@ -133,7 +137,7 @@ export class Deciders {
    */
   async maySee(approval: ApprovalRecord, viewer: Viewer): Promise<boolean> {
     const { userId, channelId } = viewer;
-    if (userId === approval.requesterId || (await this.isAuditor(approval.teamId, userId))) return true;
+    if (userId === approval.requesterId || (await this.isAuditor(workspaceOf(approval), userId))) return true;
     if (
       channelId !== undefined &&
       (channelId === approval.channelId || channelId === approval.rule.approvalChannel)
@@ -152,11 +156,12 @@ export class Deciders {
     rule: ApprovalRule,
     requesterId: string,
     grantedBy: string,
-    teamId: string,
+    workspace: Workspace,
   ): Promise<boolean> {
     if (!rule.allowStandingApproval || rule.quorum > 1) return false;
+    const { teamId } = workspace;
     const groupMembers = await this.groupMembers(rule.approvers, teamId);
-    const admins = await this.adminsOf(teamId);
+    const admins = await this.#adminsIn(workspace);
     const permission = mayDecide(rule, requesterId, {
       userId: grantedBy,
       isAdmin: admins.includes(grantedBy),
@@ -169,9 +174,9 @@ export class Deciders {
   }
 
   /** Whether `userId` may decide some tool under the policy's `named` approvers: only such people may delegate. */
-  async mayDelegate(teamId: string, userId: string, named: readonly Approver[]): Promise<boolean> {
-    const isAdmin = await this.isAdmin(teamId, userId);
-    return maySomeoneDecide(named, userId, isAdmin, await this.groupMembers(named, teamId));
+  async mayDelegate(workspace: Workspace, userId: string, named: readonly Approver[]): Promise<boolean> {
+    const isAdmin = await this.isAdmin(workspace, userId);
+    return maySomeoneDecide(named, userId, isAdmin, await this.groupMembers(named, workspace.teamId));
   }
 
   /**
@@ -182,10 +187,11 @@ export class Deciders {
   async decidableFromHome(
     pending: readonly ApprovalRecord[],
     userId: string,
-    teamId: string,
+    workspace: Workspace,
   ): Promise<Set<string>> {
+    const { teamId } = workspace;
     const delegations = await this.#delegationsTo(teamId, userId);
-    const admins = await this.adminsOf(teamId);
+    const admins = await this.#adminsIn(workspace);
     const decidable = new Set<string>();
     for (const approval of pending) {
       if (approval.teamId !== teamId) continue;
@@ -212,19 +218,19 @@ export class Deciders {
    */
   async breakGlassReviewers(approval: ApprovalRecord): Promise<string[]> {
     if (approval.rule.approvalChannel) return [approval.rule.approvalChannel];
-    return (await this.adminsOf(approval.teamId)).filter((id) => id !== approval.breakGlass?.by);
+    return (await this.#adminsIn(workspaceOf(approval))).filter((id) => id !== approval.breakGlass?.by);
   }
 
   /** Of these pending requests of this workspace, the ids on which this person may break glass from App Home. */
   async breakGlassFromHome(
     pending: readonly ApprovalRecord[],
     userId: string,
-    teamId: string,
+    workspace: Workspace,
   ): Promise<Set<string>> {
     const allowed = new Set<string>();
-    if (!(await this.isAdmin(teamId, userId))) return allowed;
+    if (!(await this.isAdmin(workspace, userId))) return allowed;
     for (const approval of pending)
-      if (approval.teamId === teamId && (await this.breakGlass(approval, userId)).ok)
+      if (approval.teamId === workspace.teamId && (await this.breakGlass(approval, userId)).ok)
         allowed.add(approval.id);
     return allowed;
   }
@@ -235,13 +241,13 @@ export class Deciders {
    * The requester and "anyone in the conversation" are left out.
    */
   async peopleToTell(
-    approval: Pick<ApprovalRecord, 'teamId' | 'requesterId' | 'rule'>,
+    approval: Pick<ApprovalRecord, 'teamId' | 'enterpriseId' | 'requesterId' | 'rule'>,
     approvers: readonly Approver[] = approval.rule.approvers,
   ): Promise<string[]> {
     return namedDeciders(
       { approvers: [...approvers] },
       approval.requesterId,
-      await this.adminsOf(approval.teamId),
+      await this.#adminsIn(workspaceOf(approval)),
       await this.groupMembers(approvers, approval.teamId),
     );
   }
@@ -266,6 +272,11 @@ export class Deciders {
         groupMembers,
       }).ok;
   }
+}
+
+/** The workspace a request belongs to, with the organisation stored with it. */
+export function workspaceOf(approval: Pick<ApprovalRecord, 'teamId' | 'enterpriseId'>): Workspace {
+  return { teamId: approval.teamId, enterpriseId: approval.enterpriseId };
 }
 
 /**

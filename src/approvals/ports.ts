@@ -1,6 +1,7 @@
 import type { AuditInput } from '../audit/audit-event.js';
 import type { SurfaceKind } from '../surfaces.js';
 import type { ApprovalRecord, ApprovalRule } from './approval.js';
+import type { Workspace } from './team-admins.js';
 
 export type Vote = 'approve' | 'reject';
 
@@ -122,7 +123,12 @@ export interface StandingApproval {
 
 /** Whether the person who gave a standing approval could still approve the tool's requests today. */
 export interface GrantorCheck {
-  mayStillGrant(rule: ApprovalRule, requesterId: string, grantedBy: string, teamId: string): Promise<boolean>;
+  mayStillGrant(
+    rule: ApprovalRule,
+    requesterId: string,
+    grantedBy: string,
+    workspace: Workspace,
+  ): Promise<boolean>;
 }
 
 export type RevokeResult =

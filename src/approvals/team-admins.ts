@@ -1,9 +1,21 @@
 import { type AuditInput, auditEvent } from '../audit/audit-event.js';
 
+/**
+ * A workspace and its Enterprise Grid organisation, as the request, run or clicker carries them (undefined
+ * outside Grid). The organisation is never optional to name: it decides whose org-wide install counts.
+ */
+export interface Workspace {
+  teamId: string;
+  enterpriseId: string | undefined;
+}
+
 /** Who the admins of each workspace are: the one question every rule naming `admins` asks. */
 export interface AdminDirectory {
-  /** This workspace's admins (never another workspace's). */
-  adminsOf(teamId: string): Promise<readonly string[]>;
+  /**
+   * The admins of `teamId`'s workspace (never another workspace's), of organisation `enterpriseId` as the
+   * request, run or clicker carries it: the organisation's installer counts only through it.
+   */
+  adminsOf(teamId: string, enterpriseId: string | undefined): Promise<readonly string[]>;
 }
 
 /** With one bot token: ADMIN_USER_IDS, the admins of the one workspace (and of the terminal's). */
@@ -14,6 +26,8 @@ export function fixedAdmins(adminUserIds: readonly string[]): AdminDirectory {
 /** A change to a workspace's admins, by an admin of it (`/approvals admins`) or by an operator (`npm run db`). */
 export interface AdminChange {
   teamId: string;
+  /** The workspace's organisation, as the command's payload names it: its installer is kept like the workspace's. */
+  enterpriseId: string | undefined;
   userId: string;
   action: 'add' | 'remove';
   /** Who changed it: a Slack user ID, or `operator` from the command line. */
@@ -27,20 +41,41 @@ export type AdminChangeResult =
 
 /**
  * The admins of each workspace installed through OAuth, kept in the database (`team_admins`). Until its list
- * is first changed, a workspace's admins are the person who installed the app there; the first change writes
- * the installer into the list, so the installer stays an admin until someone removes them.
+ * is first changed, a workspace's admins are the person who installed the app there, or on Enterprise Grid
+ * the person who installed it for the whole organisation (`installerOf`); the first change writes that
+ * installer into the list, so they stay an admin until someone removes them.
  */
 export interface TeamAdminStore extends AdminDirectory {
   /** Applies `changedAdmins` in one transaction with its audit event; a refused change records nothing. */
   change(change: AdminChange): Promise<AdminChangeResult>;
 }
 
+/** Who installed the app where a workspace's admins may come from, as stored. */
+export interface Installers {
+  /** Who installed it in the workspace itself (its own install). */
+  workspace: string | undefined;
+  /**
+   * Who installed it for the whole Enterprise Grid organisation the request, run or clicker names (an org-wide
+   * install); undefined outside Grid.
+   */
+  organisation: string | undefined;
+}
+
 /**
- * A workspace's admins from what is stored: its list once anyone changed it, else the person who installed the
- * app there (none when nobody is known). Pure; the store calls it with its rows.
+ * The installer a workspace's admins start from: its own installer when it has its own install (inside an
+ * organisation or not), else its organisation's installer, who installed the app for every workspace of it.
  */
-export function adminsFrom(listed: readonly string[], installer: string | undefined): string[] {
+export function installerOf(installers: Installers): string | undefined {
+  return installers.workspace ?? installers.organisation;
+}
+
+/**
+ * A workspace's admins from what is stored: its list once anyone changed it, else its installer (`installerOf`;
+ * none when nobody is known). Pure; the store calls it with its rows.
+ */
+export function adminsFrom(listed: readonly string[], installers: Installers): string[] {
   if (listed.length > 0) return [...listed];
+  const installer = installerOf(installers);
   return installer === undefined ? [] : [installer];
 }
 
@@ -75,6 +110,7 @@ export function adminChangeEvent(change: AdminChange): AuditInput {
     at: change.at,
     actor: change.by,
     teamId: change.teamId,
+    enterpriseId: change.enterpriseId ?? null,
     payload: { userId: change.userId },
   });
 }

@@ -8,20 +8,31 @@ import { databaseConfigOf } from './audit-database.js';
 
 const TEAM = /^[TE][A-Z0-9]{2,}$/;
 const USER = /^[UW][A-Z0-9]{2,}$/;
+const ENTERPRISE = /^E[A-Z0-9]{2,}$/;
 
 /**
- * `admins --team T… [--add U… | --remove U…]`: an operator lists or changes a workspace's admins (installs into
- * several workspaces), as its admins do with `/approvals admins`; a change is audited with actor `operator`.
- * Exit 0 done, 2 a usage problem or a refused change (nothing changed).
+ * `admins --team T… [--enterprise E…] [--add U… | --remove U…]`: an operator lists or changes a workspace's
+ * admins (installs into several workspaces), as its admins do with `/approvals admins`; `--enterprise` names the
+ * workspace's Enterprise Grid organisation, whose org-wide installer counts as the workspace's installer. A
+ * change is audited with actor `operator`. Exit 0 done, 2 a usage problem or a refused change (nothing changed).
  */
 export async function adminsCommand(
-  values: { team?: string | undefined; add?: string | undefined; remove?: string | undefined },
+  values: {
+    team?: string | undefined;
+    enterprise?: string | undefined;
+    add?: string | undefined;
+    remove?: string | undefined;
+  },
   env: NodeJS.ProcessEnv,
   io: { out(line: string): void; err(line: string): void },
 ): Promise<number> {
-  const { team, add, remove } = values;
+  const { team, enterprise, add, remove } = values;
   if (!team || !TEAM.test(team)) {
     io.err('admins needs --team with a Slack team ID such as T012ABCDEF.');
+    return 2;
+  }
+  if (enterprise !== undefined && !ENTERPRISE.test(enterprise)) {
+    io.err('--enterprise takes a Slack enterprise ID such as E012ABCDEF.');
     return 2;
   }
   const userId = add ?? remove;
@@ -48,12 +59,13 @@ export async function adminsCommand(
       ownerIsGone: () => false,
     });
     if (userId === undefined) {
-      const admins = await store.adminsOf(team);
+      const admins = await store.adminsOf(team, enterprise);
       io.out(admins.length > 0 ? `Admins of ${team}: ${admins.join(', ')}` : `${team} has no admin.`);
       return 0;
     }
     const change: AdminChange = {
       teamId: team,
+      enterpriseId: enterprise,
       userId,
       action: add ? 'add' : 'remove',
       by: 'operator',

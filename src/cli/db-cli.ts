@@ -23,7 +23,7 @@ export const DB_USAGE = `Usage: npm run db -- backup --out FILE [--from FILE]
        npm run db -- restore --from FILE [--to FILE] [--bot-stopped]
        npm run db -- copy --to postgres://USER:PASSWORD@HOST/DATABASE [--from FILE]
        npm run db -- rotate-token-key
-       npm run db -- admins --team T… [--add U… | --remove U…]
+       npm run db -- admins --team T… [--enterprise E…] [--add U… | --remove U…]
 
 Commands:
   backup    writes a consistent copy of the SQLite database (--from, default DATABASE_PATH) to a new file
@@ -44,7 +44,9 @@ Commands:
             reports every token on the current key, unset TOKEN_ENCRYPTION_KEY_PREVIOUS.
   admins    installs into several workspaces: lists a workspace's admins (--team), or adds or removes one
             (--add, --remove), audited with actor operator. A workspace's admins are its installer until
-            the list is first changed; its last admin cannot be removed.
+            the list is first changed; its last admin cannot be removed. On Enterprise Grid, --enterprise
+            names the workspace's organisation: who installed the app for the whole organisation is then
+            the installer of a workspace with no install of its own.
 
 Exit codes: 0 done, 1 the backup, restore, copy or re-sealing failed (a copy's target is left as it is: empty it before
 trying again; a backup whose chain does not verify is not restored), 2 usage or configuration problem, or a
@@ -66,6 +68,7 @@ const OPTIONS = {
   out: { type: 'string' },
   'bot-stopped': { type: 'boolean' },
   team: { type: 'string' },
+  enterprise: { type: 'string' },
   add: { type: 'string' },
   remove: { type: 'string' },
   help: { type: 'boolean', short: 'h' },

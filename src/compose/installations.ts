@@ -34,7 +34,8 @@ export function installationsOf(
 
 /**
  * Each workspace's admins: ADMIN_USER_IDS with one bot token; in OAuth mode each workspace's own list (its
- * installer, then whoever its admins add), while the terminal chat's conversations keep ADMIN_USER_IDS.
+ * installer, or its organisation's on Enterprise Grid, then whoever its admins add), while the terminal chat's
+ * conversations keep ADMIN_USER_IDS.
  */
 export function adminsOf(
   config: Pick<Config, 'slack' | 'adminUserIds'>,
@@ -43,8 +44,10 @@ export function adminsOf(
   const fixed = fixedAdmins(config.adminUserIds);
   if (!config.slack.oauth) return fixed;
   return {
-    adminsOf: (teamId) =>
-      teamId === TERMINAL_TEAM_ID ? fixed.adminsOf(teamId) : stores.teamAdmins.adminsOf(teamId),
+    adminsOf: (teamId, enterpriseId) =>
+      teamId === TERMINAL_TEAM_ID
+        ? fixed.adminsOf(teamId, enterpriseId)
+        : stores.teamAdmins.adminsOf(teamId, enterpriseId),
   };
 }
 

@@ -44,7 +44,7 @@ export function createHome(
 ): { home: HomePublisher; access: AuditAccess; watcher: DecisionWatchers } {
   const { clients } = core.adapters;
   const access = createAuditAccess(clients, {
-    isAdmin: (teamId, userId) => core.deciders.isAdmin(teamId, userId),
+    isAdmin: (workspace, userId) => core.deciders.isAdmin(workspace, userId),
     includeWorkspaceAdmins: config.auditIncludesWorkspaceAdmins,
     now: () => core.clock.now(),
     logger,
@@ -133,7 +133,7 @@ export function registerListeners(
     queries: stores.auditQueries,
     access,
     standing: stores.standing,
-    isAdmin: (teamId: string, userId: string) => core.deciders.isAdmin(teamId, userId),
+    isAdmin: (workspace, userId) => core.deciders.isAdmin(workspace, userId),
     // Installed into several workspaces, each names its own admins; with one token they are ADMIN_USER_IDS.
     admins: { admins: core.deciders, store: config.slack.oauth ? stores.teamAdmins : undefined },
     now: () => core.clock.now(),
@@ -142,8 +142,8 @@ export function registerListeners(
     delegation: {
       store: stores.delegations,
       newId: () => randomId('dlg'),
-      mayDelegate: (teamId: string, userId: string) =>
-        core.deciders.mayDelegate(teamId, userId, core.policy.namedApprovers(teamId)),
+      mayDelegate: (workspace, userId) =>
+        core.deciders.mayDelegate(workspace, userId, core.policy.namedApprovers(workspace.teamId)),
     },
   });
   registerHomeListeners(app, { home, logger });

@@ -4,6 +4,7 @@ import {
   adminsFrom,
   adminsToList,
   changedAdmins,
+  type Installers,
   type TeamAdminStore,
 } from '../approvals/team-admins.js';
 import { readString } from './sql/columns.js';
@@ -17,28 +18,47 @@ function* listedAdmins(teamId: string): Program<string[]> {
   return listed.map((r) => readString(r, 'user_id'));
 }
 
-/** The person who last installed the app in the workspace, when known. */
-function* installerOf(teamId: string): Program<string | undefined> {
+/** The person who last installed the app in the workspace itself, when known. */
+function* workspaceInstaller(teamId: string): Program<string | undefined> {
   const found = yield* rows(sql`select installer_user_id from slack_installations
     where team_id = ${teamId} and installer_user_id is not null order by updated_at desc limit 1`);
   return found.map((r) => readString(r, 'installer_user_id'))[0];
 }
 
-function* adminsOf(teamId: string): Program<{ listed: string[]; current: string[] }> {
+/** The person who installed the app for the whole organisation (its org-wide install), when known. */
+function* organisationInstaller(enterpriseId: string | undefined): Program<string | undefined> {
+  if (enterpriseId === undefined) return undefined;
+  const found = yield* rows(sql`select installer_user_id from slack_installations
+    where enterprise_id = ${enterpriseId} and enterprise_install = 1 and installer_user_id is not null
+    order by updated_at desc limit 1`);
+  return found.map((r) => readString(r, 'installer_user_id'))[0];
+}
+
+function* installersOf(teamId: string, enterpriseId: string | undefined): Program<Installers> {
+  return {
+    workspace: yield* workspaceInstaller(teamId),
+    organisation: yield* organisationInstaller(enterpriseId),
+  };
+}
+
+function* adminsOf(
+  teamId: string,
+  enterpriseId: string | undefined,
+): Program<{ listed: string[]; current: string[] }> {
   const listed = yield* listedAdmins(teamId);
-  return { listed, current: adminsFrom(listed, yield* installerOf(teamId)) };
+  return { listed, current: adminsFrom(listed, yield* installersOf(teamId, enterpriseId)) };
 }
 
 /** Each workspace's admins (OAuth mode), a change and its audit event in one transaction. */
 export function createTeamAdminStore({ db }: StoreContext): TeamAdminStore {
   return {
-    adminsOf: (teamId) =>
+    adminsOf: (teamId, enterpriseId) =>
       db.read(function* () {
-        return (yield* adminsOf(teamId)).current;
+        return (yield* adminsOf(teamId, enterpriseId)).current;
       }),
     change(change) {
       return db.write(function* () {
-        const { listed, current } = yield* adminsOf(change.teamId);
+        const { listed, current } = yield* adminsOf(change.teamId, change.enterpriseId);
         const result = changedAdmins(current, change);
         if (!result.ok) return result;
         // Listed first: a millisecond before the change.

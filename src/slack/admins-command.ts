@@ -1,4 +1,9 @@
-import type { AdminChangeResult, AdminDirectory, TeamAdminStore } from '../approvals/team-admins.js';
+import type {
+  AdminChangeResult,
+  AdminDirectory,
+  TeamAdminStore,
+  Workspace,
+} from '../approvals/team-admins.js';
 import type { SlackMessage } from './blocks/approval-card.js';
 
 export interface AdminsCommandDeps {
@@ -28,9 +33,9 @@ const list = (admins: readonly string[]) =>
 export async function answerAdminsCommand(
   deps: AdminsCommandDeps,
   command: AdminsCommand,
-  who: { userId: string; teamId: string; isAdmin: boolean },
+  who: Workspace & { userId: string; isAdmin: boolean },
 ): Promise<SlackMessage> {
-  const current = await deps.admins.adminsOf(who.teamId);
+  const current = await deps.admins.adminsOf(who.teamId, who.enterpriseId);
   if (!command.change) return plain(`*Admins of this workspace:* ${list(current)}`);
   if (!deps.store)
     return plain('Admins are set by ADMIN_USER_IDS for this bot; change them in its settings.');
@@ -38,6 +43,7 @@ export async function answerAdminsCommand(
   const { action, userId } = command.change;
   const result = await deps.store.change({
     teamId: who.teamId,
+    enterpriseId: who.enterpriseId,
     userId,
     action,
     by: who.userId,

@@ -80,7 +80,7 @@ export function createCardPublisher(
     const copies: ExtraCard[] = (await cards?.extraCards(approval.id)) ?? [];
     const standing = update.standing ?? false;
     const delegated = (await cards?.delegatedVotes(approval.id)) ?? {};
-    const admins = await deciders.adminsOf(approval.teamId);
+    const admins = await deciders.adminsOf(approval.teamId, approval.enterpriseId);
     const nobody = nobodyCanDecide(approval.rule, approval.requesterId, admins);
     return [
       ...threadCards(approval, update.fallback, copies).map((location) => ({

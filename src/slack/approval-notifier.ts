@@ -41,7 +41,7 @@ export function createApprovalNotifier(deps: ApprovalNotifierDeps): ApprovalTime
       await deps.clients.forTeam(approval.teamId, approval.enterpriseId).chat.postMessage({
         channel: approval.channelId,
         thread_ts: approval.threadTs,
-        text: reminderText(approval, await deps.admins.adminsOf(approval.teamId)),
+        text: reminderText(approval, await deps.admins.adminsOf(approval.teamId, approval.enterpriseId)),
         ...NO_PREVIEWS,
       });
     },

@@ -1,6 +1,7 @@
 import type { ApprovalLists, ApprovalReports } from '../approvals/audit-queries.js';
 import type { DelegationStore } from '../approvals/delegation.js';
 import type { StandingApprovalStore } from '../approvals/ports.js';
+import type { Workspace } from '../approvals/team-admins.js';
 import { type AdminsCommandDeps, answerAdminsCommand } from './admins-command.js';
 import type { AuditAccess } from './audit-access.js';
 import type { SlackMessage } from './blocks/approval-card.js';
@@ -21,7 +22,7 @@ export interface ApprovalsCommandDeps {
   access: AuditAccess;
   standing: Pick<StandingApprovalStore, 'revoke'>;
   /** The workspace's admins: the only ones who may change anything, such as revoking. */
-  isAdmin(teamId: string, userId: string): Promise<boolean>;
+  isAdmin(workspace: Workspace, userId: string): Promise<boolean>;
   now(): number;
   /** `admins`: the workspace's admins, listed, and changed by one of them. */
   admins: Omit<AdminsCommandDeps, 'now'>;
@@ -32,13 +33,15 @@ export interface ApprovalsCommandDeps {
 export interface DelegationCommandDeps {
   store: DelegationStore;
   /** Whether the person may decide some tool of their workspace under the policy in force. */
-  mayDelegate(teamId: string, userId: string): Promise<boolean>;
+  mayDelegate(workspace: Workspace, userId: string): Promise<boolean>;
   newId(): string;
 }
 
 export interface ApprovalsCommandInput {
   userId: string;
   teamId: string;
+  /** The Enterprise Grid organisation the command's payload names; undefined outside Grid. */
+  enterpriseId: string | undefined;
   text: string;
 }
 
@@ -56,14 +59,15 @@ const OVERVIEW_SIZE = 8;
  */
 export async function answerApprovalsCommand(
   deps: ApprovalsCommandDeps,
-  { userId, teamId, text }: ApprovalsCommandInput,
+  { userId, teamId, enterpriseId, text }: ApprovalsCommandInput,
 ): Promise<SlackMessage> {
+  const workspace: Workspace = { teamId, enterpriseId };
   const command = parseApprovalsCommand(text, deps.now());
   if (command.kind === 'delegate' || command.kind === 'delegations' || command.kind === 'undelegate')
-    return answerDelegation(deps, command, userId, teamId);
+    return answerDelegation(deps, command, userId, workspace);
   // Delegation is open to more than admins: what was wrong with such a command is said to anyone.
   if (command.kind === 'help' && DELEGATION_VERB.test(text)) return buildApprovalsHelp(command.problem);
-  if (!(await deps.access.isAuditor(teamId, userId))) return { text: ADMINS_ONLY_TEXT, blocks: [] };
+  if (!(await deps.access.isAuditor(workspace, userId))) return { text: ADMINS_ONLY_TEXT, blocks: [] };
   const base = `/approvals ${text.replace(/\s*page:\S*/g, '').trim()}`;
   const pager = (page: number) => ({ page, command: (n: number) => `${base} page:${n}` });
   const slice = (page: number) => ({ limit: REPORT_PAGE_SIZE, offset: (page - 1) * REPORT_PAGE_SIZE });
@@ -97,11 +101,15 @@ export async function answerApprovalsCommand(
       );
     case 'revoke':
       // Workspace admins given audit rights read; they do not write.
-      if (!(await deps.isAdmin(teamId, userId))) return buildApprovalsHelp(REVOKE_ADMINS_ONLY);
+      if (!(await deps.isAdmin(workspace, userId))) return buildApprovalsHelp(REVOKE_ADMINS_ONLY);
       return revoke(deps, teamId, userId, command.approvalId);
     case 'admins': {
-      const isAdmin = await deps.isAdmin(teamId, userId);
-      return answerAdminsCommand({ ...deps.admins, now: deps.now }, command, { userId, teamId, isAdmin });
+      const isAdmin = await deps.isAdmin(workspace, userId);
+      return answerAdminsCommand({ ...deps.admins, now: deps.now }, command, {
+        userId,
+        ...workspace,
+        isAdmin,
+      });
     }
     case 'help':
       return buildApprovalsHelp(command.problem);
@@ -120,12 +128,13 @@ async function answerDelegation(
   deps: ApprovalsCommandDeps,
   command: Extract<ApprovalsCommand, { kind: 'delegate' | 'delegations' | 'undelegate' }>,
   userId: string,
-  teamId: string,
+  workspace: Workspace,
 ): Promise<SlackMessage> {
+  const { teamId } = workspace;
   const delegation = deps.delegation;
   if (!delegation) return plain('delegation', 'Delegation is not available here.');
   // Anyone may list the delegations they gave or received; giving one takes someone who may decide.
-  if (command.kind !== 'delegations' && !(await delegation.mayDelegate(teamId, userId)))
+  if (command.kind !== 'delegations' && !(await delegation.mayDelegate(workspace, userId)))
     return plain('delegation', 'Only people who may decide approval requests can delegate deciding.');
   const now = deps.now();
   switch (command.kind) {

@@ -1,16 +1,17 @@
 import { z } from 'zod';
+import type { Workspace } from '../approvals/team-admins.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { SlackClients } from './installations/team-clients.js';
 
 export interface AuditAccess {
   /** May this person see every request of their workspace (the slash command, the admins' App Home)? */
-  isAuditor(teamId: string, userId: string): Promise<boolean>;
+  isAuditor(workspace: Workspace, userId: string): Promise<boolean>;
 }
 
 export interface AuditAccessOptions {
   /** The workspace's admins, through `Deciders`. */
-  isAdmin(teamId: string, userId: string): Promise<boolean>;
+  isAdmin(workspace: Workspace, userId: string): Promise<boolean>;
   /** Also Slack workspace admins and owners, looked up with `users.info`. */
   includeWorkspaceAdmins: boolean;
   now(): number;
@@ -35,14 +36,17 @@ export function createAuditAccess(clients: SlackClients, options: AuditAccessOpt
   const cache = new Map<string, { value: boolean; until: number }>();
   const ttl = options.cacheMs ?? 600_000;
   return {
-    async isAuditor(teamId, userId) {
-      if (await options.isAdmin(teamId, userId)) return true;
+    async isAuditor(workspace, userId) {
+      if (await options.isAdmin(workspace, userId)) return true;
+      const { teamId, enterpriseId } = workspace;
       if (!options.includeWorkspaceAdmins) return false;
       const key = `${teamId}:${userId}`;
       const cached = cache.get(key);
       if (cached && cached.until > options.now()) return cached.value;
       try {
-        const parsed = userInfoSchema.safeParse(await clients.forTeam(teamId).users.info({ user: userId }));
+        const parsed = userInfoSchema.safeParse(
+          await clients.forTeam(teamId, enterpriseId).users.info({ user: userId }),
+        );
         const user = parsed.success ? parsed.data.user : {};
         const value = Boolean(user.is_admin || user.is_owner || user.is_primary_owner);
         cache.set(key, { value, until: options.now() + ttl });

@@ -49,7 +49,7 @@ export function createSlackSurface(
     nobodyCanDecide(
       approval.rule,
       approval.requesterId,
-      (await options.deciders?.adminsOf(approval.teamId)) ?? [],
+      (await options.deciders?.adminsOf(approval.teamId, approval.enterpriseId)) ?? [],
     );
   // What each workspace refused (agent sessions, the thread status), shared by every run in this surface.
   const ways = new StatusWays();

@@ -7,7 +7,7 @@ import type { Risk } from '../approvals/risk.js';
 import type { StoredAuditEvent } from '../audit/audit-event.js';
 import type { ConsoleSession } from '../console/ports.js';
 import { redactedArguments, redactText } from '../redact.js';
-import type { ConsoleDeps } from './console-deps.js';
+import { type ConsoleDeps, sessionWorkspace } from './console-deps.js';
 
 /** Pending requests read at most per list (the decidable ones are a subset of these). */
 const PENDING_SCAN = 1000;
@@ -117,7 +117,7 @@ export async function decidableRequests(
   session: ConsoleSession,
 ): Promise<ApprovalRecord[]> {
   const pending = await deps.queries.pending(session.teamId, { limit: PENDING_SCAN, offset: 0 });
-  const ids = await deps.deciders.decidableFromHome(pending.items, session.userId, session.teamId);
+  const ids = await deps.deciders.decidableFromHome(pending.items, session.userId, sessionWorkspace(session));
   return pending.items.filter((approval) => ids.has(approval.id));
 }
 
@@ -145,7 +145,9 @@ export async function requestDetail(
   const detail = await deps.queries.detail(session.teamId, approvalId);
   const right =
     approval.status === 'pending'
-      ? (await deps.deciders.decidableFromHome([approval], session.userId, session.teamId)).has(approval.id)
+      ? (await deps.deciders.decidableFromHome([approval], session.userId, sessionWorkspace(session))).has(
+          approval.id,
+        )
       : false;
   const votes = detail?.votes ?? [];
   return {

@@ -4,6 +4,7 @@ import type { AuditQueries } from '../approvals/audit-queries.js';
 import type { Deciders } from '../approvals/deciders.js';
 import type { ApprovalPolicy } from '../approvals/policy.js';
 import type { ApprovalStore } from '../approvals/ports.js';
+import type { Workspace } from '../approvals/team-admins.js';
 import type { ChainCheck } from '../audit/chain-check.js';
 import type { Clock } from '../clock.js';
 import type { ConsoleConfig } from '../config.js';
@@ -55,14 +56,23 @@ export interface Roles {
   auditor: boolean;
 }
 
+/**
+ * The workspace of a console session. A session records no Enterprise Grid organisation, so there the admins
+ * are the workspace's listed ones or its own installer, never its organisation's installer (who is listed
+ * once the workspace's admins are first changed).
+ */
+export function sessionWorkspace(session: Pick<ConsoleSession, 'teamId'>): Workspace {
+  return { teamId: session.teamId, enterpriseId: undefined };
+}
+
 /** A person's roles in the workspace of their session (an admin of one workspace is nothing in another). */
 export async function rolesOf(
   deps: Pick<ConsoleDeps, 'deciders'>,
   session: Pick<ConsoleSession, 'teamId' | 'userId'>,
 ): Promise<Roles> {
-  const { teamId, userId } = session;
+  const workspace = sessionWorkspace(session);
   return {
-    admin: await deps.deciders.isAdmin(teamId, userId),
-    auditor: await deps.deciders.isAuditor(teamId, userId),
+    admin: await deps.deciders.isAdmin(workspace, session.userId),
+    auditor: await deps.deciders.isAuditor(workspace, session.userId),
   };
 }

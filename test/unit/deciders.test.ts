@@ -6,6 +6,8 @@ import { builtInPolicy } from '../../src/approvals/policy.js';
 import { deciderMentions, nobodyCanDecide } from '../../src/approvals/who-to-tell.js';
 
 const NOW = 1_000_000;
+const T1 = { teamId: 'T1', enterpriseId: undefined };
+const T2 = { teamId: 'T2', enterpriseId: undefined };
 const adminRule = builtInPolicy().forTool('delete_note').rule;
 
 function request(rule: Partial<ApprovalRule> = {}): ApprovalRecord {
@@ -88,16 +90,16 @@ describe('who may decide', () => {
   it("standing approvals follow the grantor's rights under today's rule", async () => {
     const rule = { ...adminRule, approvers: ['UNAMED'], allowStandingApproval: true };
     const d = deciders();
-    expect(await d.mayStillGrant(rule, 'UREQ', 'UNAMED', 'T1')).toBe(true);
-    expect(await d.mayStillGrant({ ...rule, approvers: ['UOTHER'] }, 'UREQ', 'UNAMED', 'T1')).toBe(false);
-    expect(await d.mayStillGrant({ ...rule, quorum: 2 }, 'UREQ', 'UNAMED', 'T1')).toBe(false);
+    expect(await d.mayStillGrant(rule, 'UREQ', 'UNAMED', T1)).toBe(true);
+    expect(await d.mayStillGrant({ ...rule, approvers: ['UOTHER'] }, 'UREQ', 'UNAMED', T1)).toBe(false);
+    expect(await d.mayStillGrant({ ...rule, quorum: 2 }, 'UREQ', 'UNAMED', T1)).toBe(false);
   });
 
   it('only people some rule names may delegate', async () => {
     const d = deciders();
-    expect(await d.mayDelegate('T1', 'UADMIN', ['admins'])).toBe(true);
-    expect(await d.mayDelegate('T1', 'UGROUP', ['SONCALL'])).toBe(true);
-    expect(await d.mayDelegate('T1', 'UMEMBER', ['conversation', 'requester', 'SONCALL'])).toBe(false);
+    expect(await d.mayDelegate(T1, 'UADMIN', ['admins'])).toBe(true);
+    expect(await d.mayDelegate(T1, 'UGROUP', ['SONCALL'])).toBe(true);
+    expect(await d.mayDelegate(T1, 'UMEMBER', ['conversation', 'requester', 'SONCALL'])).toBe(false);
   });
 });
 
@@ -128,7 +130,7 @@ describe('App Home', () => {
       { ...request({ approvers: ['conversation'] }), id: 'apr_conversation' },
       { ...request({ approvers: ['admins'] }), id: 'apr_admins' },
     ];
-    const ids = async (userId: string) => [...(await d.decidableFromHome(pending, userId, 'T1'))];
+    const ids = async (userId: string) => [...(await d.decidableFromHome(pending, userId, T1))];
     expect(await ids('UNAMED')).toEqual(['apr_named']);
     expect(await ids('UGROUP')).toEqual(['apr_group']);
     expect(await ids('UADMIN')).toEqual(['apr_admins']);
@@ -170,7 +172,7 @@ describe('admins are per workspace', () => {
     expect((await perTeam.right(inT2, 'UADMIN2', undefined)).permission.ok).toBe(true);
     expect(await perTeam.maySee(inT2, { userId: 'UADMIN1', channelId: undefined })).toBe(false);
     expect((await perTeam.breakGlass(inT2, 'UADMIN1')).ok).toBe(false);
-    expect(await perTeam.isAuditor('T2', 'UADMIN1')).toBe(false);
+    expect(await perTeam.isAuditor(T2, 'UADMIN1')).toBe(false);
     expect(await perTeam.peopleToTell(inT2)).toEqual(['UADMIN2']);
     expect(await perTeam.breakGlassReviewers({ ...inT2, breakGlass: undefined })).toEqual(['UADMIN2']);
   });
@@ -193,14 +195,14 @@ describe('admins are per workspace', () => {
     expect((await d.right(inT2, 'UONCALL2', undefined)).permission.ok).toBe(true);
     expect((await d.right(inT2, 'UONCALL1', undefined)).permission.ok).toBe(false);
     expect(await d.peopleToTell(inT2)).toEqual(['UADMIN2', 'UONCALL2']);
-    expect(await d.mayDelegate('T2', 'UONCALL2', ['SONCALL'])).toBe(true);
-    expect(await d.mayDelegate('T2', 'UONCALL1', ['SONCALL'])).toBe(false);
+    expect(await d.mayDelegate(T2, 'UONCALL2', ['SONCALL'])).toBe(true);
+    expect(await d.mayDelegate(T2, 'UONCALL1', ['SONCALL'])).toBe(false);
     expect(asked.every((key) => key === 'T2:SONCALL')).toBe(true);
   });
 
   it("App Home offers a person only their own workspace's requests, whatever list it is handed", async () => {
     const both = [request(), { ...inT2, id: 'apr_t2' }];
-    expect([...(await perTeam.decidableFromHome(both, 'UADMIN1', 'T1'))]).toEqual([request().id]);
-    expect([...(await perTeam.decidableFromHome(both, 'UADMIN1', 'T2'))]).toEqual([]);
+    expect([...(await perTeam.decidableFromHome(both, 'UADMIN1', T1))]).toEqual([request().id]);
+    expect([...(await perTeam.decidableFromHome(both, 'UADMIN1', T2))]).toEqual([]);
   });
 });

@@ -18,7 +18,7 @@ const FAILURE = 'I could not read the approvals just now; please try again.';
  * response_url. Bolt 5's `respond` throws when that fails, so the failure is logged, never thrown.
  */
 export function registerCommandListeners(app: App, deps: CommandListenerDeps): void {
-  app.command('/approvals', async ({ command, ack, respond }) => {
+  app.command('/approvals', async ({ command, ack, respond, context }) => {
     await ack();
     if (!isSlackResponseUrl(command.response_url, deps.apiUrl)) {
       deps.logger.warn('/approvals refused: its response_url is not Slack', { userId: command.user_id });
@@ -29,6 +29,7 @@ export function registerCommandListeners(app: App, deps: CommandListenerDeps): v
       answer = await answerApprovalsCommand(deps, {
         userId: command.user_id,
         teamId: command.team_id,
+        enterpriseId: context.enterpriseId ?? command.enterprise_id,
         text: command.text ?? '',
       });
     } catch (error) {

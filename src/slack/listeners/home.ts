@@ -15,8 +15,11 @@ export interface HomeListenerDeps {
 export function registerHomeListeners(app: App, deps: HomeListenerDeps): void {
   app.event('app_home_opened', async ({ event, body, context }) => {
     if (event.tab !== 'home') return;
-    const teamId = context.teamId ?? body.team_id;
-    await deps.home.publish(event.user, teamId).catch((error: unknown) => {
+    const workspace = {
+      teamId: context.teamId ?? body.team_id,
+      enterpriseId: context.enterpriseId ?? body.enterprise_id,
+    };
+    await deps.home.publish(event.user, workspace).catch((error: unknown) => {
       deps.logger.warn('home could not be published', { userId: event.user, error: describeError(error) });
     });
   });
