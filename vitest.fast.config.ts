@@ -27,6 +27,7 @@ export const SLOW_SUITES = [
   'test/e2e/multi-process.test.ts',
   'test/e2e/nested-agents-crash.test.ts',
   'test/e2e/oauth-token-rotation.test.ts',
+  'test/e2e/oauth-uninstall-workers.test.ts',
   'test/e2e/policy-reload.test.ts',
   'test/e2e/policy-startup.test.ts',
   'test/e2e/restart.test.ts',

@@ -120,7 +120,7 @@ describe('a workspace removes the app while deliveries are owed to it', () => {
       .map((call) => String(call.params.text));
     expect(texts).toContain('Back again.');
     expect(texts.filter((text) => text === 'Hello from T2.')).toEqual([]);
-    // Recorded as posted just after Slack took it.
+    // Slack has the post; the bot clears what it owed once Slack's answer is back.
     await waitUntil(async () => (await owed()).length === 0);
   });
 });

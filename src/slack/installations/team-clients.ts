@@ -1,4 +1,10 @@
-import { type WebAPICallResult, WebClient, type WebClientOptions } from '@slack/web-api';
+import {
+  type FetchFunction,
+  retryPolicies,
+  type WebAPICallResult,
+  WebClient,
+  type WebClientOptions,
+} from '@slack/web-api';
 import { NotInstalled } from '../../conversations/delivery.js';
 import { AppError, describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
@@ -65,34 +71,29 @@ export function createSlackClients(
   };
 }
 
-/** A Web API client whose token is its workspace's, read for each call. */
+type TokenOf = (teamId: string, refused?: string) => Promise<string | undefined>;
+
+/**
+ * A Web API client whose token is its workspace's, read for each call and again for each HTTP request the call
+ * makes (see `readForEachRequest`).
+ */
 class InstallationClient extends WebClient {
   constructor(
     private readonly workspace: string | undefined,
-    private readonly tokenOf: (teamId: string, refused?: string) => Promise<string | undefined>,
+    private readonly tokenOf: TokenOf,
     options: WebClientOptions,
     private readonly log: Logger,
   ) {
-    super(undefined, options);
+    super(
+      undefined,
+      workspace === undefined ? options : readForEachRequest(workspace, tokenOf, options, log),
+    );
   }
 
   override async apiCall(method: string, options: Record<string, unknown> = {}): Promise<WebAPICallResult> {
     const teamId = this.workspace;
     const token = teamId === undefined ? undefined : await this.tokenOf(teamId);
-    if (token === undefined) {
-      const problem =
-        teamId === undefined
-          ? `Slack ${method} names no workspace: nothing was sent`
-          : `The app is not installed in workspace ${teamId} (removed, or its tokens revoked): nothing was sent`;
-      this.log.error('slack call without a token', {
-        method,
-        teamId,
-        fix: teamId === undefined ? 'report this' : `install the app there again from ${INSTALL_PATH}`,
-      });
-      throw teamId === undefined
-        ? new AppError('slack.not_installed', `${problem}.`)
-        : new NotInstalled(teamId, `${problem}.`);
-    }
+    if (token === undefined) throw notInstalled(teamId, method, this.log);
     try {
       return await this.withRefresh(method, options, teamId, token);
     } catch (error) {
@@ -126,4 +127,54 @@ class InstallationClient extends WebClient {
       return super.apiCall(method, { ...options, token: renewed });
     }
   }
+}
+
+/** The error of a call made for no workspace, or for one the app is no longer installed in, logged with its fix. */
+function notInstalled(teamId: string | undefined, method: string, log: Logger): AppError {
+  const problem =
+    teamId === undefined
+      ? `Slack ${method} names no workspace: nothing was sent`
+      : `The app is not installed in workspace ${teamId} (removed, or its tokens revoked): nothing was sent`;
+  log.error('slack call without a token', {
+    method,
+    teamId,
+    fix: teamId === undefined ? 'report this' : `install the app there again from ${INSTALL_PATH}`,
+  });
+  return teamId === undefined
+    ? new AppError('slack.not_installed', `${problem}.`)
+    : new NotInstalled(teamId, `${problem}.`);
+}
+
+/**
+ * The client's options, so that every HTTP request carries the token the workspace has at that moment. The Web
+ * API client sends a failed request again (a 5xx, a timeout, a rate limit waited out: up to half an hour with
+ * its default policy) with the token its call began with, which the workspace may have revoked meanwhile (the
+ * app removed) or replaced (token rotation, a new install). So each request reads the token again: gone, the
+ * request is not sent, and the call ends at once with `NotInstalled` instead of being tried again.
+ */
+function readForEachRequest(
+  teamId: string,
+  tokenOf: TokenOf,
+  options: WebClientOptions,
+  log: Logger,
+): WebClientOptions {
+  const send: FetchFunction = options.fetch ?? globalThis.fetch;
+  const fetch: FetchFunction = async (url, init) => {
+    const token = await tokenOf(teamId);
+    if (token === undefined) throw notInstalled(teamId, String(url).split('/').pop() ?? '', log);
+    const headers = init?.headers?.Authorization
+      ? { ...init.headers, Authorization: `Bearer ${token}` }
+      : init?.headers;
+    return send(url, { ...init, ...(headers ? { headers } : {}) });
+  };
+  // The client hands its retry options to p-retry, which gives up at once when `onFailedAttempt` throws; the
+  // client wraps what `fetch` throws in a WebAPIRequestError, whose `cause` it is.
+  const retryConfig = {
+    ...(options.retryConfig ?? retryPolicies.tenRetriesInAboutThirtyMinutes),
+    onFailedAttempt: (error: unknown) => {
+      const cause = error instanceof Error ? error.cause : undefined;
+      if (cause instanceof NotInstalled) throw cause;
+    },
+  };
+  return { ...options, fetch, retryConfig };
 }
