@@ -3,22 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { seedConsoleDatabase } from '../../bench/console-seed.js';
-import { type BenchResult, formatTable } from '../../bench/report.js';
 import { BENCHMARK_IDS, runSuite, SMOKE_SIZES } from '../../bench/suite.js';
 import { runAuditCli } from '../../src/cli/audit-cli.js';
-
-function expectPlausible(result: BenchResult) {
-  expect(result.rows.length).toBeGreaterThan(0);
-  for (const row of result.rows) {
-    expect(Object.keys(row.metrics).length).toBeGreaterThan(0);
-    for (const value of Object.values(row.metrics)) {
-      expect(Number.isFinite(value)).toBe(true);
-      expect(value).toBeGreaterThanOrEqual(0);
-    }
-  }
-  for (const t of result.targets) expect(t.met).toBe(t.value <= t.limit);
-  expect(formatTable(result)).toContain(result.title);
-}
+import { expectPlausible } from './bench-plausible.js';
 
 describe('npm run bench', () => {
   it('runs every benchmark at a tiny size and reports plausible figures', async () => {
@@ -109,28 +96,6 @@ describe('npm run bench', () => {
     expect(loaded?.metrics['console requests/s']).toBeGreaterThan(0);
     expect(result.targets).toHaveLength(1);
   }, 120_000);
-
-  it('runs the growth benchmark at a tiny size: every command, read, decision and click on both engines', async () => {
-    const [result] = await runSuite(SMOKE_SIZES, { postgresUrl: inject('postgresUrl'), only: ['growth'] });
-    if (!result) throw new Error('no growth result');
-    expectPlausible(result);
-    const size = SMOKE_SIZES.growth;
-    for (const engine of ['SQLite', 'PostgreSQL']) {
-      const cases = result.rows.map((r) => r.case).filter((c) => c.startsWith(`${engine},`));
-      // The empty log, each size of log, and the longer queue: seeded, verified, exported, read, decided.
-      expect(cases.filter((c) => c.endsWith(': seeded'))).toHaveLength(1 + size.events.length + 1);
-      expect(cases.filter((c) => c.endsWith(': audit verify'))).toHaveLength(1 + size.events.length + 1);
-      expect(cases.filter((c) => c.includes(': audit prune'))).toHaveLength(size.events.length + 1);
-      expect(cases.filter((c) => c.includes('while audit prune'))).toHaveLength(1);
-      const decided = result.rows.filter((r) => r.case.startsWith(`${engine},`) && r.metrics['decisions/s']);
-      expect(decided).toHaveLength(1 + size.events.length + 1);
-    }
-    // Every command ran as its own process and told its peak memory: more than Node alone.
-    const verifies = result.rows.filter((r) => r.case.endsWith(': audit verify'));
-    expect(verifies.every((r) => (r.metrics['peak MiB'] ?? 0) > 20)).toBe(true);
-    expect(result.targets.length).toBeGreaterThan(10);
-    // About 30 commands and 4 bot starts, each a process of its own: minutes on a busy machine.
-  }, 420_000);
 
   it("the console bench's seeder writes requests and an audit chain that `npm run audit -- verify` accepts", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'console-seed-'));
