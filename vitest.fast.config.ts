@@ -45,6 +45,7 @@ export const SLOW_SUITES = [
   'test/integration/context-budget.test.ts',
   'test/integration/db-copy.test.ts',
   'test/integration/decision-round-trips.test.ts',
+  'test/integration/esm-imports.test.ts',
   'test/integration/team-clients-retries.test.ts',
   'test/integration/worker-handover.test.ts',
   'test/integration/worker-pool-roles.test.ts',

@@ -1,6 +1,5 @@
-import {
+import webApi, {
   type FetchFunction,
-  retryPolicies,
   type WebAPICallResult,
   WebClient,
   type WebClientOptions,
@@ -10,6 +9,12 @@ import { AppError, describeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { slackErrorCode } from '../slack-errors.js';
 import { INSTALL_PATH } from './oauth-installer.js';
+
+/**
+ * The Web API client's own default retry policy. Read from the default export: the package is CommonJS and Node's
+ * ESM loader does not see `retryPolicies` as a named export (`npm run bench` and other commands run under tsx).
+ */
+const DEFAULT_RETRIES = webApi.retryPolicies.tenRetriesInAboutThirtyMinutes;
 
 /** Where the bot's tokens come from: the one of SLACK_BOT_TOKEN, or each workspace's stored installation. */
 export type BotTokens =
@@ -170,7 +175,7 @@ function readForEachRequest(
   // The client hands its retry options to p-retry, which gives up at once when `onFailedAttempt` throws; the
   // client wraps what `fetch` throws in a WebAPIRequestError, whose `cause` it is.
   const retryConfig = {
-    ...(options.retryConfig ?? retryPolicies.tenRetriesInAboutThirtyMinutes),
+    ...(options.retryConfig ?? DEFAULT_RETRIES),
     onFailedAttempt: (error: unknown) => {
       const cause = error instanceof Error ? error.cause : undefined;
       if (cause instanceof NotInstalled) throw cause;
