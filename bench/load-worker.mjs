@@ -7,8 +7,13 @@ import { parentPort } from 'node:worker_threads';
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
 
-/** Sends one request; resolves with its response time, or minus its status when that is not 2xx. */
-function send({ url, headers = {}, body }) {
+/**
+ * Sends one request; resolves with its response time, or minus its status when that is not 2xx. A request on a
+ * kept-alive connection the server closed meanwhile is sent once more on a new one, timed from then, as Node's
+ * documentation advises (`request.reusedSocket`).
+ */
+function send(prepared, again = false) {
+  const { url, headers = {}, body } = prepared;
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const options = {
@@ -25,11 +30,14 @@ function send({ url, headers = {}, body }) {
         resolve(status >= 200 && status < 300 ? elapsed : -status);
       });
     });
-    request.on('error', reject);
+    request.on('error', (error) => {
+      if (!again && request.reusedSocket && error.code === 'ECONNRESET') resolve(send(prepared, true));
+      else reject(error);
+    });
     request.end(body);
   });
 }
 
 parentPort?.on('message', async (batch) => {
-  parentPort?.postMessage(await Promise.all(batch.map(send)));
+  parentPort?.postMessage(await Promise.all(batch.map((prepared) => send(prepared))));
 });
