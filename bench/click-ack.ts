@@ -70,12 +70,13 @@ async function measureSetup(size: ClickAckSize, setup: Setup): Promise<Measured[
     };
     const measure = async (n: number) => {
       const clicks = take(n).map((card) => clickRequest(urls[clicked++ % urls.length] ?? '', card));
+      await warmConnections(fakes, clicks);
       const botTimes = await fakes.load.fire(clicks);
       setup.answered.count += n;
       await waitForAnswers(fakes, setup.answered.count);
-      const floorTimes = await fakes.load.fire(
-        clicks.map((c): PreparedRequest => ({ ...c, url: `${floor.url}/slack/events` })),
-      );
+      const floorClicks = clicks.map((c): PreparedRequest => ({ ...c, url: `${floor.url}/slack/events` }));
+      await warmConnections(fakes, floorClicks);
+      const floorTimes = await fakes.load.fire(floorClicks);
       return { botTimes, floorTimes };
     };
     await measure(warmup);
@@ -96,6 +97,16 @@ async function measureSetup(size: ClickAckSize, setup: Setup): Promise<Measured[
   } finally {
     await Promise.all(bots.map((bot) => bot.kill('SIGTERM')));
   }
+}
+
+/**
+ * Opens a connection for each request about to be timed (a `GET /healthz` each, all at once, to the same
+ * servers), for the bot and the floor alike: a round comes more than 5 s after the last, when Node's servers have
+ * closed the idle ones, and opening a hundred connections at once is the load generator's and the kernel's work,
+ * not the server's.
+ */
+async function warmConnections(fakes: Fakes, batch: readonly PreparedRequest[]): Promise<void> {
+  await fakes.load.fire(batch.map((request) => ({ url: `${new URL(request.url).origin}/healthz` })));
 }
 
 function row(m: Measured, suffix: string): Row {
@@ -164,7 +175,7 @@ export async function benchClickAck(size: ClickAckSize, postgresUrl: string): Pr
       targets,
       notes: [
         'each click decides a distinct pending approval; each round waits for the resumed runs to answer before the next',
-        "the bot (npm start entry point) and the floor (a Node HTTP server that reads the body and answers 200) each run as their own process; same load generator thread (node:http, keep-alive connections), same requests, same run; the floor's p99 of each round, lowest and highest, shows its own spread",
+        "the bot (npm start entry point) and the floor (a Node HTTP server that reads the body and answers 200) each run as their own process; same load generator thread (node:http, keep-alive connections opened before each round), same requests, same run; the floor's p99 of each round, lowest and highest, shows its own spread",
         'rows without "(PostgreSQL, …)": one bot process on a SQLite file (these carry the targets). PostgreSQL rows: figures only, a fresh database each, the bot processes started together; with 3 processes the mentions and clicks go to them in turn (round-robin), and all of them share the same cores with PostgreSQL, the fakes and the load generator',
       ],
     };
