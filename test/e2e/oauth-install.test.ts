@@ -4,16 +4,11 @@ import { reply } from '../support/fake-openai.js';
 import type { SlackCall } from '../support/fake-slack.js';
 import { enableInstalls, install, oauthEnv } from '../support/oauth-installs.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
-import {
-  appMentionEvent,
-  eventEnvelope,
-  nextTs,
-  postEvent,
-  postInteraction,
-} from '../support/slack-requests.js';
+import { eventEnvelope, postEvent, postInteraction } from '../support/slack-requests.js';
 import { waitUntil } from '../support/wait.js';
 import { rows } from './db-rows.js';
 import { approvalIdOf, cardTs, type Harness, SECRET, startHarness } from './harness.js';
+import { mentionIn } from './oauth-support.js';
 
 describe('installs into several workspaces (OAuth)', () => {
   let h: Harness;
@@ -25,19 +20,7 @@ describe('installs into several workspaces (OAuth)', () => {
   });
   afterEach(async () => h.close());
 
-  const mentionIn = async (teamId: string, text: string) => {
-    const ts = nextTs();
-    const event = appMentionEvent({
-      user: `U${teamId}`,
-      channel: `C${teamId}`,
-      text: `<@UBOT> ${text}`,
-      ts,
-      team: teamId,
-    });
-    const response = await postEvent(h.url, SECRET, eventEnvelope(event, { teamId }));
-    expect(response.status).toBe(200);
-    return ts;
-  };
+  const mention = (teamId: string, text: string) => mentionIn(h, teamId, text);
   const cardIn = (teamId: string) =>
     h.slack.waitForCall(
       'chat.postMessage',
@@ -57,10 +40,10 @@ describe('installs into several workspaces (OAuth)', () => {
     expect(await replay.text()).toContain('it was used already');
 
     h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'one' } }]));
-    await mentionIn('T1', 'note one');
+    await mention('T1', 'note one');
     const card1 = await cardIn('T1');
     h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'two' } }]));
-    await mentionIn('T2', 'note two');
+    await mention('T2', 'note two');
     const card2 = await cardIn('T2');
     h.model.enqueue(reply.text('Noted in T1.'));
     const click = blockActionsPayload({

@@ -11,9 +11,12 @@ export function enableOAuth(h: Harness): string {
   return base;
 }
 
+/** Where Slack's events go: a harness, or `{ url }` of a bot process's `/slack/events`. */
+type EventsUrl = Pick<Harness, 'url'>;
+
 /** Sends an event of `teamId`'s workspace. */
 export async function sendTeamEvent(
-  h: Harness,
+  h: EventsUrl,
   teamId: string,
   event: Record<string, unknown> & { type: string },
 ): Promise<void> {
@@ -22,7 +25,7 @@ export async function sendTeamEvent(
 }
 
 /** Mentions the bot in `C<team>` as `U<team>`; resolves with the message's ts. */
-export async function mentionIn(h: Harness, teamId: string, text: string): Promise<string> {
+export async function mentionIn(h: EventsUrl, teamId: string, text: string): Promise<string> {
   const ts = nextTs();
   await sendTeamEvent(
     h,

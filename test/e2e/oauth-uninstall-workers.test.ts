@@ -5,9 +5,10 @@ import type { BotProcess } from '../support/bot-process.js';
 import { reply } from '../support/fake-openai.js';
 import { type SlackCall, slackReply } from '../support/fake-slack.js';
 import { enableInstalls, installWorkspace, oauthEnv } from '../support/oauth-installs.js';
-import { appMentionEvent, eventEnvelope, nextTs, postEvent } from '../support/slack-requests.js';
+import { eventEnvelope, postEvent } from '../support/slack-requests.js';
 import { waitUntil } from '../support/wait.js';
 import { isApprovalCard, SECRET } from './harness.js';
+import { mentionIn } from './oauth-support.js';
 import { writePolicy } from './policy-support.js';
 import { type Latch, latch, type ProcessFixture, startProcessFixture } from './process-fixture.js';
 
@@ -39,18 +40,7 @@ describe('a workspace removes the app while its work runs on a worker thread', (
   });
 
   const events = () => `${bot.url}/slack/events`;
-  const mentionIn = async (teamId: string, text: string) => {
-    const ts = nextTs();
-    const event = appMentionEvent({
-      user: `U${teamId}`,
-      channel: `C${teamId}`,
-      text: `<@UBOT> ${text}`,
-      ts,
-      team: teamId,
-    });
-    expect((await postEvent(events(), SECRET, eventEnvelope(event, { teamId }))).status).toBe(200);
-    return ts;
-  };
+  const mention = (teamId: string, text: string) => mentionIn({ url: events() }, teamId, text);
   const teamOf = (call: SlackCall) => f.slack.oauth.teamOf(call.token);
   const owed = async () => (await f.query('select kind from deliveries order by kind')).map((r) => r.kind);
   const audited = (kind: string) =>
@@ -70,7 +60,7 @@ describe('a workspace removes the app while its work runs on a worker thread', (
       return f.slack.defaultReply('chat.postMessage', params);
     });
     f.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'two' } }]));
-    const asked = await mentionIn('T2', 'note two');
+    const asked = await mention('T2', 'note two');
     await waitUntil(async () => (await owed()).includes('card'), { timeoutMs: 15_000 });
     await f.slack.waitForCall(
       'agents.sessions.setStatus',
@@ -80,7 +70,7 @@ describe('a workspace removes the app while its work runs on a worker thread', (
     const [request] = await f.query("select id from approvals where team_id = 'T2'");
     // Last, so that Slack holds it well inside the call's time limit.
     f.model.enqueue(reply.text('Hello from T2.'));
-    await mentionIn('T2', 'hello');
+    await mention('T2', 'hello');
     await f.slack.waitForCall('chat.postMessage', isHello, 15_000);
 
     // Slack takes the token back, then tells the bot.
@@ -122,7 +112,7 @@ describe('a workspace removes the app while its work runs on a worker thread', (
       reply.toolCalls([{ name: 'create_note', arguments: { text: 'one' } }]),
       reply.text('Noted in T1.'),
     );
-    await mentionIn('T1', 'note one');
+    await mention('T1', 'note one');
     const card = await f.slack.waitForCall(
       'chat.postMessage',
       (call) => call.params.channel === 'CT1' && isApprovalCard(call),

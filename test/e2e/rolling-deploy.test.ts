@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAuditCli } from '../../src/cli/audit-cli.js';
-import type { BotProcess } from '../support/bot-process.js';
+import { type BotProcess, refusesConnections } from '../support/bot-process.js';
 import type { ChatRequest } from '../support/fake-openai.js';
 import { reply } from '../support/fake-openai.js';
 import type { SlackCall } from '../support/fake-slack.js';
@@ -61,16 +61,6 @@ function createModel() {
 
 const retryHeaders = (attempt: number): Record<string, string> =>
   attempt === 0 ? {} : { 'x-slack-retry-num': String(attempt), 'x-slack-retry-reason': 'http_error' };
-
-async function refusesConnections(url: string): Promise<boolean> {
-  try {
-    const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
-    await response.body?.cancel();
-    return false;
-  } catch {
-    return true;
-  }
-}
 
 /**
  * Three bot processes on one PostgreSQL database, restarted one at a time with SIGTERM (the next is started

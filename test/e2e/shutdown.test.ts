@@ -1,18 +1,9 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { refusesConnections } from '../support/bot-process.js';
 import { reply } from '../support/fake-openai.js';
 import { waitUntil } from '../support/wait.js';
 import { approveSlowPost, type Latch, type ProcessFixture, useProcessFixture } from './process-fixture.js';
-
-async function refused(url: string): Promise<boolean> {
-  try {
-    const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
-    await response.body?.cancel();
-    return false;
-  } catch {
-    return true;
-  }
-}
 
 describe('shutdown (SIGTERM, SIGINT)', () => {
   let f: ProcessFixture;
@@ -27,7 +18,7 @@ describe('shutdown (SIGTERM, SIGINT)', () => {
     await approveSlowPost(f, bot, held, 'Posted before stopping.');
 
     const exited = bot.kill('SIGTERM');
-    await waitUntil(() => refused(bot.url)).catch((error: unknown) => {
+    await waitUntil(() => refusesConnections(bot.url)).catch((error: unknown) => {
       throw new Error(`the bot still accepted requests after SIGTERM; output:\n${bot.output()}`, {
         cause: error,
       });

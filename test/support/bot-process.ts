@@ -211,6 +211,17 @@ export function listensOn(pid: number, port: number): boolean {
  * const bot = await startBotProcess({ env: { SLACK_API_URL: slack.url, DB_FILE: file } });
  * await bot.kill(); // SIGKILL, like a crash
  */
+/** True once the process at `url` no longer accepts connections (it is stopping): `/healthz` is not answered. */
+export async function refusesConnections(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
+    await response.body?.cancel();
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 export async function startBotProcess(options: BotProcessOptions): Promise<BotProcess> {
   for (let attempt = 1; ; attempt++) {
     const started = await startOnce(options);
