@@ -31,11 +31,11 @@ const healthBecomes = (bot: BotProcess, code: number) =>
   );
 
 /**
- * Waits until the worker thread has opened its connection: opening sets the file's mode (0600), which would
- * undo a permission change made before it.
+ * Waits until both worker threads (the run worker and the console's, with the default WORKERS=1) have opened
+ * their connections, so that the changes below are made to a file no thread is still opening.
  */
 const workerReady = (bot: BotProcess) =>
-  waitUntil(async () => (await health(bot)).body.workers === 1, { timeoutMs: 10_000 });
+  waitUntil(async () => (await health(bot)).body.workers === 2, { timeoutMs: 30_000 });
 
 /**
  * `/healthz` reports the database, probed for writes (a read-only or removed SQLite file, a read-only

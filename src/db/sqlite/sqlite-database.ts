@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -21,15 +21,16 @@ const STATEMENT_CACHE_SIZE = 500;
 const CACHE_KIB = 2_000;
 
 /**
- * Opens (creating when needed, mode 0600) the SQLite file, sets WAL and a busy timeout, and applies every
- * migration. `:memory:` is accepted for tests. Several processes may open one file: SQLite serialises their
+ * Opens (creating when needed, mode 0600; an existing file loses its group's and others' bits) the SQLite file,
+ * sets WAL and a busy timeout, and applies every migration. `:memory:` is accepted for tests. Several processes may open one file: SQLite serialises their
  * write transactions, and each waits up to the busy timeout for the others.
  */
 export function openSqliteDatabase(path: string): SqlDatabase {
   if (path !== ':memory:') {
     mkdirSync(dirname(resolve(path)), { recursive: true });
     if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
-    chmodSync(path, 0o600);
+    // Nobody else may read it (tokens, conversations); a file the operator made read-only stays read-only.
+    chmodSync(path, statSync(path).mode & 0o700);
   }
   const sqlite = new Database(path);
   // The busy timeout first: switching to WAL needs a lock that another process may be holding.
