@@ -1,5 +1,5 @@
-import type { RunUsage } from '../audit/usage.js';
 import { APPROVAL_STATUSES, type ApprovalStatus } from './approval.js';
+import { bucketPercentile, type WaitBucketCount } from './wait-buckets.js';
 
 /** One UTC day in milliseconds: figures are bucketed by the UTC day of their time. */
 export const DAY_MS = 86_400_000;
@@ -11,25 +11,43 @@ export const TOP_TOKEN_SERIES = 6;
 /** The line that sums people or tools past the top ones. */
 export const OTHERS = '(others)';
 
-/** Which workspace and which times (epoch ms, both included) the figures are over. */
+/**
+ * Which workspace and which times (epoch ms, both included) the figures are over: whole UTC days, from the start
+ * of `since`'s day to the end of `until`'s (see {@link wholeDays}), since the database keeps them per day.
+ */
 export interface TrendWindow {
   teamId: string;
   since: number;
   until: number;
 }
 
-/** What the store reads for the charts, grouped by UTC day number (`floor(epoch ms / DAY_MS)`) where it can. */
+/** The window widened to whole UTC days: from the start of `since`'s day to the last millisecond of `until`'s. */
+export function wholeDays(window: TrendWindow): TrendWindow {
+  return {
+    teamId: window.teamId,
+    since: Math.floor(window.since / DAY_MS) * DAY_MS,
+    until: (Math.floor(window.until / DAY_MS) + 1) * DAY_MS - 1,
+  };
+}
+
+/**
+ * What the store reads for the charts, from the database's daily totals (src/db/schema/daily-totals.ts),
+ * grouped by UTC day number (`floor(epoch ms / DAY_MS)`) where the figure is per day.
+ */
 export interface TrendRows {
   /** Requests made in the window, by the day they were made and their current status. */
   requestsByDay: { day: number; status: ApprovalStatus; count: number }[];
-  /** Time from request to decision of the requests made in the window that were decided. */
-  waits: { tool: string; waitMs: number }[];
+  /** Requests made in the window that were decided, per tool and bucket of their time to decision. */
+  waits: ({ tool: string } & WaitBucketCount)[];
   /** Requests made in the window per tool. */
   tools: { tool: string; count: number }[];
   /** Expiries and escalations recorded in the window, by day. */
   deadlines: { day: number; kind: 'approval.expired' | 'approval.escalated'; count: number }[];
-  /** Runs that ended in the window, with their usage and when they ended. */
-  runs: (RunUsage & { at: number })[];
+  /**
+   * Tokens of the runs that ended in the window, per day: by the person who started each run (null when the log
+   * does not say), and by each tool it called (null for runs that called none).
+   */
+  tokens: { day: number; series: 'person' | 'tool'; key: string | null; tokens: number }[];
 }
 
 /** A number per day of the window, for one person, tool or outcome. */
@@ -47,7 +65,7 @@ export interface ApprovalTrends {
   days: string[];
   /** Requests per day by current status; only statuses that occur. */
   requestsPerDay: DailySeries[];
-  /** Per tool, time to decision: nearest-rank p50 and p90 over decided requests. */
+  /** Per tool, time to decision: nearest-rank p50 and p90 over decided requests, within 5 % (wait-buckets.ts). */
   decisionTime: { tool: string; decided: number; p50Ms: number; p90Ms: number }[];
   /** The most requested tools, most first. */
   topTools: { tool: string; requests: number }[];
@@ -55,11 +73,6 @@ export interface ApprovalTrends {
   escalatedPerDay: number[];
   /** Total tokens per day, by the person who started the run and by the tools it called. */
   tokens: { byPerson: DailySeries[]; byTool: DailySeries[] };
-}
-
-/** The p-th percentile (0 < p ≤ 1) of sorted values by nearest rank: a value that occurred. */
-export function nearestRank(sorted: readonly number[], p: number): number {
-  return sorted[Math.max(Math.ceil(p * sorted.length) - 1, 0)] ?? 0;
 }
 
 /** `2026-05-01` for a UTC day number. */
@@ -101,51 +114,47 @@ export function buildTrends(rows: TrendRows, window: TrendWindow): ApprovalTrend
     expiredPerDay: expired,
     escalatedPerDay: escalated,
     tokens: {
-      byPerson: tokenSeries(rows.runs, (run) => [run.userId ?? '(unknown)'], first, count),
-      byTool: tokenSeries(
-        rows.runs,
-        (run) => (run.tools.length > 0 ? [...new Set(run.tools)] : ['(no tool)']),
-        first,
-        count,
-      ),
+      byPerson: tokenSeries(rows.tokens, 'person', UNKNOWN_PERSON, first, count),
+      byTool: tokenSeries(rows.tokens, 'tool', NO_TOOL, first, count),
     },
   };
 }
 
 function decisionTimes(waits: TrendRows['waits']): ApprovalTrends['decisionTime'] {
-  const perTool = new Map<string, number[]>();
-  for (const w of waits) perTool.set(w.tool, [...(perTool.get(w.tool) ?? []), w.waitMs]);
+  const perTool = new Map<string, WaitBucketCount[]>();
+  for (const { tool, ...bucket } of waits) perTool.set(tool, [...(perTool.get(tool) ?? []), bucket]);
   return [...perTool]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([tool, values]) => {
-      const sorted = values.sort((a, b) => a - b);
-      return {
-        tool,
-        decided: sorted.length,
-        p50Ms: nearestRank(sorted, 0.5),
-        p90Ms: nearestRank(sorted, 0.9),
-      };
-    });
+    .map(([tool, buckets]) => ({
+      tool,
+      decided: sum(buckets.map((b) => b.count)),
+      p50Ms: bucketPercentile(buckets, 0.5) ?? 0,
+      p90Ms: bucketPercentile(buckets, 0.9) ?? 0,
+    }));
 }
 
+/** The key of tokens whose run's starter the log does not name, and of runs that called no tool. */
+const UNKNOWN_PERSON = '(unknown)';
+const NO_TOOL = '(no tool)';
+
 /**
- * Tokens per day per key (a run counts under each of its keys, as `npm run audit -- usage` counts it), the
- * largest totals first; past `TOP_TOKEN_SERIES` the rest are summed in one `(others)` line.
+ * Tokens per day per key of one series (a run counts under each of its keys, as `npm run audit -- usage`
+ * counts it), the largest totals first; past `TOP_TOKEN_SERIES` the rest are summed in one `(others)` line.
  */
 function tokenSeries(
-  runs: TrendRows['runs'],
-  keysOf: (run: RunUsage) => string[],
+  tokens: TrendRows['tokens'],
+  series: 'person' | 'tool',
+  missingKey: string,
   first: number,
   count: number,
 ): DailySeries[] {
   const perKey = new Map<string, number[]>();
-  for (const run of runs) {
-    const slot = Math.floor(run.at / DAY_MS) - first;
-    for (const key of keysOf(run)) {
-      const series = perKey.get(key) ?? new Array<number>(count).fill(0);
-      series[slot] = (series[slot] ?? 0) + run.promptTokens + run.completionTokens;
-      perKey.set(key, series);
-    }
+  for (const row of tokens) {
+    if (row.series !== series) continue;
+    const key = row.key ?? missingKey;
+    const perDay = perKey.get(key) ?? new Array<number>(count).fill(0);
+    perDay[row.day - first] = (perDay[row.day - first] ?? 0) + row.tokens;
+    perKey.set(key, perDay);
   }
   const ranked = [...perKey]
     .map(([key, perDay]) => ({ key, perDay, total: sum(perDay) }))

@@ -166,12 +166,3 @@ export interface ApprovalReports {
 
 /** Every audit query, as the database answers them in one store. */
 export type AuditQueries = AuditLogQueries & ApprovalLists & ApprovalReports;
-
-/** The median of a list of numbers; null for an empty list. */
-export function median(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  const upper = sorted[mid] ?? 0;
-  return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? 0) + upper) / 2;
-}

@@ -1,20 +1,14 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { APPROVAL_STATUSES } from '../approvals/approval.js';
-import {
-  type ApprovalReports,
-  type AuditQueries,
-  type DecidedQuery,
-  median,
-} from '../approvals/audit-queries.js';
-import { usageTotals } from '../audit/usage.js';
+import type { ApprovalReports, AuditQueries, DecidedQuery } from '../approvals/audit-queries.js';
+import { bucketPercentile } from '../approvals/wait-buckets.js';
 import { toApprovalRecord } from './approval-rows.js';
 import { createAuditLogQueries, toStoredEvent, where } from './audit-log-store.js';
 import { DECISION_TIME, NOT_PENDING } from './schema/approval-order.js';
 import { readEnum, readNumber, readString } from './sql/columns.js';
 import { type Program, row, rows } from './sql/program.js';
 import type { SqlDatabase } from './sql/sql-database.js';
-import { readTrends } from './trend-queries.js';
-import { readRunUsage } from './usage-queries.js';
+import { readStats, readTrends } from './trend-queries.js';
 
 export function createAuditQueryStore(db: SqlDatabase): AuditQueries {
   function* approvalPage(condition: SQL, order: SQL, limit: number, offset: number) {
@@ -90,32 +84,17 @@ export function createAuditQueryStore(db: SqlDatabase): AuditQueries {
       }),
 
     stats: (teamId, since) =>
-      db.read(function* (): Program<Awaited<ReturnType<ApprovalReports['stats']>>> {
-        const scope = where([
-          sql`team_id = ${teamId}`,
-          since === undefined ? undefined : sql`created_at >= ${since}`,
-        ]);
-        const counts = yield* rows(sql`select tool_name, status, count(*) as n from approvals where ${scope}
-          group by tool_name, status order by tool_name, status`);
-        const waits = yield* rows(sql`select decided_at - created_at as wait from approvals
-          where ${scope} and decided_at is not null`);
-        const decided = waits.map((w) => readNumber(w, 'wait'));
-        const usage = usageTotals(
-          yield* readRunUsage(db.dialect, { teamId, ...(since === undefined ? {} : { since }) }),
-        );
+      db.read(function* () {
+        const { counts, waits, usage } = yield* readStats(teamId, since);
         return {
-          counts: counts.map((c) => ({
-            tool: readString(c, 'tool_name'),
-            status: readEnum(c, 'status', APPROVAL_STATUSES),
-            count: readNumber(c, 'n'),
-          })),
-          medianDecisionMs: median(decided),
-          decided: decided.length,
+          counts,
+          medianDecisionMs: bucketPercentile(waits, 0.5),
+          decided: waits.reduce((sum, w) => sum + w.count, 0),
           usage,
         };
       }),
 
-    trends: (window) => db.read(() => readTrends(db.dialect, window)),
+    trends: (window) => db.read(() => readTrends(window)),
 
     requestsBy: (teamId, userId, limit) =>
       db.read(function* () {

@@ -1,6 +1,7 @@
 import { getTableColumns, getTableName, is, sql } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import * as schema from './postgres/schema.js';
+import { approvalDays, approvalWaitDays, deadlineDays, runUsageDays } from './schema/daily-totals.js';
 import { readNumber, readString } from './sql/columns.js';
 import { count, type Row, row, rows } from './sql/program.js';
 import type { SqlDatabase } from './sql/sql-database.js';
@@ -24,10 +25,15 @@ interface Table {
   serialId: boolean;
 }
 
-/** Every table of the PostgreSQL schema (the same tables as SQLite's), with its column names. */
+/**
+ * Every table of the PostgreSQL schema (the same tables as SQLite's), with its column names, but the daily
+ * totals: the target's triggers add them up again as the rows they count are copied.
+ */
 function tables(): Table[] {
+  const derived = [approvalDays, approvalWaitDays, deadlineDays, runUsageDays].map((t) => t.name as string);
   const found: PgTable[] = [];
-  for (const value of Object.values(schema)) if (is(value, PgTable)) found.push(value);
+  for (const value of Object.values(schema))
+    if (is(value, PgTable) && !derived.includes(getTableName(value))) found.push(value);
   return found.map((table) => {
     const columns = Object.values(getTableColumns(table));
     return {

@@ -1,6 +1,12 @@
 import { Hono } from 'hono';
 import { html } from 'hono/html';
-import { buildTrends, DAY_MS, MAX_TREND_DAYS, type TrendWindow } from '../approvals/approval-trends.js';
+import {
+  buildTrends,
+  DAY_MS,
+  MAX_TREND_DAYS,
+  type TrendWindow,
+  wholeDays,
+} from '../approvals/approval-trends.js';
 import { parseTimePoint } from '../audit/time-filter.js';
 import { type ConsoleDeps, type ConsoleEnv, rolesOf } from './console-deps.js';
 import { apiError } from './decide-routes.js';
@@ -43,7 +49,8 @@ export function chartsRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
 /**
  * The window of the charts from the address: `since` and `until` as `npm run audit` reads them (a span such as
- * `30d`, or a date; a bare `until` date includes its day), by default the last 30 days, at most 366 days long.
+ * `30d`, or a date; a bare `until` date includes its day), by default the last 30 days, at most 366 days long;
+ * widened to whole UTC days (the figures are kept per day).
  */
 export function trendWindow(
   teamId: string,
@@ -58,5 +65,5 @@ export function trendWindow(
   if (since > until) return { ok: false, message: 'since must come before until.' };
   if (until - since > MAX_TREND_DAYS * DAY_MS)
     return { ok: false, message: `The range may span at most ${MAX_TREND_DAYS} days.` };
-  return { ok: true, window: { teamId, since, until } };
+  return { ok: true, window: wholeDays({ teamId, since, until }) };
 }

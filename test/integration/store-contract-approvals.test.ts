@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bucketWait, waitBucket } from '../../src/approvals/wait-buckets.js';
 import { auditEvent } from '../../src/audit/audit-event.js';
 import { verifyChain } from '../../src/audit/verify-chain.js';
 import { seedApproval } from '../support/audit-seed.js';
@@ -176,7 +177,8 @@ describe.each(DATABASE_KINDS)('approval stores on %s', (kind) => {
         { tool: 'create_note', status: 'pending', count: 1 },
         { tool: 'delete_note', status: 'rejected', count: 1 },
       ],
-      medianDecisionMs: 60_000,
+      // Read from its wait bucket: within 5 %.
+      medianDecisionMs: bucketWait(waitBucket(60_000)),
       decided: 1,
       usage: { runs: 0, unrecorded: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0 },
     });

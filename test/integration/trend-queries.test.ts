@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { waitBucket } from '../../src/approvals/wait-buckets.js';
 import { auditEvent } from '../../src/audit/audit-event.js';
 import { audit } from '../../src/db/sql/program.js';
 import { runEvents, seedApproval } from '../support/audit-seed.js';
@@ -7,7 +8,7 @@ import { DATABASE_KINDS, openTestStores } from '../support/test-database.js';
 const at = (iso: string) => Date.parse(iso);
 
 describe.each(DATABASE_KINDS)('the charts’ figures on %s', (kind) => {
-  it('groups by UTC day in SQL the same way on both engines, within the window and the workspace', async () => {
+  it('reads the daily totals by UTC day the same way on both engines, within the window and the workspace', async () => {
     const t = await openTestStores(kind);
     try {
       const seed = (status: 'approved' | 'expired', made: string, teamId = 'T1') =>
@@ -38,16 +39,14 @@ describe.each(DATABASE_KINDS)('the charts’ figures on %s', (kind) => {
         { day: day('2026-03-01T00:00:00Z'), status: 'approved', count: 2 },
         { day: day('2026-03-02T00:00:00Z'), status: 'expired', count: 1 },
       ]);
-      expect(rows.waits).toEqual([
-        { tool: 'create_note', waitMs: 90_000 },
-        { tool: 'create_note', waitMs: 90_000 },
-      ]);
+      expect(rows.waits).toEqual([{ tool: 'create_note', bucket: waitBucket(90_000), count: 2 }]);
       expect(rows.tools).toEqual([{ tool: 'create_note', count: 3 }]);
       expect(rows.deadlines).toEqual([
         { day: day('2026-03-02T00:00:00Z'), kind: 'approval.escalated', count: 1 },
       ]);
-      expect(rows.runs.map((r) => [r.runId, r.userId, r.promptTokens + r.completionTokens, r.at])).toEqual([
-        ['run_1', 'U1', 12, at('2026-03-02T03:00:00Z')],
+      expect([...rows.tokens].sort((a, b) => a.series.localeCompare(b.series))).toEqual([
+        { day: day('2026-03-02T00:00:00Z'), series: 'person', key: 'U1', tokens: 12 },
+        { day: day('2026-03-02T00:00:00Z'), series: 'tool', key: null, tokens: 12 },
       ]);
     } finally {
       await t.close();

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  buildTrends,
-  DAY_MS,
-  nearestRank,
-  OTHERS,
-  TOP_TOKEN_SERIES,
-} from '../../src/approvals/approval-trends.js';
+import { buildTrends, DAY_MS, OTHERS, TOP_TOKEN_SERIES } from '../../src/approvals/approval-trends.js';
+import { bucketPercentile, bucketWait, waitBucket } from '../../src/approvals/wait-buckets.js';
 import { lineChart, PALETTE, stackedBarChart } from '../../src/web/pages/svg-charts.js';
 
 const render = async (markup: unknown) => String(await markup);
@@ -66,25 +61,33 @@ describe('server-side SVG charts', () => {
 });
 
 describe('the charts’ figures', () => {
-  it('takes percentiles by nearest rank, a value that occurred', () => {
-    expect(nearestRank([10, 20, 30, 40], 0.5)).toBe(20);
-    expect(nearestRank([10, 20, 30, 40], 0.9)).toBe(40);
-    expect(nearestRank([7], 0.9)).toBe(7);
+  it('takes percentiles by nearest rank over the wait buckets, within 5 % of the wait at that rank', () => {
+    const waits = [1, 999, 60_000, 61_000, 3_600_000, 86_400_000, 7 * 86_400_000];
+    for (const wait of waits) {
+      const middle = bucketWait(waitBucket(wait));
+      expect(Math.abs(middle - wait) / wait, `${wait} ms`).toBeLessThanOrEqual(0.05);
+    }
+    const counted = [
+      { bucket: waitBucket(10_000), count: 1 },
+      { bucket: waitBucket(20_000), count: 1 },
+      { bucket: waitBucket(30_000), count: 1 },
+      { bucket: waitBucket(40_000), count: 1 },
+    ];
+    expect(bucketPercentile(counted, 0.5)).toBe(bucketWait(waitBucket(20_000)));
+    expect(bucketPercentile(counted, 0.9)).toBe(bucketWait(waitBucket(40_000)));
+    expect(bucketPercentile([{ bucket: waitBucket(7), count: 3 }], 0.9)).toBe(bucketWait(waitBucket(7)));
+    expect(bucketPercentile([], 0.5)).toBeNull();
   });
 
   it('sums the people past the largest into one line, so the chart stays readable', () => {
-    const runs = Array.from({ length: TOP_TOKEN_SERIES + 2 }, (_, i) => ({
-      runId: `r${i}`,
-      teamId: 'T1',
-      userId: `U${i}`,
-      promptTokens: 100 - i,
-      completionTokens: 0,
-      recorded: true,
-      tools: [],
-      at: DAY_MS * 10,
+    const tokens = Array.from({ length: TOP_TOKEN_SERIES + 2 }, (_, i) => ({
+      day: 10,
+      series: 'person' as const,
+      key: `U${i}`,
+      tokens: 100 - i,
     }));
     const trends = buildTrends(
-      { requestsByDay: [], waits: [], tools: [], deadlines: [], runs },
+      { requestsByDay: [], waits: [], tools: [], deadlines: [], tokens },
       { teamId: 'T1', since: DAY_MS * 10, until: DAY_MS * 10 + 1 },
     );
     expect(trends.tokens.byPerson).toHaveLength(TOP_TOKEN_SERIES + 1);

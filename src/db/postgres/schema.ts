@@ -29,3 +29,7 @@ export const consoleSessions = pgTableOf(tables.consoleSessions);
 export const consoleLinks = pgTableOf(tables.consoleLinks);
 export const slackInstallations = pgTableOf(tables.slackInstallations);
 export const teamAdmins = pgTableOf(tables.teamAdmins);
+export const approvalDays = pgTableOf(tables.approvalDays);
+export const approvalWaitDays = pgTableOf(tables.approvalWaitDays);
+export const runUsageDays = pgTableOf(tables.runUsageDays);
+export const deadlineDays = pgTableOf(tables.deadlineDays);

@@ -7,6 +7,7 @@ export * from './approvals.js';
 export * from './audit.js';
 export * from './console.js';
 export * from './conversations.js';
+export * from './daily-totals.js';
 export * from './installations.js';
 export * from './notes.js';
 export * from './slack.js';

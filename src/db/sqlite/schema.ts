@@ -29,3 +29,7 @@ export const consoleSessions = sqliteTableOf(tables.consoleSessions);
 export const consoleLinks = sqliteTableOf(tables.consoleLinks);
 export const slackInstallations = sqliteTableOf(tables.slackInstallations);
 export const teamAdmins = sqliteTableOf(tables.teamAdmins);
+export const approvalDays = sqliteTableOf(tables.approvalDays);
+export const approvalWaitDays = sqliteTableOf(tables.approvalWaitDays);
+export const runUsageDays = sqliteTableOf(tables.runUsageDays);
+export const deadlineDays = sqliteTableOf(tables.deadlineDays);

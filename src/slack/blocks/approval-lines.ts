@@ -111,18 +111,6 @@ export function approvalSection(approval: ApprovalRecord, blockPrefix: string, e
   };
 }
 
-/** `45s`, `12m`, `3h 5m`, `2d 4h`: a wait as people say it. */
-export function humanDuration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 24) return m % 60 ? `${h}h ${m % 60}m` : `${h}h`;
-  const d = Math.floor(h / 24);
-  return h % 24 ? `${d}d ${h % 24}h` : `${d}d`;
-}
-
 export function context(blockId: string, text: string): KnownBlock {
   return { type: 'context', block_id: blockId, elements: [{ type: 'mrkdwn', text }] };
 }

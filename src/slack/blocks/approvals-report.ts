@@ -1,9 +1,10 @@
 import type { types } from '@slack/bolt';
 import type { ApprovalRecord } from '../../approvals/approval.js';
 import type { ApprovalStats, Page } from '../../approvals/audit-queries.js';
+import { approximateDuration } from '../../approvals/wait-buckets.js';
 import type { UsageTotals } from '../../audit/usage.js';
 import type { SlackMessage } from './approval-card.js';
-import { approvalSection, context, header, humanDuration } from './approval-lines.js';
+import { approvalSection, context, header } from './approval-lines.js';
 
 type KnownBlock = types.KnownBlock;
 
@@ -71,7 +72,7 @@ export function buildStatsReport(stats: ApprovalStats, sinceText: string | undef
   const median =
     stats.medianDecisionMs === null
       ? 'No request has been decided yet.'
-      : `Median time to decision: *${humanDuration(stats.medianDecisionMs)}* over ${stats.decided} decided requests.`;
+      : `Median time to decision: *${approximateDuration(stats.medianDecisionMs)}* over ${stats.decided} decided requests.`;
   const blocks: KnownBlock[] = [header('title', title)];
   // 40 tools a section, 20 sections at most: far more tools than any install has, within every limit.
   for (let i = 0; i < Math.min(lines.length, 800); i += 40) {

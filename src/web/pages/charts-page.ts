@@ -1,18 +1,8 @@
 import { html } from 'hono/html';
 import type { ApprovalTrends } from '../../approvals/approval-trends.js';
+import { approximateDuration } from '../../approvals/wait-buckets.js';
 import type { Markup } from './layout.js';
 import { groupedBarChart, lineChart, stackedBarChart } from './svg-charts.js';
-
-/** A duration in milliseconds as people read it: `45s`, `3m 20s`, `2h 5m`, `1d 4h`. */
-export function readableDuration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return s % 60 ? `${m}m ${s % 60}s` : `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 24) return m % 60 ? `${h}h ${m % 60}m` : `${h}h`;
-  return h % 24 ? `${Math.floor(h / 24)}d ${h % 24}h` : `${Math.floor(h / 24)}d`;
-}
 
 /**
  * The charts of a workspace's requests over a window, each drawn as SVG on the server with the table it was
@@ -50,7 +40,7 @@ ${groupedBarChart({
     { key: 'p50', values: t.decisionTime.map((d) => d.p50Ms) },
     { key: 'p90', values: t.decisionTime.map((d) => d.p90Ms) },
   ],
-  format: readableDuration,
+  format: approximateDuration,
 })}
 ${groupedBarChart({
   id: 'top-tools',

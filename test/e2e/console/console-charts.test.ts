@@ -9,6 +9,9 @@ const ADMIN = 'UADMIN';
 const AUDITOR = 'UAUDIT';
 const at = (iso: string) => Date.parse(iso);
 const RANGE = 'since=2026-03-01&until=2026-03-03';
+/** A time to decision as the figures give it: read from its wait bucket, within 5 % of the exact one. */
+const within = (ms: number) =>
+  expect.toSatisfy((read: number) => Math.abs(read - ms) <= ms * 0.05, `within 5 % of ${ms} ms`);
 
 /** The figure of one chart on the page, its marks, and its table's rows (label, then each cell). */
 function chart(page: string, id: string): { marks: number; rows: string[][]; svg: string } {
@@ -87,7 +90,7 @@ describe('web console: charts', () => {
     await h.close();
   });
 
-  it('the stats API gives exact figures per UTC day of the range, for the auditor’s workspace only', async () => {
+  it('the stats API gives the figures per UTC day of the range, for the auditor’s workspace only', async () => {
     const answer = await auditor.get(`/console/api/stats?${RANGE}`);
     expect(answer.status).toBe(200);
     const stats = (await answer.json()) as ApprovalTrends;
@@ -101,8 +104,8 @@ describe('web console: charts', () => {
       { key: 'expired', perDay: [0, 1, 0], total: 1 },
     ]);
     expect(stats.decisionTime).toEqual([
-      { tool: 'create_note', decided: 3, p50Ms: 120_000, p90Ms: 300_000 },
-      { tool: 'delete_note', decided: 1, p50Ms: 600_000, p90Ms: 600_000 },
+      { tool: 'create_note', decided: 3, p50Ms: within(120_000), p90Ms: within(300_000) },
+      { tool: 'delete_note', decided: 1, p50Ms: within(600_000), p90Ms: within(600_000) },
     ]);
     expect(stats.topTools).toEqual([
       { tool: 'create_note', requests: 4 },
