@@ -46,8 +46,13 @@ export function createAuditQueryStore(db: SqlDatabase): AuditQueries {
         const { teamId, userId, limit } = query;
         // One more than the page, to know whether another follows.
         const found = yield* rows(decidedPageQuery({ ...query, limit: limit + 1 }));
+        // The whole workspace's from its daily totals (a few rows per day, however many requests); one person's
+        // by counting their requests.
         const total = yield* row(
-          sql`select count(*) as n from approvals where ${decidedScope(teamId, userId)}`,
+          userId === undefined
+            ? sql`select cast(coalesce(sum(requests), 0) as bigint) as n from approval_days
+                where team_id = ${teamId} and ${NOT_PENDING}`
+            : sql`select count(*) as n from approvals where ${decidedScope(teamId, userId)}`,
         );
         const items = found.slice(0, limit);
         const last = items.at(-1);
