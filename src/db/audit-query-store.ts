@@ -1,12 +1,11 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { APPROVAL_STATUSES } from '../approvals/approval.js';
-import type { ApprovalReports, AuditQueries, DecidedQuery } from '../approvals/audit-queries.js';
+import type { AuditQueries, DecidedQuery } from '../approvals/audit-queries.js';
 import { bucketPercentile } from '../approvals/wait-buckets.js';
 import { toApprovalRecord } from './approval-rows.js';
 import { createAuditLogQueries, toStoredEvent, where } from './audit-log-store.js';
 import { DECISION_TIME, NOT_PENDING } from './schema/approval-order.js';
 import { readEnum, readNumber, readString } from './sql/columns.js';
-import { type Program, row, rows } from './sql/program.js';
+import { row, rows } from './sql/program.js';
 import type { SqlDatabase } from './sql/sql-database.js';
 import { readStats, readTrends } from './trend-queries.js';
 
