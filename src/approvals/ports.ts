@@ -1,6 +1,7 @@
 import type { AuditInput } from '../audit/audit-event.js';
 import type { SurfaceKind } from '../surfaces.js';
 import type { ApprovalRecord, ApprovalRule } from './approval.js';
+import type { RemovedWorkspaces } from './removed-workspaces.js';
 import type { Workspace } from './team-admins.js';
 
 export type Vote = 'approve' | 'reject';
@@ -83,12 +84,12 @@ export interface ApprovalTimerStore {
     audit: (approval: ApprovalRecord) => AuditInput[],
   ): Promise<{ approval: ApprovalRecord; runClaimed: boolean }[]>;
   /**
-   * Marks every pending request of a workspace's (or an Enterprise Grid organisation's) Slack conversations
+   * Marks every pending request of the Slack conversations of workspaces the app was removed from
    * `expired` with `reason` (the app was removed from it), as `expireDue` does: `audit(a)` recorded with each,
    * its run claimed when settled.
    */
   expireWorkspace(
-    scope: { teamId: string } | { enterpriseId: string },
+    scope: RemovedWorkspaces,
     now: number,
     reason: string,
     audit: (approval: ApprovalRecord) => AuditInput[],

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { webApi } from '@slack/bolt';
 import { type ApprovalPolicy, ReloadablePolicy } from '../approvals/policy.js';
+import { workspacesLeft } from '../approvals/removed-workspaces.js';
 import { expireRemovedWorkspace } from '../approvals/workspace-removal.js';
 import { auditEvent } from '../audit/audit-event.js';
 import { pushLag, WEBHOOK_SINK } from '../audit/audit-push.js';
@@ -179,7 +180,15 @@ export async function createBot(
     registerUninstallListeners(runtime.app, {
       installations,
       // Expired here, followed up where the work runs (the card, the run told, App Home).
-      removed: async (scope, reason) => {
+      removed: async (removal, reason) => {
+        const scope = workspacesLeft(removal, await installations.installs());
+        if (!scope) {
+          logger.info("the organisation's install still serves the workspace: nothing there ends", {
+            teamId: removal.teamId,
+            enterpriseId: removal.enterpriseId,
+          });
+          return 0;
+        }
         const dropped = await dropRemovedWorkspace(started.stores.deliveries, scope, started.clock.now());
         if (dropped > 0)
           logger.warn('deliveries owed to the removed workspace were dropped', { ...scope, dropped });

@@ -1,4 +1,5 @@
 import { approvalScope } from '../approvals/approval.js';
+import type { RemovedWorkspaces } from '../approvals/removed-workspaces.js';
 import { type AuditInput, auditEvent } from '../audit/audit-event.js';
 import type { Delivery, DeliveryRetries, OwedDelivery } from './store-ports.js';
 
@@ -6,13 +7,13 @@ import type { Delivery, DeliveryRetries, OwedDelivery } from './store-ports.js';
 export const DROPPED_APP_REMOVED = 'app_removed';
 
 /**
- * When the app is removed from a workspace (or an organisation): every delivery still owed there is dropped at
+ * When the app is removed from workspaces (see `workspacesLeft`): every delivery still owed there is dropped at
  * once, each audited as `delivery.dropped` (`reason: app_removed`), so the outbox never tries it with a token
  * that is gone, and a reinstall starts with nothing old to send. Resolves with how many were dropped.
  */
 export function dropRemovedWorkspace(
   outbox: Pick<DeliveryRetries, 'dropWorkspace'>,
-  scope: { teamId: string } | { enterpriseId: string },
+  scope: RemovedWorkspaces,
   at: number,
 ): Promise<number> {
   return outbox.dropWorkspace(scope, (owed) => [droppedOwedEvent(owed, at)]);

@@ -1,3 +1,4 @@
+import type { RemovedWorkspaces } from '../approvals/removed-workspaces.js';
 import type { HistoryItem } from '../agent/history.js';
 import type { RunState } from '../agent/run-state.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
@@ -163,11 +164,11 @@ export interface DeliveryRetries {
   /** A delivery this process took is owed no more (its workspace removed the app), recorded with `audit`. */
   dropped(delivery: Delivery, audit: AuditInput[]): Promise<void>;
   /**
-   * Every delivery owed in the conversations of a workspace (or organisation) the app was removed from is owed
-   * no more, each recorded with the events `audit` makes of it; resolves with how many.
+   * Every delivery owed in the conversations of workspaces the app was removed from is owed no more, each
+   * recorded with the events `audit` makes of it; resolves with how many.
    */
   dropWorkspace(
-    scope: { teamId: string } | { enterpriseId: string },
+    scope: RemovedWorkspaces,
     audit: (owed: OwedDelivery) => AuditInput[],
   ): Promise<number>;
 }

@@ -6,6 +6,7 @@ import { type AuditInput, SYSTEM_ACTOR } from '../audit/audit-event.js';
 import type { SurfaceKind } from '../surfaces.js';
 import { lockApproval, toApprovalRecord } from './approval-rows.js';
 import { claimRunIfSettled, lockRunThenApproval } from './approval-store.js';
+import { inRemovedWorkspaces } from './removed-scope.js';
 import { readString } from './sql/columns.js';
 import { audit, count, rows } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
@@ -51,9 +52,7 @@ export function createApprovalTimerStore(ctx: StoreContext): ApprovalTimerStore 
     },
 
     expireWorkspace(scope, now, reason, events) {
-      const of =
-        'teamId' in scope ? sql`a.team_id = ${scope.teamId}` : sql`a.enterprise_id = ${scope.enterpriseId}`;
-      return expire(pendingDue('slack', of), now, reason, events);
+      return expire(pendingDue('slack', inRemovedWorkspaces('a', scope)), now, reason, events);
     },
 
     async claimEscalations(now, surface, events) {

@@ -2,6 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { DELIVERY_KINDS, readCardUpdate, storedCardUpdate } from '../conversations/delivery.js';
 import type { Delivery, DeliveryOutbox } from '../conversations/store-ports.js';
 import { toApprovalRecord } from './approval-rows.js';
+import { inRemovedWorkspaces } from './removed-scope.js';
 import { leaseColumns, takableLease } from './run-rows.js';
 import { readEnum, readNumber, readOptionalString, readString } from './sql/columns.js';
 import { audit, count, type Program, type Row, rows } from './sql/program.js';
@@ -104,8 +105,7 @@ export function createDeliveryOutbox(ctx: StoreContext): DeliveryOutbox {
 
     dropWorkspace(scope, events) {
       return db.write(function* () {
-        const of =
-          'teamId' in scope ? sql`c.team_id = ${scope.teamId}` : sql`c.enterprise_id = ${scope.enterpriseId}`;
+        const of = inRemovedWorkspaces('c', scope);
         const owed =
           yield* rows(sql`select d.id, d.kind, d.conversation_id, d.run_id, d.approval_id, d.attempts,
             c.team_id, c.enterprise_id

@@ -1,5 +1,6 @@
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
 import { z } from 'zod';
+import type { InstallKey } from '../../approvals/removed-workspaces.js';
 import { auditEvent } from '../../audit/audit-event.js';
 import type { Clock } from '../../clock.js';
 import { AppError } from '../../errors.js';
@@ -26,6 +27,8 @@ export interface SealedInstallations extends InstallationStore {
   botToken(teamId: string, enterpriseId?: string, refused?: string): Promise<string | undefined>;
   /** Every installation, with its bot token when it can be read (the health check's list). */
   workspaces(): Promise<InstalledWorkspace[]>;
+  /** Whose every installation is, without opening any. */
+  installs(): Promise<InstallKey[]>;
   /** Deletes an installation's tokens for good, audited; false when none was stored. */
   remove(
     key: { teamId?: string | undefined; enterpriseId?: string | undefined },
@@ -174,6 +177,13 @@ export function createSealedInstallations(
         listed.push({ teamId: row.teamId, enterpriseId: row.enterpriseId, botToken });
       }
       return listed;
+    },
+    async installs() {
+      return (await records.all()).map(({ teamId, enterpriseId, enterpriseInstall }) => ({
+        teamId,
+        enterpriseId,
+        enterpriseInstall,
+      }));
     },
     async remove(key, reason) {
       // Exactly this workspace's (or organisation's) install: never the organisation's for one workspace.

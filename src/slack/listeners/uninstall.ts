@@ -6,14 +6,14 @@ import type { RemovalReason, SealedInstallations } from '../installations/instal
 /**
  * Installs into several workspaces: `app_uninstalled` (the app was removed) and `tokens_revoked` (its bot
  * token was) delete that installation's tokens, audited, so no later call for the workspace uses them; then
- * `removed` ends what waited there (its pending requests expire). Slack sends both without asking Bolt's
- * `authorize` (the token is gone already).
+ * `removed` ends what waited in the workspaces left without the app (see `workspacesLeft`). Slack sends both
+ * without asking Bolt's `authorize` (the token is gone already).
  */
 export function registerUninstallListeners(
   app: App,
   deps: {
     installations: Pick<SealedInstallations, 'remove'>;
-    removed: (scope: { teamId: string } | { enterpriseId: string }, reason: RemovalReason) => Promise<number>;
+    removed: (removal: Removal, reason: RemovalReason) => Promise<number>;
     logger: Logger;
   },
 ): void {
@@ -26,25 +26,16 @@ export function registerUninstallListeners(
     },
     reason: RemovalReason,
   ) => {
-    const key = context.isEnterpriseInstall
-      ? { enterpriseId: context.enterpriseId }
-      : { teamId: context.teamId };
+    const orgWide = context.isEnterpriseInstall === true;
+    const key = orgWide ? { enterpriseId: context.enterpriseId } : { teamId: context.teamId };
     try {
       const removed = await installations.remove(key, reason);
       logger.warn('app removed from a workspace: its tokens are deleted', { ...key, reason, removed });
-      // An organisation's install: the requests of every workspace of the organisation it served.
-      const scope = context.isEnterpriseInstall
-        ? context.enterpriseId
-          ? { enterpriseId: context.enterpriseId }
-          : undefined
-        : context.teamId
-          ? { teamId: context.teamId }
-          : undefined;
-      if (scope) {
-        const expired = await deps.removed(scope, reason);
-        if (expired > 0)
-          logger.warn('pending requests of the removed workspace expired', { ...key, expired });
-      }
+      const expired = await deps.removed(
+        { teamId: context.teamId, enterpriseId: context.enterpriseId, orgWide },
+        reason,
+      );
+      if (expired > 0) logger.warn('pending requests of the removed workspace expired', { ...key, expired });
     } catch (error) {
       logger.error('an uninstall could not be recorded', { ...key, reason, error: describeError(error) });
     }
@@ -54,4 +45,11 @@ export function registerUninstallListeners(
     // Only the bot's token matters: user tokens (Sign in with Slack) are never kept.
     if ((event.tokens.bot ?? []).length > 0) await remove(context, 'tokens_revoked');
   });
+}
+
+/** An installation removed: a workspace's own, or (`orgWide`) its organisation's. */
+export interface Removal {
+  teamId?: string | undefined;
+  enterpriseId?: string | undefined;
+  orgWide: boolean;
 }
