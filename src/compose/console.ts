@@ -25,7 +25,7 @@ export function consoleSlack(
   return {
     clients: core.adapters.clients,
     installed: installations
-      ? async (teamId) => (await installations.botToken(teamId)) !== undefined
+      ? async (teamId, enterpriseId) => (await installations.botToken(teamId, enterpriseId)) !== undefined
       : undefined,
   };
 }
@@ -61,15 +61,18 @@ export function createConsoleFetch(...args: Parameters<typeof consoleDeps>): Con
 export function consoleDeps(
   core: Core,
   work: RunWork,
-  slack: { clients: SlackClients; installed?: ((teamId: string) => Promise<boolean>) | undefined },
+  slack: {
+    clients: SlackClients;
+    installed?: ((teamId: string, enterpriseId?: string) => Promise<boolean>) | undefined;
+  },
   config: Pick<Config, 'console' | 'adminUserIds' | 'slack' | 'logLevel'>,
   logger: Logger,
 ): ConsoleDeps {
   let team: Promise<string> | undefined;
   const { installed } = slack;
-  const installedTeam = async (teamId?: string): Promise<string> => {
+  const installedTeam = async (teamId?: string, enterpriseId?: string | null): Promise<string> => {
     if (installed) {
-      if (teamId !== undefined && (await installed(teamId))) return teamId;
+      if (teamId !== undefined && (await installed(teamId, enterpriseId ?? undefined))) return teamId;
       throw new AppError('slack.not_installed', 'The app is not installed in that workspace.');
     }
     team ??= slack.clients

@@ -23,6 +23,8 @@ export interface ConsoleAccessDeps {
 /** A person who proved who they are, in a workspace. */
 export interface Person {
   teamId: string;
+  /** Its workspace's Enterprise Grid organisation, when known (Slack's sign-in names it; a link does not). */
+  enterpriseId?: string | null;
   userId: string;
 }
 
@@ -103,7 +105,9 @@ export class ConsoleAccess {
     const now = this.#deps.clock.now();
     const token = newSecret();
     const session: ConsoleSession = {
-      ...person,
+      teamId: person.teamId,
+      enterpriseId: person.enterpriseId ?? null,
+      userId: person.userId,
       via,
       csrfToken: newSecret(),
       createdAt: now,

@@ -6,6 +6,8 @@ export type SignInMethod = 'slack' | 'link';
 /** A signed-in person, as the console serves them. */
 export interface ConsoleSession {
   teamId: string;
+  /** The workspace's Enterprise Grid organisation, as Slack's sign-in named it; null for a link's session. */
+  enterpriseId: string | null;
   userId: string;
   via: SignInMethod;
   /** What every state-changing request must carry back (header `X-CSRF-Token` or form field `csrf`). */
@@ -57,6 +59,8 @@ export type SlackIdentity =
   | {
       ok: true;
       teamId: string;
+      /** The workspace's Enterprise Grid organisation (`https://slack.com/enterprise_id`), when it has one. */
+      enterpriseId: string | null;
       userId: string;
       /** The `nonce` claim of the ID token: the one sent with the authorize request, unless replayed. */
       nonce: string | undefined;

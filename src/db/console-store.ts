@@ -7,6 +7,7 @@ import type { StoreContext } from './store-context.js';
 function toSession(r: Row): ConsoleSession {
   return {
     teamId: readString(r, 'team_id'),
+    enterpriseId: readOptionalString(r, 'enterprise_id'),
     userId: readString(r, 'user_id'),
     via: readEnum(r, 'via', ['slack', 'link'] as const),
     csrfToken: readString(r, 'csrf_token'),
@@ -23,8 +24,9 @@ export function createConsoleSessionStore({ db }: StoreContext): ConsoleSessionS
       return db.write(function* () {
         yield* count(sql`delete from console_sessions where last_seen_at < ${forgetBefore}`);
         yield* count(sql`insert into console_sessions
-          (token_hash, team_id, user_id, via, csrf_token, created_at, last_seen_at)
-          values (${tokenHash}, ${s.teamId}, ${s.userId}, ${s.via}, ${s.csrfToken}, ${s.createdAt}, ${s.lastSeenAt})`);
+          (token_hash, team_id, enterprise_id, user_id, via, csrf_token, created_at, last_seen_at)
+          values (${tokenHash}, ${s.teamId}, ${s.enterpriseId}, ${s.userId}, ${s.via}, ${s.csrfToken}, ${s.createdAt},
+            ${s.lastSeenAt})`);
         yield* audit(events);
       });
     },

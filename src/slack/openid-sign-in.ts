@@ -33,6 +33,7 @@ const idTokenClaims = z.object({
 const userInfo = z.object({
   sub: z.string().min(1),
   'https://slack.com/team_id': z.string().min(1),
+  'https://slack.com/enterprise_id': z.string().min(1).optional(),
   'https://slack.com/user_id': z.string().min(1),
 });
 
@@ -103,6 +104,7 @@ async function identify(
   return {
     ok: true,
     teamId: person.data['https://slack.com/team_id'],
+    enterpriseId: person.data['https://slack.com/enterprise_id'] ?? null,
     userId: person.data['https://slack.com/user_id'],
     nonce: claims.data.nonce,
   };

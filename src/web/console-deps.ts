@@ -35,9 +35,10 @@ export interface ConsoleDeps {
   chainCheck: Pick<ChainCheck, 'latest' | 'now'>;
   /**
    * The workspace a sign-in opens: the one the bot is installed in (one bot token: asked of Slack once), or,
-   * installed into several workspaces, `teamId` itself when the app is installed there. Rejects when none.
+   * installed into several workspaces, `teamId` itself when the app is installed there or in its Enterprise
+   * Grid organisation (`enterpriseId`). Rejects when none.
    */
-  installedTeam: (teamId?: string) => Promise<string>;
+  installedTeam: (teamId?: string, enterpriseId?: string | null) => Promise<string>;
   config: ConsoleConfig & { slackApiUrl: string };
   clock: Clock;
   logger: Logger;
@@ -61,14 +62,14 @@ export interface Roles {
  * are the workspace's listed ones or its own installer, never its organisation's installer (who is listed
  * once the workspace's admins are first changed).
  */
-export function sessionWorkspace(session: Pick<ConsoleSession, 'teamId'>): Workspace {
-  return { teamId: session.teamId, enterpriseId: undefined };
+export function sessionWorkspace(session: Pick<ConsoleSession, 'teamId' | 'enterpriseId'>): Workspace {
+  return { teamId: session.teamId, enterpriseId: session.enterpriseId ?? undefined };
 }
 
 /** A person's roles in the workspace of their session (an admin of one workspace is nothing in another). */
 export async function rolesOf(
   deps: Pick<ConsoleDeps, 'deciders'>,
-  session: Pick<ConsoleSession, 'teamId' | 'userId'>,
+  session: Pick<ConsoleSession, 'teamId' | 'enterpriseId' | 'userId'>,
 ): Promise<Roles> {
   const workspace = sessionWorkspace(session);
   return {

@@ -63,9 +63,9 @@ export function slackSignInRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     if (!code) return refuse(c, deps, 'slack_refused', undefined, c.req.query('error') ?? 'no_code');
     const who = await on.signIn.identify(code, redirectUri(c, deps));
     if (!who.ok) return refuse(c, deps, 'slack_refused', undefined, who.problem);
-    const person: Person = { teamId: who.teamId, userId: who.userId };
+    const person: Person = { teamId: who.teamId, enterpriseId: who.enterpriseId, userId: who.userId };
     if (who.nonce !== nonce) return refuse(c, deps, 'nonce_mismatch', person);
-    const installed = await deps.installedTeam(person.teamId).catch(() => undefined);
+    const installed = await deps.installedTeam(person.teamId, who.enterpriseId).catch(() => undefined);
     if (installed === undefined) return refuse(c, deps, 'slack_refused', person, 'installed_team_unknown');
     if (person.teamId !== installed) return refuse(c, deps, 'wrong_workspace', person);
     const opened = await deps.access.signIn(person, 'slack');

@@ -11,6 +11,8 @@ export const AUTHORIZE_PATH = '/openid/connect/authorize';
 export interface SignInPerson {
   userId: string;
   teamId: string;
+  /** The workspace's Enterprise Grid organisation, named in userInfo as Slack names it. */
+  enterpriseId?: string;
   name: string;
 }
 
@@ -20,7 +22,10 @@ export interface FakeSlackOpenId {
    * Who the authorize page signs in from now on (by default U1 of T1). `nonce` makes the ID tokens of the codes
    * it hands out carry that nonce instead of the one asked for, as a replayed ID token would.
    */
-  signInAs(person: { userId: string; teamId?: string; name?: string }, options?: { nonce?: string }): void;
+  signInAs(
+    person: { userId: string; teamId?: string; enterpriseId?: string; name?: string },
+    options?: { nonce?: string },
+  ): void;
   /** Every code handed out so far becomes unusable: `openid.connect.token` answers `invalid_code`. */
   invalidateCodes(): void;
   /** Answers a GET of the authorize page: a redirect to `redirect_uri` with a new code and the given state. */
@@ -75,6 +80,7 @@ export function createFakeSlackOpenId(): FakeSlackOpenId {
       sub: who.userId,
       'https://slack.com/user_id': who.userId,
       'https://slack.com/team_id': who.teamId,
+      ...(who.enterpriseId ? { 'https://slack.com/enterprise_id': who.enterpriseId } : {}),
       name: who.name,
       locale: 'en-US',
     });

@@ -10,6 +10,8 @@ export const consoleSessions = table(
   {
     tokenHash: text('token_hash').primaryKey(),
     teamId: text('team_id').notNull(),
+    /** The workspace's Enterprise Grid organisation, when Slack's sign-in named one (links name none). */
+    enterpriseId: text('enterprise_id'),
     userId: text('user_id').notNull(),
     /** How the person signed in. */
     via: text('via', { enum: ['slack', 'link'] }).notNull(),
