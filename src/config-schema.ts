@@ -110,6 +110,7 @@ export const envSchema = z.object({
     .optional(),
   AUDIT_WEBHOOK_BATCH: wholeNumber({ min: 1, max: 1000, unit: 'events' }).default(100),
   AUDIT_WEBHOOK_TIMEOUT_MS: wholeNumber({ min: 100, max: 120_000, unit: 'milliseconds' }).default(10_000),
+  AUDIT_WEBHOOK_MAX_BYTES: wholeNumber({ min: 65_536, max: 104_857_600, unit: 'bytes' }).default(1_048_576),
   AUDIT_SIGNING_KEY: z.string().min(1).optional(),
   OTEL_SDK_DISABLED: z.stringbool({ error: 'must be true or false' }).default(false),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ message: 'must be a URL such as http://collector:4318' }).optional(),

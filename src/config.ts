@@ -112,6 +112,8 @@ export interface AuditWebhookConfig {
   batchSize: number;
   /** A request not answered within this counts as failed and is retried. */
   timeoutMs: number;
+  /** A request's body at most, in bytes (a batch is cut short to fit; an event larger alone goes alone). */
+  maxBytes: number;
 }
 
 /** The SIEM the audit events are pushed to, and the key that signs checkpoints of the chain. */
@@ -210,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, purpose: ConfigPurpose = 'bot
                 secret: e.AUDIT_WEBHOOK_SECRET,
                 batchSize: e.AUDIT_WEBHOOK_BATCH,
                 timeoutMs: e.AUDIT_WEBHOOK_TIMEOUT_MS,
+                maxBytes: e.AUDIT_WEBHOOK_MAX_BYTES,
               }
             : undefined,
         signingKeyFile: e.AUDIT_SIGNING_KEY,

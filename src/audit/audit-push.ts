@@ -58,15 +58,31 @@ export function pushLag(state: PushState, now: number) {
 }
 
 /**
+ * How many of `lines` (events as JSON) one push carries: as many as fit in a body of `maxBytes`, and at least
+ * one, so an event larger than that alone still goes (alone).
+ */
+export function eventsThatFit(lines: readonly string[], maxBytes: number): number {
+  // `{"events":[` and `]}`, then each line and the comma before it.
+  let bytes = 13;
+  let fit = 0;
+  for (const line of lines) {
+    bytes += Buffer.byteLength(line) + (fit > 0 ? 1 : 0);
+    if (bytes > maxBytes && fit > 0) break;
+    fit += 1;
+  }
+  return fit;
+}
+
+/**
  * The body and headers of one push: `{"events":[…]}` with each event exactly as a line of `npm run audit --
- * list --format jsonl`, signed with HMAC-SHA256 over `v1:<timestamp>:<body>`.
+ * list --format jsonl` (`lines`, from `formatEvents`), signed with HMAC-SHA256 over `v1:<timestamp>:<body>`.
  */
 export function signedBatch(
-  rows: readonly ExportRow[],
+  lines: readonly string[],
   secret: string,
   nowMs: number,
 ): { body: string; headers: Record<string, string> } {
-  const body = `{"events":[${formatEvents(rows, 'jsonl').join(',')}]}`;
+  const body = `{"events":[${lines.join(',')}]}`;
   const timestamp = String(Math.floor(nowMs / 1000));
   return {
     body,
@@ -95,7 +111,7 @@ export interface AuditPusherDeps {
   fetch?: typeof fetch;
 }
 
-type Attempt = { ok: true } | { ok: false; reason: string };
+type Attempt = { ok: true } | { ok: false; reason: string; tooLarge?: boolean };
 
 /**
  * Pushes the audit log to a SIEM, in order, at least once: a batch is acknowledged in the database only after
@@ -110,6 +126,8 @@ export class AuditPusher {
   #inFlight: AbortController | undefined;
   #loop: Promise<void> | undefined;
   #claim: { ackedSeq: number; renewAt: number } | undefined;
+  /** Events per push after the receiver refused a body as too large (413), until it accepts one. */
+  #cap: number | undefined;
 
   constructor(deps: AuditPusherDeps) {
     this.#deps = deps;
@@ -141,21 +159,25 @@ export class AuditPusher {
           await this.#sleep(pollMs);
           continue;
         }
-        const rows = await this.#deps.store.after(acked, this.#deps.webhook.batchSize);
-        const last = rows.at(-1);
-        if (!last) {
+        const rows = await this.#deps.store.after(acked, this.#cap ?? this.#deps.webhook.batchSize);
+        if (rows.length === 0) {
           await this.#sleep(pollMs);
           continue;
         }
-        const attempt = await this.#post(rows);
-        if (this.#stopped) return;
+        const all = formatEvents(rows, 'jsonl');
+        const count = eventsThatFit(all, this.#deps.webhook.maxBytes);
+        const last = rows[count - 1];
+        const attempt = await this.#post(all.slice(0, count));
+        if (this.#stopped || !last) return;
         if (attempt.ok) {
           if (failures > 0) logger.info('audit webhook accepts events again', { afterFailures: failures });
           failures = 0;
+          this.#cap = undefined;
           await this.#acknowledged(acked, last.seq);
           continue;
         }
         failures += 1;
+        if (attempt.tooLarge) this.#tooLarge(count, rows[0]?.seq);
         logger.warn('audit webhook push failed; retrying', {
           reason: attempt.reason,
           firstSeq: rows[0]?.seq,
@@ -191,6 +213,21 @@ export class AuditPusher {
     this.#claim = this.#remember(claim, this.#deps.clock.now());
   }
 
+  /**
+   * The receiver refused `count` events as too large (HTTP 413): the next tries send half as many, down to one;
+   * one event it refuses alone is named in the log, with the fix, and tried again (nothing after it is sent).
+   */
+  #tooLarge(count: number, firstSeq: number | undefined): void {
+    if (count > 1) {
+      this.#cap = Math.ceil(count / 2);
+      return;
+    }
+    this.#deps.logger.error('the audit webhook refuses one event as too large', {
+      seq: firstSeq,
+      fix: 'raise the largest request body the receiver accepts; the push waits for it, in order',
+    });
+  }
+
   /** Renews at a third of what is left of the lease, as runs do. */
   #remember(claim: PushClaim, now: number) {
     return { ackedSeq: claim.ackedSeq, renewAt: now + Math.max(0, claim.leaseUntil - now) / 3 };
@@ -202,9 +239,9 @@ export class AuditPusher {
     return Math.min(max, base * 2 ** Math.min(failures - 1, 20));
   }
 
-  async #post(rows: readonly ExportRow[]): Promise<Attempt> {
+  async #post(lines: readonly string[]): Promise<Attempt> {
     const { webhook, clock } = this.#deps;
-    const { body, headers } = signedBatch(rows, webhook.secret, clock.now());
+    const { body, headers } = signedBatch(lines, webhook.secret, clock.now());
     const controller = new AbortController();
     this.#inFlight = controller;
     const timer = setTimeout(() => controller.abort(new Error('timeout')), webhook.timeoutMs);
@@ -220,7 +257,7 @@ export class AuditPusher {
       await response.body?.cancel().catch(() => undefined);
       return response.status >= 200 && response.status < 300
         ? { ok: true }
-        : { ok: false, reason: `HTTP ${response.status}` };
+        : { ok: false, reason: `HTTP ${response.status}`, tooLarge: response.status === 413 };
     } catch (error) {
       return {
         ok: false,

@@ -9,9 +9,12 @@ import { waitUntil } from '../support/wait.js';
 
 const SECRET = 'siem-shared-secret-0123456789';
 
-async function writeEvents(t: TestStores, n: number, from = 0): Promise<void> {
+async function writeEvents(t: TestStores, n: number, from = 0, padding = 0): Promise<void> {
   const events = Array.from({ length: n }, (_, i) =>
-    auditEvent('approval.reminded', { at: Date.now(), payload: { n: from + i, text: `event ${from + i}` } }),
+    auditEvent('approval.reminded', {
+      at: Date.now(),
+      payload: { n: from + i, text: `event ${from + i}${'.'.repeat(padding)}` },
+    }),
   );
   for (let i = 0; i < events.length; i += 200) {
     await t.db.write(function* () {
@@ -24,12 +27,12 @@ describe.each(DATABASE_KINDS)('pushing the audit log to a SIEM, on %s', (kind) =
   let t: TestStores;
   let siem: FakeSiem;
   const pushers: AuditPusher[] = [];
-  const pusher = (stores: TestStores, batchSize = 100) => {
+  const pusher = (stores: TestStores, batchSize = 100, maxBytes = 1_048_576, logger = silentLogger) => {
     const p = new AuditPusher({
       store: stores.stores.auditPush,
-      webhook: { url: siem.url, secret: SECRET, batchSize, timeoutMs: 2000 },
+      webhook: { url: siem.url, secret: SECRET, batchSize, timeoutMs: 2000, maxBytes },
       clock: { now: () => Date.now() },
-      logger: silentLogger,
+      logger,
       pollMs: 20,
       retryBaseMs: 20,
       retryMaxMs: 100,
@@ -87,6 +90,43 @@ describe.each(DATABASE_KINDS)('pushing the audit log to a SIEM, on %s', (kind) =
     });
     expect(siem.accepted().map((e) => Number(e.seq))).toEqual([1, 2, 3, 4, 5]);
     expect(siem.requests.every((r) => r.signatureOk && r.events[0]?.seq === 1)).toBe(true);
+  });
+
+  it('cuts a batch short to AUDIT_WEBHOOK_MAX_BYTES, in order, and sends an event larger than that alone', async () => {
+    await writeEvents(t, 40, 0, 5_000);
+    await writeEvents(t, 1, 40, 80_000);
+    await writeEvents(t, 3, 41);
+    pusher(t, 100, 65_536).start();
+    await waitUntil(() => siem.accepted().length >= 44, { timeoutMs: 10_000 });
+    expect(siem.accepted().map((e) => Number(e.seq))).toEqual(Array.from({ length: 44 }, (_, i) => i + 1));
+    const sizes = siem.requests.map((r) => [r.events.length, r.bytes <= 65_536] as const);
+    // 12 events of about 5 KB fit in 64 KiB; the large one goes alone, over the bound; the rest follow.
+    expect(sizes).toEqual([
+      [12, true],
+      [12, true],
+      [12, true],
+      [4, true],
+      [1, false],
+      [3, true],
+    ]);
+  });
+
+  it('a receiver that answers 413 gets half as many events until it takes them; one too large alone is named in the log', async () => {
+    siem.limitBody(12_000);
+    const logged: string[] = [];
+    const logger = { ...silentLogger, error: (msg: string) => void logged.push(msg) };
+    await writeEvents(t, 20, 0, 2_000);
+    await writeEvents(t, 1, 20, 20_000);
+    pusher(t, 100, 1_048_576, logger).start();
+    await waitUntil(() => siem.accepted().length >= 20, { timeoutMs: 10_000 });
+    await waitUntil(() => logged.includes('the audit webhook refuses one event as too large'));
+    expect(siem.accepted().map((e) => Number(e.seq))).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    // 21 refused, then 11, 6, 3 and 5 at a time up to the large one, which is tried alone and refused.
+    const refused = siem.requests.filter((r) => r.status === 413).map((r) => r.events.length);
+    expect(refused.slice(0, 3)).toEqual([21, 11, 6]);
+    expect(refused.at(-1)).toBe(1);
+    expect(siem.requests.filter((r) => r.status === 200).every((r) => r.bytes <= 12_000)).toBe(true);
+    expect((await t.stores.auditPush.state(WEBHOOK_SINK)).ackedSeq).toBe(20);
   });
 
   it('throughput: 2000 events in batches of 100', async () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ExportRow } from '../../src/audit/audit-export.js';
+import { type ExportRow, formatEvents } from '../../src/audit/audit-export.js';
 import { signedBatch } from '../../src/audit/audit-push.js';
 import { freePort, REPO_ROOT } from '../support/bot-process.js';
 import { waitUntil } from '../support/wait.js';
@@ -56,9 +56,9 @@ describe('the receiver in docs/audit.md', () => {
     });
     const post = async (body: string, headers: Record<string, string>) =>
       (await fetch(`http://127.0.0.1:${port}/audit`, { method: 'POST', headers, body })).status;
-    const first = signedBatch([event(1), event(2)], SECRET, Date.now());
+    const first = signedBatch(formatEvents([event(1), event(2)], 'jsonl'), SECRET, Date.now());
     expect(await waitUntil(() => post(first.body, first.headers).catch(() => 0))).toBe(204);
-    const again = signedBatch([event(2), event(3)], SECRET, Date.now());
+    const again = signedBatch(formatEvents([event(2), event(3)], 'jsonl'), SECRET, Date.now());
     expect(await post(again.body, again.headers)).toBe(204);
     await waitUntil(() => out.split('\n').filter(Boolean).length === 3);
     expect(
@@ -68,11 +68,11 @@ describe('the receiver in docs/audit.md', () => {
         .map((l) => JSON.parse(l).seq),
     ).toEqual([1, 2, 3]);
 
-    const forged = signedBatch([event(4)], 'another-secret-0123456789', Date.now());
+    const forged = signedBatch(formatEvents([event(4)], 'jsonl'), 'another-secret-0123456789', Date.now());
     expect(await post(forged.body, forged.headers)).toBe(401);
-    const tampered = signedBatch([event(4)], SECRET, Date.now());
+    const tampered = signedBatch(formatEvents([event(4)], 'jsonl'), SECRET, Date.now());
     expect(await post(tampered.body.replace('U1', 'U2'), tampered.headers)).toBe(401);
-    const old = signedBatch([event(4)], SECRET, Date.now() - 600_000);
+    const old = signedBatch(formatEvents([event(4)], 'jsonl'), SECRET, Date.now() - 600_000);
     expect(await post(old.body, old.headers)).toBe(401);
   });
 });

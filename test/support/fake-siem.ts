@@ -12,6 +12,8 @@ export interface SiemEvent {
 
 export interface SiemRequest {
   status: number;
+  /** The body's size in bytes. */
+  bytes: number;
   signatureOk: boolean;
   events: SiemEvent[];
 }
@@ -25,6 +27,8 @@ export interface FakeSiem {
   requests: SiemRequest[];
   /** What the next requests are answered: a status code, or `hang` (no answer, a timeout for the bot). */
   answer(next: number | 'hang'): void;
+  /** The largest body it takes from now on, as a collector's limit: larger ones are answered 413. */
+  limitBody(bytes: number): void;
   /** Events accepted (2xx), in arrival order, duplicates included. */
   accepted(): SiemEvent[];
   close(): Promise<void>;
@@ -33,6 +37,7 @@ export interface FakeSiem {
 export async function startFakeSiem(secret: string): Promise<FakeSiem> {
   const requests: SiemRequest[] = [];
   let next: number | 'hang' = 200;
+  let maxBody = Number.POSITIVE_INFINITY;
   const server: LocalServer = await listenLocal(async (req, res) => {
     const body = await readBody(req);
     const timestamp = String(req.headers['x-audit-timestamp'] ?? '');
@@ -43,8 +48,9 @@ export async function startFakeSiem(secret: string): Promise<FakeSiem> {
       timingSafeEqual(Buffer.from(given), Buffer.from(expected)) &&
       Math.abs(Date.now() / 1000 - Number(timestamp)) < 300;
     const parsed = JSON.parse(body) as { events: SiemEvent[] };
-    const status = next === 'hang' ? 0 : signatureOk ? next : 401;
-    requests.push({ status, signatureOk, events: parsed.events });
+    const bytes = Buffer.byteLength(body);
+    const status = next === 'hang' ? 0 : !signatureOk ? 401 : bytes > maxBody ? 413 : next;
+    requests.push({ status, bytes, signatureOk, events: parsed.events });
     if (status === 0) return; // no answer: the bot's timeout ends it
     sendText(res, status, status < 300 ? 'ok' : 'failed');
   });
@@ -53,6 +59,9 @@ export async function startFakeSiem(secret: string): Promise<FakeSiem> {
     requests,
     answer(value) {
       next = value;
+    },
+    limitBody(bytes) {
+      maxBody = bytes;
     },
     accepted: () =>
       requests.filter((r) => r.status >= 200 && r.status < 300 && r.signatureOk).flatMap((r) => r.events),
