@@ -37,8 +37,10 @@ CREATE UNIQUE INDEX "approval_wait_days_key" ON "approval_wait_days" USING btree
 CREATE UNIQUE INDEX "deadline_days_key" ON "deadline_days" USING btree ("team_id","day","kind");--> statement-breakpoint
 CREATE UNIQUE INDEX "run_usage_days_key" ON "run_usage_days" USING btree ("team_id","day","series","series_key");--> statement-breakpoint
 -- The daily totals are kept by these triggers as rows are written (src/db/schema/daily-totals.ts). Those on
--- approvals are deferred to the commit, after the audit chain's head is taken (it is taken last): a decision
--- holds a total's row only while it holds the head, so totals add no lock order and no wait of their own.
+-- approvals are deferred to the commit and take the audit chain's head first (AUDIT_HEAD_LOCK of
+-- src/db/sql/sql-database.ts, held already by every transaction that records an event, and to its end), as
+-- those on audit_events fire under it: a total's row is only ever written under the head, one transaction at a
+-- time, so the totals add no lock order of their own.
 -- A request's team, tool and creation time never change; its status and decision time do.
 CREATE FUNCTION wait_bucket(wait bigint) RETURNS integer LANGUAGE sql IMMUTABLE AS $$
   SELECT floor(ln(greatest(wait, 1)::double precision) / ln(1.1::double precision))::integer
@@ -50,6 +52,9 @@ BEGIN
     IF OLD.status IS NOT DISTINCT FROM NEW.status AND OLD.decided_at IS NOT DISTINCT FROM NEW.decided_at THEN
       RETURN NULL;
     END IF;
+  END IF;
+  PERFORM pg_advisory_xact_lock(7120531);
+  IF TG_OP = 'UPDATE' THEN
     IF OLD.status IS DISTINCT FROM NEW.status THEN
       UPDATE approval_days SET requests = requests - 1
         WHERE team_id = OLD.team_id AND day = OLD.created_at / 86400000 AND tool_name = OLD.tool_name
@@ -99,11 +104,12 @@ EXCEPTION WHEN others THEN
 END;
 $$;
 --> statement-breakpoint
--- One count of a run's end as src/audit/usage.ts reads it: a number of at least 0 in the `usage` object, else null
--- (the run then counts as unrecorded).
+-- One count of a run's end as src/audit/usage.ts reads it: a number from 0 to 2^53 - 1 in the `usage` object,
+-- else null (the run then counts as unrecorded).
 CREATE FUNCTION audit_usage_count(doc jsonb, field text) RETURNS numeric LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE WHEN jsonb_typeof(doc -> 'usage' -> field) = 'number' THEN
-    CASE WHEN (doc -> 'usage' ->> field)::numeric >= 0 THEN (doc -> 'usage' ->> field)::numeric END
+    CASE WHEN (doc -> 'usage' ->> field)::numeric BETWEEN 0 AND 9007199254740991
+      THEN (doc -> 'usage' ->> field)::numeric END
   END
 $$;
 --> statement-breakpoint
@@ -118,10 +124,11 @@ CREATE VIEW run_usage_ends AS
   WHERE c.team_id IS NOT NULL AND c.run_id IS NOT NULL
     AND (c.kind = 'run.completed' OR (c.kind IN ('run.failed', 'run.cancelled') AND c.payload LIKE '%"usage":%'));
 --> statement-breakpoint
--- The tools each run called ('' for a run that called none is added where it is read).
+-- The tools each run called, by name ('' for a run that called none is added where it is read).
 CREATE VIEW run_tools AS
-  SELECT DISTINCT run_id, audit_payload_json(payload) ->> 'tool' AS tool FROM audit_events
-  WHERE run_id IS NOT NULL AND kind = 'tool.finished' AND audit_payload_json(payload) ->> 'tool' IS NOT NULL;
+  SELECT DISTINCT e.run_id, doc.json ->> 'tool' AS tool
+  FROM audit_events e, LATERAL (SELECT audit_payload_json(e.payload) AS json) doc
+  WHERE e.run_id IS NOT NULL AND e.kind = 'tool.finished' AND jsonb_typeof(doc.json -> 'tool') = 'string';
 --> statement-breakpoint
 CREATE FUNCTION run_usage_days_keep() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

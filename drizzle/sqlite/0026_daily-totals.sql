@@ -77,12 +77,12 @@ WHEN NEW.team_id IS NOT NULL AND NEW.kind IN ('approval.expired', 'approval.esca
     ON CONFLICT (team_id, day, kind) DO UPDATE SET events = events + 1;
 END;
 --> statement-breakpoint
--- A run's end, counted as src/audit/usage.ts reads it: each count a number of at least 0 in the payload's
+-- A run's end, counted as src/audit/usage.ts reads it: each count a number from 0 to 2^53 - 1 in the payload's
 -- `usage` object, else the run counts as unrecorded (a payload that is not JSON counts so too, and never
--- fails the write).
+-- fails the write). `instr`, not LIKE, which ignores case in SQLite and not in PostgreSQL.
 CREATE TRIGGER run_usage_days_insert AFTER INSERT ON audit_events
 WHEN NEW.team_id IS NOT NULL AND NEW.run_id IS NOT NULL
-  AND (NEW.kind = 'run.completed' OR (NEW.kind IN ('run.failed', 'run.cancelled') AND NEW.payload LIKE '%"usage":%'))
+  AND (NEW.kind = 'run.completed' OR (NEW.kind IN ('run.failed', 'run.cancelled') AND instr(NEW.payload, '"usage":') > 0))
 BEGIN
   INSERT INTO run_usage_days (team_id, day, series, series_key, runs, unrecorded, prompt_tokens, completion_tokens)
     SELECT NEW.team_id, NEW.at / 86400000, series, series_key, 1,
@@ -92,12 +92,12 @@ BEGIN
       SELECT
         CASE WHEN json_valid(NEW.payload) THEN
           CASE WHEN json_type(NEW.payload, '$.usage.promptTokens') IN ('integer', 'real')
-            AND json_extract(NEW.payload, '$.usage.promptTokens') >= 0
+            AND json_extract(NEW.payload, '$.usage.promptTokens') BETWEEN 0 AND 9007199254740991
           THEN json_extract(NEW.payload, '$.usage.promptTokens') END
         END AS prompt,
         CASE WHEN json_valid(NEW.payload) THEN
           CASE WHEN json_type(NEW.payload, '$.usage.completionTokens') IN ('integer', 'real')
-            AND json_extract(NEW.payload, '$.usage.completionTokens') >= 0
+            AND json_extract(NEW.payload, '$.usage.completionTokens') BETWEEN 0 AND 9007199254740991
           THEN json_extract(NEW.payload, '$.usage.completionTokens') END
         END AS completion
     ) AS counts, (
@@ -105,12 +105,12 @@ BEGIN
         WHERE s.run_id = NEW.run_id AND s.kind = 'run.started' ORDER BY s.seq LIMIT 1), '') AS series_key
       UNION ALL
       SELECT 'tool', tool FROM (
-        SELECT DISTINCT CASE WHEN json_valid(t.payload) THEN json_extract(t.payload, '$.tool') END AS tool
+        SELECT DISTINCT CASE WHEN json_valid(t.payload) THEN CASE WHEN json_type(t.payload, '$.tool') = 'text' THEN json_extract(t.payload, '$.tool') END END AS tool
         FROM audit_events t WHERE t.run_id = NEW.run_id AND t.kind = 'tool.finished'
       ) WHERE tool IS NOT NULL
       UNION ALL
       SELECT 'tool', '' WHERE NOT EXISTS (SELECT 1 FROM audit_events t WHERE t.run_id = NEW.run_id
-        AND t.kind = 'tool.finished' AND CASE WHEN json_valid(t.payload) THEN json_extract(t.payload, '$.tool') END IS NOT NULL)
+        AND t.kind = 'tool.finished' AND CASE WHEN json_valid(t.payload) THEN CASE WHEN json_type(t.payload, '$.tool') = 'text' THEN json_extract(t.payload, '$.tool') END END IS NOT NULL)
     ) AS keys
     WHERE true
     ON CONFLICT (team_id, day, series, series_key) DO UPDATE SET runs = runs + 1,
@@ -142,17 +142,17 @@ INSERT INTO run_usage_days (team_id, day, series, series_key, runs, unrecorded, 
     SELECT c.run_id, c.team_id, c.at / 86400000 AS day,
       CASE WHEN json_valid(c.payload) THEN
         CASE WHEN json_type(c.payload, '$.usage.promptTokens') IN ('integer', 'real')
-          AND json_extract(c.payload, '$.usage.promptTokens') >= 0
+          AND json_extract(c.payload, '$.usage.promptTokens') BETWEEN 0 AND 9007199254740991
         THEN json_extract(c.payload, '$.usage.promptTokens') END
       END AS prompt,
       CASE WHEN json_valid(c.payload) THEN
         CASE WHEN json_type(c.payload, '$.usage.completionTokens') IN ('integer', 'real')
-          AND json_extract(c.payload, '$.usage.completionTokens') >= 0
+          AND json_extract(c.payload, '$.usage.completionTokens') BETWEEN 0 AND 9007199254740991
         THEN json_extract(c.payload, '$.usage.completionTokens') END
       END AS completion
     FROM audit_events c
     WHERE c.team_id IS NOT NULL AND c.run_id IS NOT NULL
-      AND (c.kind = 'run.completed' OR (c.kind IN ('run.failed', 'run.cancelled') AND c.payload LIKE '%"usage":%'))
+      AND (c.kind = 'run.completed' OR (c.kind IN ('run.failed', 'run.cancelled') AND instr(c.payload, '"usage":') > 0))
   ) AS e
   JOIN (
     SELECT r.run_id, 'person' AS series, coalesce((SELECT s.actor FROM audit_events s
@@ -160,12 +160,12 @@ INSERT INTO run_usage_days (team_id, day, series, series_key, runs, unrecorded, 
     FROM (SELECT DISTINCT run_id FROM audit_events WHERE run_id IS NOT NULL) AS r
     UNION ALL
     SELECT run_id, 'tool', tool FROM (
-      SELECT DISTINCT t.run_id, CASE WHEN json_valid(t.payload) THEN json_extract(t.payload, '$.tool') END AS tool
+      SELECT DISTINCT t.run_id, CASE WHEN json_valid(t.payload) THEN CASE WHEN json_type(t.payload, '$.tool') = 'text' THEN json_extract(t.payload, '$.tool') END END AS tool
       FROM audit_events t WHERE t.run_id IS NOT NULL AND t.kind = 'tool.finished'
     ) WHERE tool IS NOT NULL
     UNION ALL
     SELECT r.run_id, 'tool', '' FROM (SELECT DISTINCT run_id FROM audit_events WHERE run_id IS NOT NULL) AS r
     WHERE NOT EXISTS (SELECT 1 FROM audit_events t WHERE t.run_id = r.run_id AND t.kind = 'tool.finished'
-      AND CASE WHEN json_valid(t.payload) THEN json_extract(t.payload, '$.tool') END IS NOT NULL)
+      AND CASE WHEN json_valid(t.payload) THEN CASE WHEN json_type(t.payload, '$.tool') = 'text' THEN json_extract(t.payload, '$.tool') END END IS NOT NULL)
   ) AS k ON k.run_id = e.run_id
   GROUP BY e.team_id, e.day, k.series, k.series_key;

@@ -23,19 +23,36 @@ export interface WaitBucketCount {
 }
 
 /**
+ * The median of the counted waits: the middle one, or with an even count the mean of the two middle ones (each
+ * the middle of its bucket, so within 5 % too); null when nothing was counted.
+ */
+export function bucketMedian(buckets: readonly WaitBucketCount[]): number | null {
+  const total = buckets.reduce((sum, b) => sum + b.count, 0);
+  if (total === 0) return null;
+  const lower = atRank(buckets, Math.ceil(total / 2));
+  const upper = atRank(buckets, Math.floor(total / 2) + 1);
+  return (lower + upper) / 2;
+}
+
+/** The wait at `rank` (1 = the shortest) of the counted waits, as the middle of its bucket. */
+function atRank(buckets: readonly WaitBucketCount[], rank: number): number {
+  let seen = 0;
+  const sorted = [...buckets].sort((x, y) => x.bucket - y.bucket);
+  for (const b of sorted) {
+    seen += b.count;
+    if (seen >= rank) return bucketWait(b.bucket);
+  }
+  return bucketWait(sorted.at(-1)?.bucket ?? 0);
+}
+
+/**
  * The p-th percentile (0 < p ≤ 1) by nearest rank over the counted waits, as the middle of the bucket that holds
  * that rank; null when nothing was counted.
  */
 export function bucketPercentile(buckets: readonly WaitBucketCount[], p: number): number | null {
   const total = buckets.reduce((sum, b) => sum + b.count, 0);
   if (total === 0) return null;
-  const rank = Math.max(Math.ceil(p * total), 1);
-  let seen = 0;
-  for (const b of [...buckets].sort((x, y) => x.bucket - y.bucket)) {
-    seen += b.count;
-    if (seen >= rank) return bucketWait(b.bucket);
-  }
-  return null;
+  return atRank(buckets, Math.max(Math.ceil(p * total), 1));
 }
 
 /**

@@ -84,8 +84,9 @@ export function readUsagePayload(payload: Record<string, unknown>): {
   recorded: boolean;
 } {
   const usage = payload.usage;
+  // A count past 2^53 - 1 is no count of tokens (and would not fit the database's daily totals).
   const count = (value: unknown) =>
-    typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+    typeof value === 'number' && value >= 0 && value <= Number.MAX_SAFE_INTEGER ? value : undefined;
   if (usage === null || typeof usage !== 'object' || Array.isArray(usage)) {
     return { promptTokens: 0, completionTokens: 0, recorded: false };
   }

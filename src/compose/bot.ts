@@ -183,10 +183,9 @@ export async function createBot(
       removed: async (removal, reason) => {
         const scope = workspacesLeft(removal, await installations.installs());
         if (!scope) {
-          logger.info("the organisation's install still serves the workspace: nothing there ends", {
-            teamId: removal.teamId,
-            enterpriseId: removal.enterpriseId,
-          });
+          const ids = { teamId: removal.teamId, enterpriseId: removal.enterpriseId };
+          if (removal.orgWide || !removal.teamId) logger.warn('an uninstall named no workspace', ids);
+          else logger.info("the organisation's install still serves the workspace: nothing there ends", ids);
           return 0;
         }
         const dropped = await dropRemovedWorkspace(started.stores.deliveries, scope, started.clock.now());

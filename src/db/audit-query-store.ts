@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { AuditQueries, DecidedQuery } from '../approvals/audit-queries.js';
-import { bucketPercentile } from '../approvals/wait-buckets.js';
+import { bucketMedian } from '../approvals/wait-buckets.js';
 import { toApprovalRecord } from './approval-rows.js';
 import { createAuditLogQueries, toStoredEvent, where } from './audit-log-store.js';
 import { DECISION_TIME, NOT_PENDING } from './schema/approval-order.js';
@@ -92,7 +92,7 @@ export function createAuditQueryStore(db: SqlDatabase): AuditQueries {
         const { counts, waits, usage } = yield* readStats(teamId, since);
         return {
           counts,
-          medianDecisionMs: bucketPercentile(waits, 0.5),
+          medianDecisionMs: bucketMedian(waits),
           decided: waits.reduce((sum, w) => sum + w.count, 0),
           usage,
         };

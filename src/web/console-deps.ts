@@ -58,9 +58,8 @@ export interface Roles {
 }
 
 /**
- * The workspace of a console session. A session records no Enterprise Grid organisation, so there the admins
- * are the workspace's listed ones or its own installer, never its organisation's installer (who is listed
- * once the workspace's admins are first changed).
+ * The workspace of a console session, with the Enterprise Grid organisation Slack's sign-in named (so an
+ * organisation-wide install's installer is an admin there); a link's session names none.
  */
 export function sessionWorkspace(session: Pick<ConsoleSession, 'teamId' | 'enterpriseId'>): Workspace {
   return { teamId: session.teamId, enterpriseId: session.enterpriseId ?? undefined };

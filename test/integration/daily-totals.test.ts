@@ -108,7 +108,13 @@ async function totalsFromRows(db: SqlDatabase) {
         kind === USAGE_END_KIND || (EARLY_END_KINDS.includes(kind as never) && payload.includes('"usage":'));
       if (!ends || runId === null) continue;
       const counts = readUsagePayload(parse(payload));
-      const figures = [1, counts.recorded ? 0 : 1, counts.promptTokens, counts.completionTokens];
+      // The totals keep whole tokens: a fractional count is rounded, run by run.
+      const figures = [
+        1,
+        counts.recorded ? 0 : 1,
+        Math.round(counts.promptTokens),
+        Math.round(counts.completionTokens),
+      ];
       const started = events.find((s) => s.run_id === runId && s.kind === 'run.started');
       add(usage, [teamId, day, 'person', started ? readString(started, 'actor') : ''], figures);
       const tools = new Set<string>();
@@ -170,7 +176,7 @@ async function writeEverything(db: SqlDatabase) {
       sql`update approvals set status = 'approved', decided_at = created_at + 123456 where id = ${first}`,
     );
     yield* count(sql`update approvals set status = 'executing' where id = ${first}`);
-    yield* count(sql`update approvals set status = 'done', result = 'ok' where id = ${first}`);
+    yield* count(sql`update approvals set status = 'executed', result = 'ok' where id = ${first}`);
     // An update that changes neither.
     yield* count(sql`update approvals set status = status, decided_at = decided_at where id = ${second}`);
     // A decision time written again (it never is by the bot, but the totals follow whatever is stored).
@@ -209,6 +215,30 @@ async function writeEverything(db: SqlDatabase) {
       ),
       end('run_half', 'run.completed', { usage: { promptTokens: 8 } }, base + 2 * DAY),
       end('run_list', 'run.completed', { usage: [1, 2] }, base + 2 * DAY),
+      // Counts past 2^53 - 1 are no counts (and must not fail the write); fractions are rounded.
+      end(
+        'run_huge',
+        'run.completed',
+        { usage: { promptTokens: 1e20, completionTokens: 1 } },
+        base + 2 * DAY,
+      ),
+      end('run_half_tokens', 'run.completed', { usage: { promptTokens: 1.5, completionTokens: 2.5 } }, base),
+      // Only a lower-case "usage" key is a usage (as the reader and both engines read it).
+      end('run_shouting', 'run.failed', { USAGE: { promptTokens: 1, completionTokens: 1 } }, base),
+      // A tool named by something other than a string is no tool name.
+      auditEvent('tool.finished', {
+        at: base,
+        teamId: 'T1',
+        runId: 'run_numbers',
+        payload: { tool: 5, ok: true },
+      }),
+      auditEvent('tool.finished', {
+        at: base,
+        teamId: 'T1',
+        runId: 'run_numbers',
+        payload: { tool: '5', ok: true },
+      }),
+      end('run_numbers', 'run.completed', { usage: { promptTokens: 1, completionTokens: 1 } }, base),
       auditEvent('approval.expired', { at: base, teamId: 'T1', payload: {} }),
       auditEvent('approval.expired', { at: base + 60_000, teamId: 'T1', payload: {} }),
       auditEvent('approval.escalated', { at: base + DAY, teamId: 'T2', payload: {} }),

@@ -1,9 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { auditEvent } from '../../src/audit/audit-event.js';
 import { runAuditCli } from '../../src/cli/audit-cli.js';
 import { runDbCli } from '../../src/cli/db-cli.js';
 import { createNotesStore } from '../../src/db/notes-store.js';
+import { audit } from '../../src/db/sql/program.js';
 import { randomId } from '../../src/ids.js';
 import { rows } from '../e2e/db-rows.js';
+import { runEvents } from '../support/audit-seed.js';
 import {
   type FreshDatabase,
   freshDatabase,
@@ -55,6 +58,19 @@ describe('npm run db -- copy: SQLite into PostgreSQL', () => {
     await source.stores.dedupe.claim(['event:1']);
     await source.stores.greetings.claim('T1', 'U1', Date.now());
     await source.stores.homeViewers.remember({ teamId: 'T1', userId: 'U1', auditor: true }, Date.now());
+    // A run's end and an expiry, which the daily totals count.
+    await source.db.write(function* () {
+      yield* audit([
+        ...runEvents('run_ended', {
+          user: 'U1',
+          tools: ['create_note'],
+          prompt: 3,
+          completion: 4,
+          at: Date.now(),
+        }),
+        auditEvent('approval.expired', { at: Date.now(), teamId: 'T1', payload: {} }),
+      ]);
+    });
   }
 
   const verify = async (env: Record<string, string>) => {
@@ -94,10 +110,18 @@ describe('npm run db -- copy: SQLite into PostgreSQL', () => {
       expect(await rows(target.config, count), table).toEqual(await rows(path, count));
     }
     // Not copied: the target's triggers count the copied rows again, to the same totals.
-    const totals = `select team_id, day, tool_name, status, requests from approval_days where requests <> 0
-      order by team_id, day, tool_name, status`;
-    expect(await rows(path, totals)).not.toEqual([]);
-    expect(await rows(target.config, totals)).toEqual(await rows(path, totals));
+    for (const totals of [
+      `select team_id, day, tool_name, status, requests from approval_days where requests <> 0
+        order by team_id, day, tool_name, status`,
+      `select team_id, day, tool_name, bucket, decided from approval_wait_days where decided <> 0
+        order by team_id, day, tool_name, bucket`,
+      'select team_id, day, kind, events from deadline_days order by team_id, day, kind',
+      `select team_id, day, series, series_key, runs, unrecorded, prompt_tokens, completion_tokens
+        from run_usage_days order by team_id, day, series, series_key`,
+    ])
+      expect(await rows(target.config, totals), totals).toEqual(await rows(path, totals));
+    for (const table of ['approval_days', 'approval_wait_days', 'deadline_days', 'run_usage_days'])
+      expect(await rows(path, `select * from ${table}`), table).not.toEqual([]);
     const copied = await openFresh(target);
     const notes = createNotesStore({
       db: copied,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildTrends, DAY_MS, OTHERS, TOP_TOKEN_SERIES } from '../../src/approvals/approval-trends.js';
-import { bucketPercentile, bucketWait, waitBucket } from '../../src/approvals/wait-buckets.js';
+import { bucketMedian, bucketPercentile, bucketWait, waitBucket } from '../../src/approvals/wait-buckets.js';
 import { lineChart, PALETTE, stackedBarChart } from '../../src/web/pages/svg-charts.js';
 
 const render = async (markup: unknown) => String(await markup);
@@ -77,6 +77,16 @@ describe('the charts’ figures', () => {
     expect(bucketPercentile(counted, 0.9)).toBe(bucketWait(waitBucket(40_000)));
     expect(bucketPercentile([{ bucket: waitBucket(7), count: 3 }], 0.9)).toBe(bucketWait(waitBucket(7)));
     expect(bucketPercentile([], 0.5)).toBeNull();
+    // The median of an even count is the mean of the two middle waits, as /approvals stats always gave it.
+    const middle = (bucketWait(waitBucket(20_000)) + bucketWait(waitBucket(30_000))) / 2;
+    expect(bucketMedian(counted)).toBe(middle);
+    expect(
+      bucketMedian([
+        { bucket: waitBucket(60_000), count: 1 },
+        { bucket: waitBucket(3_600_000), count: 1 },
+      ]),
+    ).toBe((bucketWait(waitBucket(60_000)) + bucketWait(waitBucket(3_600_000))) / 2);
+    expect(bucketMedian([])).toBeNull();
   });
 
   it('sums the people past the largest into one line, so the chart stays readable', () => {

@@ -31,7 +31,10 @@ export const SQLITE_DIALECT: Dialect = {
   containsText: (text, part) => sql`instr(lower(${text}), lower(${part})) > 0`,
 };
 
-/** Any number, the same in every process of the bot: the advisory lock that guards the audit chain's head. */
+/**
+ * Any number, the same in every process of the bot: the advisory lock that guards the audit chain's head. The
+ * daily totals' trigger takes it too (drizzle/postgres/0020_daily-totals.sql): change both or neither.
+ */
 const AUDIT_HEAD_LOCK = 7_120_531;
 
 export const POSTGRES_DIALECT: Dialect = {
