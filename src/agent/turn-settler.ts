@@ -213,7 +213,17 @@ export class TurnSettler {
         const tool = this.#deps.tools.get(call.name);
         const parsed = tool?.parseArguments(raw);
         if (!tool || !parsed?.ok) {
+          // Approved, but the tool is gone or its (edited) arguments no longer parse: never run, and said so.
           const text = parsed && !parsed.ok ? parsed.error : `Unknown tool "${call.name}".`;
+          audit.push(
+            runEvent(
+              this.#deps.clock,
+              run,
+              'tool.not_run',
+              { tool: call.name, callId: call.callId, error: text },
+              approval.id,
+            ),
+          );
           return { text, status: 'error', approvalStatus: 'executed' };
         }
         const claimed = await this.#deps.store.markExecuting(leaseOf(run), approval.id, [

@@ -28,6 +28,7 @@ export type AuditKind =
   | 'tool.started'
   | 'tool.finished'
   | 'tool.outcome_unknown'
+  | 'tool.not_run'
   | 'policy.loaded'
   | 'delegation.granted'
   | 'delegation.used'

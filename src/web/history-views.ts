@@ -74,6 +74,7 @@ const STEPS: Record<string, string> = {
   'tool.started': 'Tool started',
   'tool.finished': 'Tool output',
   'tool.outcome_unknown': 'Tool output',
+  'tool.not_run': 'Tool output',
   'run.completed': 'Answer',
   'run.failed': 'Failed',
   'run.cancelled': 'Stopped',

@@ -80,3 +80,49 @@ describe('a run the current code cannot resume fails closed', () => {
     expect(after.model.requests).toHaveLength(0);
   });
 });
+
+describe('a call approved under arguments a deploy no longer accepts', () => {
+  let dir: string | undefined;
+  const open: Harness[] = [];
+  afterEach(async () => {
+    for (const h of open.splice(0)) await h.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is never run: the model is told why, the request is recorded executed, and the audit log says tool.not_run', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'bot-reshaped-'));
+    const dbPath = join(dir, 'bot.db');
+    const before = await startHarness({ dbPath });
+    before.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'a long note' } }]));
+    await before.mention('add a note');
+    const [card] = await before.waitForCards(1);
+    if (!card) throw new Error('no card');
+    await before.close();
+
+    const refusal = 'text: must be at most 3 characters';
+    const after = await startHarness({
+      dbPath,
+      overrides: {
+        tools: (builtIn) =>
+          builtIn.map((tool) =>
+            tool.name === 'create_note'
+              ? Object.assign(Object.create(tool) as typeof tool, {
+                  parseArguments: () => ({ ok: false as const, error: refusal }),
+                })
+              : tool,
+          ),
+      },
+    });
+    open.push(after);
+    after.model.enqueue(reply.text('The note was not added.'));
+    await after.click(card, 'approve', 'U2');
+    await after.waitForText((text) => text === 'The note was not added.');
+    expect(JSON.stringify(after.model.requests[0]?.messages.at(-1))).toContain(refusal);
+    expect(await rows(dbPath, 'SELECT status FROM approvals')).toEqual([{ status: 'executed' }]);
+    expect(await rows(dbPath, 'SELECT COUNT(*) AS n FROM notes')).toEqual([{ n: 0 }]);
+    const notRun = await rows(dbPath, "SELECT payload FROM audit_events WHERE kind = 'tool.not_run'");
+    expect(notRun.map((e) => JSON.parse(String(e.payload)))).toEqual([
+      { tool: 'create_note', callId: expect.any(String), error: refusal },
+    ]);
+  });
+});
