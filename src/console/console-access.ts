@@ -122,6 +122,7 @@ export class ConsoleAccess {
           at: now,
           actor: person.userId,
           teamId: person.teamId,
+          enterpriseId: session.enterpriseId,
           payload: { via },
         }),
       ],
@@ -144,7 +145,12 @@ export class ConsoleAccess {
   async signOut(token: string, session: ConsoleSession): Promise<void> {
     const now = this.#deps.clock.now();
     await this.#deps.sessions.revoke(digest(token), now, [
-      auditEvent('console.signed_out', { at: now, actor: session.userId, teamId: session.teamId }),
+      auditEvent('console.signed_out', {
+        at: now,
+        actor: session.userId,
+        teamId: session.teamId,
+        enterpriseId: session.enterpriseId,
+      }),
     ]);
   }
 

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { installWorkspace, oauthEnv } from '../../support/oauth-installs.js';
 import { type Harness, startHarness } from '../harness.js';
 import { enableOAuth } from '../oauth-support.js';
+import { query } from '../policy-support.js';
 
 /** A browser that follows the bot's redirects by hand and keeps the cookies it is given. */
 async function signInWithSlack(
@@ -48,6 +49,12 @@ describe('web console: Sign in with Slack on an organisation-wide install', () =
     const admin = await signInWithSlack(origin);
     expect(admin).toMatchObject({ status: 303, location: '/console' });
     expect(await me(admin.session)).toMatchObject({ user: 'WADMIN', team: 'T3', roles: { admin: true } });
+    expect(
+      await query(
+        h.database,
+        "select team_id, enterprise_id from audit_events where kind = 'console.signed_in'",
+      ),
+    ).toEqual([{ team_id: 'T3', enterprise_id: 'E1' }]);
 
     h.slack.openid.signInAs({ userId: 'WPERSON', teamId: 'T3', enterpriseId: 'E1' });
     const person = await signInWithSlack(origin);
