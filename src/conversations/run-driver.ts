@@ -39,6 +39,12 @@ export interface RunDriverDeps {
 export type DrivenThread = AnswerTarget & ProgressTarget;
 
 /**
+ * After the part of an answer a process had streamed when it left the run to another at shutdown: the other
+ * process asks the model again, and its answer follows.
+ */
+export const LEFT_TO_ANOTHER_PROCESS = '…\n\n_(interrupted by a restart: the answer follows)_';
+
+/**
  * The run could not even be ended (its database is unreachable): it is still stored as running, so it is taken
  * up again from its last stored step once the database is back. The thread is told that, not to ask again.
  */
@@ -206,7 +212,7 @@ export class RunDriver {
       if (this.#handingOver) {
         // The database may be closing under it: not a problem to tell the thread about, another process goes on.
         logger.warn('run left to another process at shutdown', { runId, error: describeError(error) });
-        await presenter.abandonStream();
+        await presenter.abandonStream(LEFT_TO_ANOTHER_PROCESS);
         return 'other';
       }
       logger.error('run failed unexpectedly', { runId, error: describeError(error) });
@@ -223,7 +229,7 @@ export class RunDriver {
         return 'waiting';
       case 'handed_over':
         // Left to another process at shutdown: what was streamed of its answer goes no further.
-        if (this.#handingOver) await presenter.abandonStream();
+        if (this.#handingOver) await presenter.abandonStream(LEFT_TO_ANOTHER_PROCESS);
         return 'other';
       case 'completed':
         // A streamed answer is finished by the presenter; either way it stays owed until Slack has it.

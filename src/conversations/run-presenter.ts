@@ -100,8 +100,11 @@ export class RunPresenter {
     return this.#ending;
   }
 
-  /** Ends the message being streamed where it is, dropping what was not shown yet (the work was stopped). */
-  async abandonStream(): Promise<void> {
+  /**
+   * Ends the message being streamed where it is, dropping what was not shown yet (the work was stopped, or left
+   * to another process), with `note` after what was shown.
+   */
+  async abandonStream(note?: string): Promise<void> {
     const stream = this.#stream;
     if (!stream?.abandon) {
       await this.endStream();
@@ -111,7 +114,7 @@ export class RunPresenter {
     this.#textSinceTask = false;
     const abandon = stream.abandon.bind(stream);
     this.#ending = this.#ending.then(async () => {
-      await abandon();
+      await abandon(note);
       return '';
     });
     await this.#ending;

@@ -94,9 +94,10 @@ export interface AnswerStream {
   finish(): Promise<string>;
   /**
    * Ends the answer where it is, dropping what was not shown yet (someone stopped the work; Slack may have
-   * stopped the message already). Optional: without it the answer is finished.
+   * stopped the message already), with `note` after what was shown, when something was. Optional: without it
+   * the answer is finished.
    */
-  abandon?(): Promise<void>;
+  abandon?(note?: string): Promise<void>;
 }
 
 /** A message read back from a thread, for context. */

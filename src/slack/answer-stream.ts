@@ -206,11 +206,14 @@ export function createAnswerStream(
           raw = `${raw.slice(0, start)}${tail.slice(0, shown - start)}${CUT_OFF_MARK}${raw.slice(start)}`;
       });
     },
-    async abandon() {
-      // What was not shown is dropped; the message is stopped (Slack may have stopped it already).
+    async abandon(note) {
+      // What was not shown is dropped; the message is stopped (Slack may have stopped it already), after `note`
+      // when part of it is shown.
       raw = raw.slice(0, shown);
       await enqueue(async () => {
-        if (!refused) await stop();
+        if (refused) return;
+        if (note && message && shown > 0) await send(note);
+        await stop();
       });
     },
     async finish() {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { INTERRUPTED } from '../../src/conversations/run-driver.js';
+import { INTERRUPTED, LEFT_TO_ANOTHER_PROCESS } from '../../src/conversations/run-driver.js';
 import { reply } from '../support/fake-openai.js';
 import type { FakeSlack } from '../support/fake-slack.js';
 import { seenMessages } from '../support/slack-messages.js';
@@ -59,5 +59,28 @@ describe('shutdown past the grace period', () => {
     expect(shown(first.slack)).not.toContain(INTERRUPTED);
     expect(second.model.requests).toHaveLength(1);
     expect(settled).toBe('idle');
+  });
+
+  it('an answer streamed in part ends with a note that it was interrupted, and the next process answers in full', async () => {
+    const streamed = { ...ENV, OPENAI_STREAM: 'true' };
+    const first = await startHarness({ env: streamed });
+    slacks.push(first.slack);
+    const part = `${'The first part of a long answer. '.repeat(12)}`;
+    first.model.enqueue(reply.streamThenHang(part));
+    await first.mention('a long question');
+    await first.slack.waitForCall('chat.startStream', () => true);
+
+    await first.bot.stop(100);
+    const second = await startHarness({ env: streamed, dbPath: first.dbPath, slack: first.slack });
+    open.push(second);
+    second.model.enqueue(reply.text(ANSWER));
+    await second.waitForText((text) => text === ANSWER);
+    await first.model.close();
+
+    const interrupted = shown(first.slack).filter((text) => text.startsWith('The first part'));
+    expect(interrupted).toHaveLength(1);
+    expect(interrupted[0]?.endsWith(LEFT_TO_ANOTHER_PROCESS)).toBe(true);
+    expect(shown(first.slack)).not.toContain(INTERRUPTED);
+    expect(second.model.requests).toHaveLength(1);
   });
 });
