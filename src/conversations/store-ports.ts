@@ -1,7 +1,7 @@
-import type { RemovedWorkspaces } from '../approvals/removed-workspaces.js';
 import type { HistoryItem } from '../agent/history.js';
 import type { RunState } from '../agent/run-state.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
+import type { RemovedWorkspaces } from '../approvals/removed-workspaces.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import type { SurfaceKind } from '../surfaces.js';
 import type { DeliveryKind } from './delivery.js';
@@ -167,10 +167,7 @@ export interface DeliveryRetries {
    * Every delivery owed in the conversations of workspaces the app was removed from is owed no more, each
    * recorded with the events `audit` makes of it; resolves with how many.
    */
-  dropWorkspace(
-    scope: RemovedWorkspaces,
-    audit: (owed: OwedDelivery) => AuditInput[],
-  ): Promise<number>;
+  dropWorkspace(scope: RemovedWorkspaces, audit: (owed: OwedDelivery) => AuditInput[]): Promise<number>;
 }
 
 /** An owed delivery, as a workspace's removal drops it. */
