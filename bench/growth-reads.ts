@@ -1,9 +1,9 @@
 import { WebClient } from '@slack/web-api';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { ApprovalReports } from '../src/approvals/audit-queries.js';
 import { Deciders } from '../src/approvals/deciders.js';
 import type { DatabaseConfig } from '../src/config.js';
-import { createAuditQueryStore } from '../src/db/audit-query-store.js';
+import { createAuditQueryStore, decidedPageQuery } from '../src/db/audit-query-store.js';
 import { createHomeViewerStore } from '../src/db/home-viewer-store.js';
 import { openDatabase } from '../src/db/open-database.js';
 import { rows } from '../src/db/sql/program.js';
@@ -111,17 +111,27 @@ export async function timeReads(
 }
 
 /** The statements behind the reads above that look at the most rows, for their plans when a read grows. */
-const PLANNED: [string, string][] = [
+const PLANNED: [string, SQL][] = [
   [
     'pending list',
-    `select * from approvals where team_id = '${TEAM}' and status = 'pending' order by created_at, id limit 500`,
+    sql.raw(
+      `select * from approvals where team_id = '${TEAM}' and status = 'pending' order by created_at, id limit 500`,
+    ),
   ],
-  ['pending count', `select count(*) from approvals where team_id = '${TEAM}' and status = 'pending'`],
   [
-    'stats counts',
-    `select tool_name, status, count(*) from approvals where team_id = '${TEAM}' group by tool_name, status`,
+    'pending count',
+    sql.raw(`select count(*) from approvals where team_id = '${TEAM}' and status = 'pending'`),
   ],
-  ['decided count', `select count(*) from approvals where team_id = '${TEAM}' and status <> 'pending'`],
+  [
+    'stats counts (daily totals)',
+    sql.raw(`select tool_name, status, sum(requests) from approval_days where team_id = '${TEAM}'
+      group by tool_name, status`),
+  ],
+  [
+    'stats waits (daily totals)',
+    sql.raw(`select bucket, sum(decided) from approval_wait_days where team_id = '${TEAM}' group by bucket`),
+  ],
+  ['decided page', decidedPageQuery({ teamId: TEAM, limit: 51 })],
 ];
 
 /** The query plans (SQLite's `EXPLAIN QUERY PLAN`, PostgreSQL's `EXPLAIN`) of the reads' main statements. */
@@ -132,7 +142,7 @@ export async function queryPlans(where: DatabaseConfig): Promise<string[]> {
     const lines: string[] = [];
     for (const [name, statement] of PLANNED) {
       const plan = await db.read(function* () {
-        return yield* rows(sql.raw(`${explain} ${statement}`));
+        return yield* rows(sql`${sql.raw(explain)} ${statement}`);
       });
       const steps = plan.map((step) => String(step.detail ?? step['QUERY PLAN'] ?? JSON.stringify(step)));
       lines.push(`${name}: ${steps.join(' / ')}`);
