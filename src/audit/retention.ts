@@ -80,8 +80,20 @@ export function describePruneReport(report: PruneReport): string {
 
 /** Removes content older than `before` from the database (src/db/retention-store.ts). */
 export interface RetentionStore {
-  prune(before: number, mark: PruneMark): Promise<PruneReport>;
+  /** A batch (its own short transaction) at a time, `pace` awaited after each that took `batchMs`. */
+  prune(before: number, mark: PruneMark, pace?: Pace): Promise<PruneReport>;
 }
+
+/** What a prune does between two of its batches, given how long the last one took. */
+export type Pace = (batchMs: number) => Promise<void>;
+
+/**
+ * The pace of a prune beside a running bot: after a batch that took t ms it waits as long (5 to 200 ms), so it
+ * holds the database at most about half the time, and a click waiting behind a batch (SQLite's one writer, or a
+ * core on a small machine) gets its turn before the next batch instead of retrying behind batch after batch.
+ */
+export const yieldToIntake: Pace = (batchMs) =>
+  new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(batchMs, 5), 200)));
 
 /** What an approval's arguments become when retention removes them (read back by `prunedArgumentsLimit`). */
 export function prunedArgumentsMarker(mark: PruneMark): string {

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { describePruneReport } from '../audit/retention.js';
+import { describePruneReport, yieldToIntake } from '../audit/retention.js';
 import { parseTimePoint } from '../audit/time-filter.js';
 import { openDatabase } from '../db/open-database.js';
 import { createRetentionStore } from '../db/retention-store.js';
@@ -43,7 +43,11 @@ export async function runPrune(
       leaseMs: 30_000,
       ownerIsGone: (other) => ownerIsGone(other, owner),
     });
-    io.out(describePruneReport(await retention.prune(before, { at: now, limit: `--before ${text}` })));
+    io.out(
+      describePruneReport(
+        await retention.prune(before, { at: now, limit: `--before ${text}` }, yieldToIntake),
+      ),
+    );
     return 0;
   } finally {
     await db.close();

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { ApprovalScheduler, DEFAULT_SCHEDULER_INTERVAL_MS } from '../approvals/approval-scheduler.js';
 import { AuditPusher } from '../audit/audit-push.js';
 import { Checkpointer } from '../audit/checkpointer.js';
+import { yieldToIntake } from '../audit/retention.js';
 import type { Config } from '../config.js';
 import { localWork } from '../conversations/run-work.js';
 import { describeError } from '../errors.js';
@@ -217,10 +218,11 @@ function startRetention(
     if (!(await stores.auditPush.claim(RETENTION_SINK))) return;
     try {
       const now = clock.now();
-      const report = await stores.retention.prune(now - days * DAY_MS, {
-        at: now,
-        limit: `RETENTION_DAYS=${days}`,
-      });
+      const report = await stores.retention.prune(
+        now - days * DAY_MS,
+        { at: now, limit: `RETENTION_DAYS=${days}` },
+        yieldToIntake,
+      );
       logger.info('retention: old content removed', { ...report });
     } finally {
       await stores.auditPush.release(RETENTION_SINK);

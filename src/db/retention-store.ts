@@ -4,6 +4,7 @@ import { OPEN_APPROVAL_STATUSES } from '../approvals/approval.js';
 import { auditEvent } from '../audit/audit-event.js';
 import {
   CONTENT_KEYS,
+  type Pace,
   type PruneMark,
   prunedArgumentsMarker,
   prunePayload,
@@ -44,11 +45,13 @@ export function createRetentionStore(ctx: StoreContext, batch = BATCH): Retentio
     start: string | number,
     select: (from: string | number) => SQL,
     change: (ids: SQL) => SQL,
+    pace: Pace,
   ): Promise<number> {
     let total = 0;
     let from = start;
     for (;;) {
       const after = from;
+      const started = performance.now();
       const step = await db.write(function* () {
         const found = (yield* rows(select(after))).map((r) => r.id as string | number);
         if (found.length === 0) return { changed: 0, last: after, seen: 0 };
@@ -65,6 +68,7 @@ export function createRetentionStore(ctx: StoreContext, batch = BATCH): Retentio
       total += step.changed;
       from = step.last;
       if (step.seen < batch) return total;
+      await pace(performance.now() - started);
     }
   }
   const hasContent = sql.join(
@@ -72,13 +76,13 @@ export function createRetentionStore(ctx: StoreContext, batch = BATCH): Retentio
     sql` or `,
   );
   return {
-    async prune(before, mark: PruneMark) {
+    async prune(before, mark: PruneMark, pace: Pace = async () => {}) {
       const activeRuns = await db.read(function* () {
         const found = yield* row(sql`select count(*) as n from runs where status in (${KEPT_RUN_STATUSES})`);
         return found ? readNumber(found, 'n') : 0;
       });
-      // Deletes and updates a batch at a time in key order, each batch its own short transaction: the bot's own
-      // writes (a click's decision) wait for one batch at most, never for the whole prune.
+      // Deletes and updates a batch at a time in key order, each batch its own short transaction followed by
+      // `pace`: the bot's own writes (a click's decision) wait for one batch at most, never for the whole prune.
       const items = await inBatches(
         0,
         (from) =>
@@ -88,6 +92,7 @@ export function createRetentionStore(ctx: StoreContext, batch = BATCH): Retentio
             (select id from runs where status not in (${KEPT_RUN_STATUSES}) and updated_at < ${before}))
           order by id limit ${batch}`,
         (ids) => sql`delete from conversation_items where id in (${ids})`,
+        pace,
       );
       const marker = prunedArgumentsMarker(mark);
       const approvals = await inBatches(
@@ -99,10 +104,12 @@ export function createRetentionStore(ctx: StoreContext, batch = BATCH): Retentio
           order by id limit ${batch}`,
         (ids) => sql`update approvals set arguments = ${marker},
           edited_arguments = null, result = null, reason = null, preview = null where id in (${ids})`,
+        pace,
       );
       let events = 0;
       for (let after = 0; ; ) {
         const from = after;
+        const started = performance.now();
         const step = await db.write(function* () {
           const found = yield* rows(sql`select seq, payload from audit_events
             where chain_version = 2 and at < ${before} and seq > ${from}
@@ -131,6 +138,7 @@ export function createRetentionStore(ctx: StoreContext, batch = BATCH): Retentio
         events += step.changed;
         after = step.last;
         if (step.done) break;
+        await pace(performance.now() - started);
       }
       return db.write(function* () {
         const old = yield* row(sql`select count(*) as n from audit_events where chain_version = 1
