@@ -65,8 +65,16 @@ describe('Sign in with Slack over the Web API', () => {
       expect(await signInAt(slack.url).identify(await code('the-nonce'), REDIRECT)).toEqual({
         ok: true,
         teamId: 'T7',
+        enterpriseId: null,
         userId: 'U7',
         nonce: 'the-nonce',
+      });
+      // On Enterprise Grid, userInfo names the workspace's organisation too.
+      slack.openid.signInAs({ userId: 'W8', teamId: 'T8', enterpriseId: 'E8' });
+      expect(await signInAt(slack.url).identify(await code('another-nonce'), REDIRECT)).toMatchObject({
+        ok: true,
+        teamId: 'T8',
+        enterpriseId: 'E8',
       });
     });
 

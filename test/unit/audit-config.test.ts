@@ -20,12 +20,14 @@ describe('audit delivery settings', () => {
       AUDIT_WEBHOOK_URL: 'ftp://siem.example.com/a',
       AUDIT_WEBHOOK_SECRET: 'short',
       AUDIT_WEBHOOK_BATCH: '0',
+      AUDIT_WEBHOOK_MAX_BYTES: '1000',
       AUDIT_CHECKPOINT_CHANNEL: 'general',
     }).join('\n');
     for (const name of [
       'AUDIT_WEBHOOK_URL',
       'AUDIT_WEBHOOK_SECRET',
       'AUDIT_WEBHOOK_BATCH',
+      'AUDIT_WEBHOOK_MAX_BYTES',
       'AUDIT_CHECKPOINT_CHANNEL',
     ]) {
       expect(all).toContain(`${name}:`);
@@ -41,6 +43,7 @@ describe('audit delivery settings', () => {
       secret: 'x'.repeat(16),
       batchSize: 100,
       timeoutMs: 10_000,
+      maxBytes: 1_048_576,
     });
     const none = loadConfig(http);
     expect(none.ok && none.config.audit).toEqual({
