@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
 import { installWorkspace, oauthEnv } from '../support/oauth-installs.js';
-import { appMentionEvent, eventEnvelope, nextTs, postEvent } from '../support/slack-requests.js';
+import { eventEnvelope, postEvent } from '../support/slack-requests.js';
 import { waitUntil } from '../support/wait.js';
 import { type Harness, SECRET } from './harness.js';
-import { enableOAuth, tokenTeams } from './oauth-support.js';
+import { enableOAuth, mentionInOrganisation, tokenTeams } from './oauth-support.js';
 import { FakeClock, HOUR, query, startPolicyHarness } from './policy-support.js';
 
 describe('an organisation-wide install (Enterprise Grid)', () => {
@@ -19,24 +19,11 @@ describe('an organisation-wide install (Enterprise Grid)', () => {
   });
   afterEach(async () => h.close());
 
-  /** A mention in a workspace of the organisation, as Slack sends it for an org-wide install. */
-  const mentionIn = async (teamId: string) => {
-    const event = appMentionEvent({
-      user: `W${teamId}`,
-      channel: `C${teamId}`,
-      text: '<@UBOT> note it',
-      ts: nextTs(),
-      team: teamId,
-    });
-    const envelope = eventEnvelope(event, { teamId, enterpriseId: 'E1', enterpriseInstall: true });
-    expect((await postEvent(h.url, SECRET, envelope)).status).toBe(200);
-  };
-
   it("each workspace's conversation and request carry the organisation; what follows with no event uses its install", async () => {
     const installed = h.slack.calls.length;
     for (const team of ['T3', 'T4']) {
       h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: team } }]));
-      await mentionIn(team);
+      await mentionInOrganisation(h, team);
       await h.slack.waitForCall(
         'chat.postMessage',
         (call) => call.params.channel === `C${team}` && Boolean(call.params.blocks),

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
 import { installWorkspace, oauthEnv } from '../support/oauth-installs.js';
-import { appMentionEvent, eventEnvelope, nextTs, postEvent } from '../support/slack-requests.js';
+import { eventEnvelope, postEvent } from '../support/slack-requests.js';
 import { waitUntil } from '../support/wait.js';
 import { type Harness, SECRET } from './harness.js';
-import { enableOAuth, tokenTeams } from './oauth-support.js';
+import { enableOAuth, mentionInOrganisation, tokenTeams } from './oauth-support.js';
 import { FakeClock, HOUR, query, startPolicyHarness } from './policy-support.js';
 
 /**
@@ -29,15 +29,7 @@ describe('a workspace of an organisation with an install of its own', () => {
   /** A request in `teamId`'s workspace of the organisation; resolves once its card is posted. */
   const requestIn = async (teamId: string, orgWide: boolean) => {
     h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: teamId } }]));
-    const event = appMentionEvent({
-      user: `W${teamId}`,
-      channel: `C${teamId}`,
-      text: '<@UBOT> note it',
-      ts: nextTs(),
-      team: teamId,
-    });
-    const envelope = eventEnvelope(event, { teamId, enterpriseId: 'E1', enterpriseInstall: orgWide });
-    expect((await postEvent(h.url, SECRET, envelope)).status).toBe(200);
+    await mentionInOrganisation(h, teamId, orgWide);
     await h.slack.waitForCall(
       'chat.postMessage',
       (call) => call.params.channel === `C${teamId}` && Boolean(call.params.blocks),

@@ -35,6 +35,22 @@ export async function mentionIn(h: EventsUrl, teamId: string, text: string): Pro
   return ts;
 }
 
+/**
+ * Mentions the bot in `C<team>` as `W<team>`, in a workspace of Enterprise Grid organisation `E1`, as Slack sends
+ * it for the organisation's install (`orgWide`) or for the workspace's own.
+ */
+export async function mentionInOrganisation(h: EventsUrl, teamId: string, orgWide = true): Promise<void> {
+  const event = appMentionEvent({
+    user: `W${teamId}`,
+    channel: `C${teamId}`,
+    text: '<@UBOT> note it',
+    ts: nextTs(),
+    team: teamId,
+  });
+  const envelope = eventEnvelope(event, { teamId, enterpriseId: 'E1', enterpriseInstall: orgWide });
+  expect((await postEvent(h.url, SECRET, envelope)).status).toBe(200);
+}
+
 /** The workspace whose token a call carried, and the method: what a test compares to the team expected. */
 export function tokenTeams(h: Harness, calls: readonly SlackCall[]): [string, string | undefined][] {
   return calls.map((call) => [call.method, h.slack.oauth.teamOf(call.token)]);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitBucket } from '../../src/approvals/wait-buckets.js';
 import { type AuditInput, auditEvent } from '../../src/audit/audit-event.js';
 import { EARLY_END_KINDS, readUsagePayload, USAGE_END_KIND } from '../../src/audit/usage.js';
@@ -10,7 +10,7 @@ import { audit, count, rows } from '../../src/db/sql/program.js';
 import type { SqlDatabase } from '../../src/db/sql/sql-database.js';
 import { runEvents, seedApproval } from '../support/audit-seed.js';
 import { REPO_ROOT } from '../support/bot-process.js';
-import { DATABASE_KINDS, type FreshDatabase, freshDatabase, openFresh } from '../support/test-database.js';
+import { DATABASE_KINDS, openTestStores, type TestStores } from '../support/test-database.js';
 
 const DAY = 86_400_000;
 const at = (iso: string) => Date.parse(iso);
@@ -257,27 +257,6 @@ async function writeEverything(db: SqlDatabase) {
   });
 }
 
-describe.each(DATABASE_KINDS)('the daily totals on %s', (kind) => {
-  let fresh: FreshDatabase | undefined;
-  let db: SqlDatabase | undefined;
-  afterEach(async () => {
-    await db?.close();
-    await fresh?.drop();
-    db = undefined;
-    fresh = undefined;
-  });
-
-  it('are kept by every write, whatever writes it, and agree with the rows they count', async () => {
-    fresh = await freshDatabase(kind);
-    db = await openFresh(fresh);
-    await writeEverything(db);
-    const expected = await totalsFromRows(db);
-    expect(expected.requests.length).toBeGreaterThan(10);
-    expect(expected.usage.length).toBeGreaterThan(8);
-    expect(await storedTotals(db)).toEqual(expected);
-  });
-});
-
 /** The statements of the migration that made the totals which fill them from the rows already stored. */
 function backfillStatements(kind: 'sqlite' | 'postgres'): string[] {
   const folder = join(REPO_ROOT, 'drizzle', kind);
@@ -290,20 +269,24 @@ function backfillStatements(kind: 'sqlite' | 'postgres'): string[] {
   return statements.slice(from);
 }
 
-describe.each(DATABASE_KINDS)('the migration that made the daily totals, on %s', (kind) => {
-  let fresh: FreshDatabase | undefined;
-  let db: SqlDatabase | undefined;
-  afterEach(async () => {
-    await db?.close();
-    await fresh?.drop();
-    db = undefined;
-    fresh = undefined;
+describe.each(DATABASE_KINDS)('the daily totals on %s', (kind) => {
+  let t: TestStores;
+  let db: SqlDatabase;
+  beforeEach(async () => {
+    t = await openTestStores(kind);
+    db = t.db;
+    await writeEverything(db);
+  });
+  afterEach(async () => t.close());
+
+  it('are kept by every write, whatever writes it, and agree with the rows they count', async () => {
+    const expected = await totalsFromRows(db);
+    expect(expected.requests.length).toBeGreaterThan(10);
+    expect(expected.usage.length).toBeGreaterThan(8);
+    expect(await storedTotals(db)).toEqual(expected);
   });
 
-  it('fills them from what the database already held exactly as the triggers keep them', async () => {
-    fresh = await freshDatabase(kind);
-    db = await openFresh(fresh);
-    await writeEverything(db);
+  it('are filled by their migration from what the database already held, exactly as the triggers keep them', async () => {
     const kept = await storedTotals(db);
     const statements = backfillStatements(kind);
     expect(statements).toHaveLength(4);
