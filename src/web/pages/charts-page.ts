@@ -23,7 +23,7 @@ ${trends ? charts(trends) : ''}`;
 
 function charts(t: ApprovalTrends): Markup {
   return html`<p class="muted">From ${t.since} to ${t.until} (UTC days). Requests are counted on the day they were
-made, with their status now; times to decision are over the requests made in the range that were decided.</p>
+made, with their status now; times to decision are over the requests made in the range that were decided, each within 5 %.</p>
 ${stackedBarChart({
   id: 'requests-per-day',
   title: 'Requests per day by outcome',
