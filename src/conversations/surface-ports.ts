@@ -136,6 +136,11 @@ export interface ThreadHistory {
 export interface CardPoster {
   /** Posts the approval card; resolves with the message ts. */
   postApprovalCard(approval: ApprovalRecord): Promise<CardLocation>;
+  /**
+   * The request's card if it is in its thread already: posted by a try whose answer or record was lost. Asked
+   * before a card is posted again. Optional: a surface without it (a terminal) loses no post.
+   */
+  findApprovalCard?(approval: ApprovalRecord): Promise<CardLocation | undefined>;
 }
 
 /** Changes approval cards after a decision. */

@@ -9,7 +9,7 @@ import { isNotInstalled, nextAttemptAt } from './delivery.js';
 import { droppedEvent } from './dropped-deliveries.js';
 import { UndeliveredAnswer } from './run-presenter.js';
 import type { Delivery, DeliveryOutbox, RecoveryScope } from './store-ports.js';
-import type { CardPoster, CardUpdater, ThreadPoster, ThreadRef } from './surface-ports.js';
+import type { CardLocation, CardPoster, CardUpdater, ThreadPoster, ThreadRef } from './surface-ports.js';
 
 export interface ThreadDeliveryDeps {
   outbox: DeliveryOutbox;
@@ -75,7 +75,8 @@ export class ThreadDelivery {
   postCards(approvals: readonly ApprovalRecord[]): Promise<void> {
     return this.#post(async () => {
       const cards = await this.#deps.outbox.takeCards(approvals.map((approval) => approval.id));
-      for (const card of cards) if (!this.#closed) await this.#postCard(card);
+      // A card taken here after a failed try may have been posted by it.
+      for (const card of cards) if (!this.#closed) await this.#postCard(card, card.attempts > 0);
     });
   }
 
@@ -132,7 +133,8 @@ export class ThreadDelivery {
       if (this.#closed) return;
       switch (delivery.kind) {
         case 'card':
-          await this.#postCard(delivery);
+          // Owed past its first try here: that try, or a process that stopped, may have posted it.
+          await this.#postCard(delivery, true);
           break;
         case 'card_update':
           await this.#updateCard(delivery);
@@ -159,17 +161,18 @@ export class ThreadDelivery {
     }
   }
 
-  async #postCard(card: Extract<Delivery, { kind: 'card' }>): Promise<void> {
+  /**
+   * Posts an owed card and records where it is. With `lookFirst` the card may be in its thread already: an
+   * earlier try (here, or in a process that stopped) had Slack accept it but never recorded it. It is looked for
+   * first and recorded where it is found, rather than posted twice.
+   */
+  async #postCard(card: Extract<Delivery, { kind: 'card' }>, lookFirst: boolean): Promise<void> {
     const { approval } = card;
+    let found: CardLocation | undefined;
+    let location: CardLocation;
     try {
-      const { channelId, messageTs } = await this.#deps.surface.postApprovalCard(approval);
-      await this.#deps.outbox.cardPosted(approval.id, { channelId, messageTs }, [
-        auditEvent('approval.card_posted', {
-          at: this.#deps.clock.now(),
-          ...approvalScope(approval),
-          payload: { channelId, messageTs },
-        }),
-      ]);
+      found = lookFirst ? await this.#findCard(approval) : undefined;
+      location = found ?? (await this.#deps.surface.postApprovalCard(approval));
     } catch (error) {
       this.#deps.logger.error('approval card could not be posted; it stays pending and will be retried', {
         approvalId: approval.id,
@@ -183,6 +186,38 @@ export class ThreadDelivery {
         approval,
         `I need an approval to run ${approval.toolName}, but I could not post the approval card. The request stays pending and I will keep trying to post it.`,
       );
+      return;
+    }
+    try {
+      await this.#deps.outbox.cardPosted(approval.id, location, [
+        auditEvent('approval.card_posted', {
+          at: this.#deps.clock.now(),
+          ...approvalScope(approval),
+          payload: { ...location, ...(found ? { found: true } : {}) },
+        }),
+      ]);
+    } catch (error) {
+      // In the thread but not recorded: still owed, and the next try finds it there instead of posting it again.
+      this.#deps.logger.error('approval card was posted but not recorded; the next try records it', {
+        approvalId: approval.id,
+        messageTs: location.messageTs,
+        error: describeError(error),
+      });
+      await this.#giveBack(card, {}, error);
+    }
+  }
+
+  /** The card already in its thread, if any; a lookup that fails is no reason not to post (twice beats never). */
+  async #findCard(approval: ApprovalRecord): Promise<CardLocation | undefined> {
+    try {
+      return await this.#deps.surface.findApprovalCard?.(approval);
+    } catch (error) {
+      this.#deps.logger.warn('could not look for the approval card in its thread; posting it', {
+        approvalId: approval.id,
+        channelId: approval.channelId,
+        error: describeError(error),
+      });
+      return undefined;
     }
   }
 

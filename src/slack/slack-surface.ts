@@ -9,6 +9,7 @@ import type { ChannelPoster } from '../tools/ports.js';
 import { createAnswerStream, postAnswerMessages } from './answer-stream.js';
 import { createCardPublisher, type DeciderDirectory } from './approval-card-publisher.js';
 import { buildApprovalCard } from './blocks/approval-card.js';
+import { cardMetadata, findCardInThread } from './card-in-thread.js';
 import { safeMrkdwn } from './mrkdwn.js';
 import { NO_PREVIEWS } from './no-previews.js';
 import { createProgressIndicator, StatusWays } from './progress-indicator.js';
@@ -36,7 +37,9 @@ export interface SlackSurface extends ThreadSurface, ChannelPoster {
 
 /** A surface built on one client: every part a thread may use is there. */
 export type ClientSurface = SlackSurface &
-  Required<Pick<SlackSurface, 'postAnswer' | 'startProgress' | 'streamAnswer' | 'readThread'>>;
+  Required<
+    Pick<SlackSurface, 'postAnswer' | 'startProgress' | 'streamAnswer' | 'readThread' | 'findApprovalCard'>
+  >;
 
 /** Speaks in Slack threads through the Web API. Text from users and the model is escaped before posting. */
 export function createSlackSurface(
@@ -69,6 +72,7 @@ export function createSlackSurface(
         thread_ts: approval.threadTs,
         text: card.text,
         blocks: card.blocks,
+        metadata: cardMetadata(approval.id),
         ...NO_PREVIEWS,
       });
       if (!posted.ts) throw new AppError('surface.no_message_ts', 'chat.postMessage returned no ts');
@@ -81,6 +85,7 @@ export function createSlackSurface(
       });
       return { channelId: posted.channel ?? approval.channelId, messageTs: posted.ts };
     },
+    findApprovalCard: (approval) => findCardInThread(client, approval),
     postAnswer: (thread, text) => postAnswerMessages(client, thread, text),
     startProgress: (target) => createProgressIndicator(client, target, logger, ways),
     streamAnswer: (target) => createAnswerStream(client, target, logger),

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
+import type { SlackCall } from '../support/fake-slack.js';
 import type { DatabaseKind } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
+import { cardTs, isApprovalCard } from './harness.js';
 import {
   approveSlowPost,
   type Latch,
@@ -70,6 +72,45 @@ export function crashStages(kind: DatabaseKind): void {
       await f.waitForText((text) => text === 'Saved.');
       expect(await notes()).toEqual([{ text: 'kept' }]);
       expect(await approvalStatus()).toEqual(['executed']);
+    });
+
+    it('after Slack posted the card, before its answer arrived: the restart finds the card in the thread and posts no second one', async () => {
+      let posted: SlackCall | undefined;
+      f.slack.setResponse('chat.postMessage', async (params, call) => {
+        const answer = f.slack.defaultReply('chat.postMessage', params);
+        if (params.blocks !== undefined && !posted) {
+          // Slack has the card in its thread; the process never hears so.
+          posted = { ...call, reply: answer.body };
+          await held.wait;
+        }
+        return answer;
+      });
+      f.model.enqueue(
+        reply.toolCalls([{ name: 'create_note', arguments: { text: 'once' } }]),
+        reply.text('Saved once.'),
+      );
+      let bot = await f.start();
+      await f.mention(bot, 'note once');
+      await waitUntil(() => posted, { timeoutMs: PROCESS_WAIT_MS, message: 'the card posted' });
+      await bot.kill();
+
+      bot = await f.start();
+      const [row] = await waitUntil(
+        async () => {
+          const rows = await f.query('select message_ts from approvals where message_ts is not null');
+          return rows.length > 0 ? rows : undefined;
+        },
+        { timeoutMs: PROCESS_WAIT_MS, message: 'the card recorded' },
+      );
+      if (!posted) throw new Error('no card');
+      expect(row?.message_ts).toBe(cardTs(posted));
+      expect(f.slack.callsTo('chat.postMessage').filter(isApprovalCard)).toHaveLength(1);
+      const events = await f.query("select payload from audit_events where kind = 'approval.card_posted'");
+      expect(events.map((e) => JSON.parse(String(e.payload)).found)).toEqual([true]);
+      expect((await f.click(bot, posted, 'approve', 'U2')).status).toBe(200);
+      await f.waitForText((text) => text === 'Saved once.');
+      expect(await notes()).toEqual([{ text: 'once' }]);
+      expect(f.texts().some((text) => text.includes('could not post the approval card'))).toBe(false);
     });
 
     it('after the decision is committed, before the tool starts: the restart runs the call once', async () => {

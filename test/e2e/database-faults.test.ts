@@ -3,7 +3,7 @@ import { type DatabaseOutage, failingStores } from '../support/failing-stores.js
 import { reply } from '../support/fake-openai.js';
 import { waitUntil } from '../support/wait.js';
 import { rows } from './db-rows.js';
-import { type Harness, startHarness } from './harness.js';
+import { cardTs, type Harness, isApprovalCard, startHarness } from './harness.js';
 
 /** The database goes away while a run waits on the model, and comes back after the run's lease ran out. */
 describe('a database outage at the end of a run', () => {
@@ -53,4 +53,51 @@ describe('a database outage at the end of a run', () => {
       expect(await rows(started.database, 'select id from deliveries')).toEqual([]);
     },
   );
+});
+
+/** The database goes away just as Slack accepts a card, so the card is in its thread but not recorded. */
+describe('a database outage right after a card is posted', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('records the card found in its thread once the database is back: no second card, no false notice', async () => {
+    const outage: DatabaseOutage = { down: false, calls: [], refused: [] };
+    const started = await startHarness({
+      env: { RUN_LEASE_MS: '1000' },
+      overrides: { deliveryRetryMs: 100, stores: (stores) => failingStores(stores, outage) },
+    });
+    h = started;
+    started.slack.setResponse('chat.postMessage', (params) => {
+      if (isApprovalCard({ method: 'chat.postMessage', params, at: 0 })) outage.down = true;
+      return started.slack.defaultReply('chat.postMessage', params);
+    });
+    started.model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'recorded late' } }]),
+      reply.text('Saved.'),
+    );
+    await started.mention('note recorded late');
+    await waitUntil(() => outage.refused.includes('deliveries.cardPosted'), { timeoutMs: 10_000 });
+    outage.down = false;
+
+    const [card] = await started.waitForCards(1);
+    if (!card) throw new Error('no card');
+    await waitUntil(
+      async () =>
+        (await rows(started.database, 'select message_ts from approvals'))[0]?.message_ts === cardTs(card),
+      { timeoutMs: 10_000, message: 'the card found and recorded' },
+    );
+    expect(started.cards()).toHaveLength(1);
+    expect(started.slack.callsTo('conversations.replies').at(-1)?.params).toMatchObject({
+      channel: card.params.channel,
+      ts: card.params.thread_ts,
+      include_all_metadata: 'true',
+    });
+    expect((await started.click(card, 'approve', 'U2')).status).toBe(200);
+    await started.waitForText((text) => text === 'Saved.');
+    expect(started.texts().filter((text) => text.includes('could not post the approval card'))).toEqual([]);
+    expect(started.cards()).toHaveLength(1);
+  });
 });

@@ -8,6 +8,8 @@ export interface SlackIds {
   dm: Map<string, string>;
   /** Members of channels a test set (`FakeSlack.setMembers`); others have `DEFAULT_CHANNEL_MEMBERS`. */
   members: Map<string, readonly string[]>;
+  /** The replies posted in each thread (by channel and thread ts), oldest first, as `conversations.replies` lists them. */
+  threads: Map<string, Record<string, unknown>[]>;
 }
 
 /** Who is in a channel unless a test says otherwise: the bot and the people the tests name most. */
@@ -61,6 +63,56 @@ function postedMessage(params: Record<string, unknown>, ts: string): Record<stri
   if (params.blocks !== undefined) message.blocks = params.blocks;
   if (params.metadata !== undefined) message.metadata = params.metadata;
   return message;
+}
+
+const threadKey = (channel: string | undefined, threadTs: string | undefined) => `${channel}/${threadTs}`;
+
+/** Keeps a message posted in a thread, as Slack does, for `conversations.replies`. */
+function keepReply(ids: SlackIds, channel: string | undefined, message: Record<string, unknown>): void {
+  const threadTs = stringOr(message.thread_ts);
+  if (channel === undefined || threadTs === undefined) return;
+  const key = threadKey(channel, threadTs);
+  ids.threads.set(key, [...(ids.threads.get(key) ?? []), message]);
+}
+
+/** chat.update changes a kept message's text and blocks; its metadata stays unless the update sends new. */
+function updateKeptReply(ids: SlackIds, channel: string | undefined, params: Record<string, unknown>): void {
+  for (const [key, messages] of ids.threads) {
+    if (!key.startsWith(`${channel}/`)) continue;
+    const kept = messages.find((m) => m.ts === params.ts);
+    if (!kept) continue;
+    if (params.text !== undefined) kept.text = params.text;
+    if (params.blocks !== undefined) kept.blocks = params.blocks;
+    if (params.metadata !== undefined) kept.metadata = params.metadata;
+  }
+}
+
+/** Slack's default page size of `conversations.replies`, and its largest. */
+const REPLIES_PAGE = { default: 1000, max: 1000 };
+
+/**
+ * `conversations.replies` of the replies kept in the thread (a fake posts no parent message), in pages with
+ * `next_cursor`; message metadata only with `include_all_metadata`.
+ */
+function repliesReply(params: Record<string, unknown>, ids: SlackIds): FakeReply {
+  const all = ids.threads.get(threadKey(stringOr(params.channel), stringOr(params.ts))) ?? [];
+  const limit = Math.min(
+    Number(params.limit ?? REPLIES_PAGE.default) || REPLIES_PAGE.default,
+    REPLIES_PAGE.max,
+  );
+  const start = Number(stringOr(params.cursor) ?? 0) || 0;
+  const withMetadata = params.include_all_metadata === true || params.include_all_metadata === 'true';
+  const messages = all
+    .slice(start, start + limit)
+    .map(({ metadata, ...message }) =>
+      withMetadata && metadata !== undefined ? { ...message, metadata } : message,
+    );
+  const more = start + limit < all.length;
+  return ok({
+    messages,
+    has_more: more,
+    ...(more ? { response_metadata: { next_cursor: String(start + limit) } } : {}),
+  });
 }
 
 function viewReply(params: Record<string, unknown>, ids: SlackIds): FakeReply {
@@ -172,9 +224,12 @@ export function defaultSlackReply(method: string, params: Record<string, unknown
       });
     case 'chat.postMessage': {
       const ts = nextMessageTs(ids);
-      return ok({ channel, ts, message: postedMessage(params, ts) });
+      const message = postedMessage(params, ts);
+      keepReply(ids, channel, message);
+      return ok({ channel, ts, message });
     }
     case 'chat.update': {
+      updateKeptReply(ids, channel, params);
       const ts = stringOr(params.ts);
       return ok({ channel, ts, text: stringOr(params.text) ?? '', message: postedMessage(params, ts ?? '') });
     }
@@ -208,7 +263,7 @@ export function defaultSlackReply(method: string, params: Record<string, unknown
       });
     }
     case 'conversations.replies':
-      return ok({ messages: [], has_more: false });
+      return repliesReply(params, ids);
     case 'conversations.members':
       return membersReply(params, ids);
     case 'conversations.open':

@@ -1,0 +1,49 @@
+import { webApi } from '@slack/bolt';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cardMetadata, findCardInThread } from '../../src/slack/card-in-thread.js';
+import { type FakeSlack, slackReply, startFakeSlack } from '../support/fake-slack.js';
+
+describe('finding a card already in its thread', () => {
+  let slack: FakeSlack;
+  let client: webApi.WebClient;
+  beforeEach(async () => {
+    slack = await startFakeSlack();
+    client = new webApi.WebClient('xoxb-test', { slackApiUrl: slack.url, retryConfig: { retries: 0 } });
+  });
+  afterEach(async () => {
+    await slack.close();
+  });
+
+  const post = (thread: string, text: string, approvalId?: string) =>
+    client.chat.postMessage({
+      channel: 'C1',
+      thread_ts: thread,
+      text,
+      ...(approvalId ? { metadata: cardMetadata(approvalId) } : {}),
+    });
+
+  it("reads the thread page by page and knows a card by its request's id, not by its text", async () => {
+    await Promise.all(Array.from({ length: 200 }, (_, i) => post('1.1', `message ${i}`)));
+    // The other request's card, and a message that only names the request.
+    await post('1.1', 'card', 'apr_other');
+    await post('1.1', 'about apr_wanted');
+    const card = await post('1.1', 'card', 'apr_wanted');
+    await post('2.2', 'card in another thread', 'apr_elsewhere');
+
+    const wanted = { id: 'apr_wanted', channelId: 'C1', threadTs: '1.1' };
+    expect(await findCardInThread(client, wanted)).toEqual({ channelId: 'C1', messageTs: card.ts });
+    const reads = slack.callsTo('conversations.replies');
+    expect(reads.map((call) => call.params.cursor ?? 'first')).toEqual(['first', '200']);
+    expect(reads[0]?.params).toMatchObject({ channel: 'C1', ts: '1.1', include_all_metadata: 'true' });
+
+    expect(await findCardInThread(client, { ...wanted, id: 'apr_elsewhere' })).toBeUndefined();
+    expect(await findCardInThread(client, { ...wanted, threadTs: '3.3' })).toBeUndefined();
+  });
+
+  it('says what Slack refused, for the caller to post anyway', async () => {
+    slack.setResponse('conversations.replies', () => slackReply.error('missing_scope'));
+    await expect(findCardInThread(client, { id: 'apr_1', channelId: 'C1', threadTs: '1.1' })).rejects.toThrow(
+      /missing_scope/,
+    );
+  });
+});
