@@ -45,7 +45,8 @@ export function createHomePublisher(clients: SlackClients, deps: HomePublisherDe
       // Read past what is shown: Home puts the riskiest first, wherever they are in the queue.
       const pending = await deps.queries.pending(teamId, { limit: PENDING_SCAN, offset: 0 });
       const shown = [...pending.items].sort(byRiskThenAge).slice(0, MAX_PENDING_SHOWN);
-      const decisions = (await deps.queries.history({ teamId, limit: HOME_DECISIONS, offset: 0 })).items;
+      // A page by position, whose total the daily totals give: nothing here counts the workspace's requests.
+      const decisions = (await deps.queries.decided({ teamId, limit: HOME_DECISIONS })).items;
       // Auditors see every request; buttons only where they could decide from Home.
       const decidable = await deps.deciders.decidableFromHome(shown, userId, workspace);
       const undecidable = shown.filter((approval) => !decidable.has(approval.id));
