@@ -16,6 +16,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { ConversationService } from '../conversations/conversation-service.js';
 import { DecisionFollowUp } from '../conversations/decision-follow-up.js';
+import { LandedCardUpdates } from '../conversations/landed-card-updates.js';
 import type { SurfaceAdapters } from '../conversations/surface-ports.js';
 import { tapAuditEvents } from '../db/audit-tap.js';
 import { openDatabase } from '../db/open-database.js';
@@ -221,9 +222,12 @@ export async function createCore<A extends SurfaceAdapters>(
       logger,
     }),
   });
+  // One for this thread: what the decisions' follow-up and the thread deliveries updated, written off together.
+  const landedCardUpdates = new LandedCardUpdates(stores.deliveries, logger);
   const conversations = new ConversationService({
     store: stores.conversations,
     outbox: stores.deliveries,
+    landedCardUpdates,
     recovery: stores.recovery,
     runs: stores.runs,
     runner,
@@ -255,6 +259,7 @@ export async function createCore<A extends SurfaceAdapters>(
       surface: adapters.decisionSurface ?? adapters.surface,
       conversations,
       outbox: stores.deliveries,
+      landed: landedCardUpdates,
       clock,
       logger,
       retryMs: deliveryRetryMs,

@@ -3,12 +3,15 @@ import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { isNotInstalled, nextAttemptAt } from './delivery.js';
+import type { LandedCardUpdates } from './landed-card-updates.js';
 import type { OwedCardUpdates } from './store-ports.js';
 import type { CardUpdate, CardUpdater } from './surface-ports.js';
 
 export interface CardUpdatesDeps {
   surface: CardUpdater;
   outbox: Pick<OwedCardUpdates, 'oweCardUpdate'>;
+  /** Where an update that landed (or never will: the app was removed) is said to be owed no more. */
+  landed: Pick<LandedCardUpdates, 'landed'>;
   clock: Clock;
   logger: Logger;
   /** The delivery retry interval: a refused update is tried again after 1, 2, 4 … of them (or Slack's wait). */
@@ -16,10 +19,12 @@ export interface CardUpdatesDeps {
 }
 
 /**
- * Shows a change to a request on every copy of its card. An update Slack refuses (rate limit, outage) is owed
- * in the delivery outbox and sent again, rendered from the state stored then, until it lands: a card never
- * keeps offering buttons for a request that was decided, expired or cancelled. Never throws: the change itself
- * is committed, and the run goes on whatever the card shows.
+ * Shows a change to a request on every copy of its card. The update is owed in the delivery outbox from the
+ * change's own transaction, leased to this process; once it lands it is owed no more. One Slack refuses (rate
+ * limit, outage) is given back to be sent again, by any process, rendered from the state stored then, until it
+ * lands; one this process never got to send (it died) is sent by another when the lease runs out. So a card
+ * never keeps offering buttons for a request that was decided, expired or cancelled. Never throws: the change
+ * itself is committed, and the run goes on whatever the card shows.
  */
 export async function updateCard(
   deps: CardUpdatesDeps,
@@ -28,9 +33,11 @@ export async function updateCard(
 ): Promise<void> {
   try {
     await deps.surface.updateApprovalCard(approval, update);
+    deps.landed.landed(approval.id);
   } catch (error) {
     // The app was removed from the card's workspace: no update will ever land there.
     if (isNotInstalled(error)) {
+      deps.landed.landed(approval.id);
       deps.logger.warn('approval card not updated: the app was removed from its workspace', {
         approvalId: approval.id,
         teamId: approval.teamId,

@@ -2,6 +2,7 @@ import { initialRunState } from '../agent/run-state.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import { describeError } from '../errors.js';
 import type { SurfaceKind } from '../surfaces.js';
+import type { LandedCardUpdates } from './landed-card-updates.js';
 import { RunDriver, type RunDriverDeps, runStarted, startedBy } from './run-driver.js';
 import { StopGate } from './stop-permission.js';
 import type { ConversationStore, DeliveryOutbox, RunRecovery } from './store-ports.js';
@@ -28,6 +29,8 @@ export interface ConversationServiceDeps extends Omit<RunDriverDeps, 'queued' | 
   surfaceKind: SurfaceKind;
   /** The delivery retry interval (cards and replies Slack did not accept). */
   deliveryRetryMs: number;
+  /** The card updates that landed, written off together (shared with the decisions' follow-up). */
+  landedCardUpdates: LandedCardUpdates;
   /** Earlier thread messages given to the model when the bot joins a thread mid-way; 0 turns it off. */
   threadContextMessages?: number;
   /** Who is in a channel, for who may stop its threads' work; without it only a thread's starter may. */
@@ -79,6 +82,7 @@ export class ConversationService {
     });
     this.#delivery = new ThreadDelivery({
       outbox: deps.outbox,
+      landed: deps.landedCardUpdates,
       surface: deps.surface,
       surfaceKind: deps.surfaceKind,
       clock: deps.clock,

@@ -130,15 +130,20 @@ export interface OwedCards {
 /** Card updates Slack refused, owed until one lands. */
 export interface OwedCardUpdates {
   /**
-   * Slack refused to update the request's card: an update is owed, due at `dueAt` (one per card, rendered from
-   * the state stored when it is sent, so the latest state wins). `attempts`: failed tries so far.
+   * Slack refused to update the request's card: an update is owed, due at `dueAt`, for any process (one per
+   * card, rendered from the state stored when it is sent, so the latest state wins). `attempts`: failed tries so
+   * far. Every change to a request owes its update from its own transaction already, leased to the process that
+   * made it (the approval and run stores do that); this gives it back to all, to be tried again later.
    */
   oweCardUpdate(
     approval: ApprovalRecord,
     owed: { dueAt: number; attempts: number; update: CardUpdate },
   ): Promise<void>;
-  /** The owed update (taken by this process) landed: it is owed no more. */
-  cardUpdated(approvalId: string): Promise<void>;
+  /**
+   * These requests' updates landed: the updates this process owes for them are owed no more (one owed since by
+   * another process, or given back after a failure, stays owed).
+   */
+  cardsUpdated(approvalIds: readonly string[]): Promise<void>;
 }
 
 /** The last message of each run, owed from the transaction that ends the run. */

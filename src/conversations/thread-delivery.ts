@@ -7,12 +7,15 @@ import type { SurfaceKind } from '../surfaces.js';
 import { updateCard } from './card-updates.js';
 import { isNotInstalled, nextAttemptAt } from './delivery.js';
 import { droppedEvent } from './dropped-deliveries.js';
+import type { LandedCardUpdates } from './landed-card-updates.js';
 import { UndeliveredAnswer } from './run-presenter.js';
 import type { Delivery, DeliveryOutbox, RecoveryScope } from './store-ports.js';
 import type { CardLocation, CardPoster, CardUpdater, ThreadPoster, ThreadRef } from './surface-ports.js';
 
 export interface ThreadDeliveryDeps {
   outbox: DeliveryOutbox;
+  /** The card updates that landed, written off together (and at `close`). */
+  landed: LandedCardUpdates;
   surface: ThreadPoster & CardPoster & CardUpdater;
   /** Whose threads this process posts in. */
   surfaceKind: SurfaceKind;
@@ -51,6 +54,7 @@ export class ThreadDelivery {
     });
     await Promise.race([Promise.allSettled([...this.#posting]), bound]);
     clearTimeout(timer);
+    await this.#deps.landed.flush();
   }
 
   /** Runs `post` unless closed, tracked until it has settled. */
@@ -67,8 +71,8 @@ export class ThreadDelivery {
 
   /** Shows a change to a request on its card now; an update Slack refuses is owed and retried (`updateCard`). */
   updateCard(approval: ApprovalRecord): Promise<void> {
-    const { surface, outbox, clock, logger, retryMs } = this.#deps;
-    return this.#post(() => updateCard({ surface, outbox, clock, logger, retryMs }, approval));
+    const { surface, outbox, landed, clock, logger, retryMs } = this.#deps;
+    return this.#post(() => updateCard({ surface, outbox, landed, clock, logger, retryMs }, approval));
   }
 
   /** Posts the cards still owed for these requests (in order) and stores their ts. */
@@ -150,7 +154,7 @@ export class ThreadDelivery {
   async #updateCard(owed: Extract<Delivery, { kind: 'card_update' }>): Promise<void> {
     try {
       await this.#deps.surface.updateApprovalCard(owed.approval, owed.update);
-      await this.#deps.outbox.cardUpdated(owed.approval.id);
+      await this.#deps.outbox.cardsUpdated([owed.approval.id]);
     } catch (error) {
       this.#deps.logger.warn('approval card update failed again; it will be retried', {
         approvalId: owed.approval.id,

@@ -11,7 +11,7 @@ import type { ApprovalStore } from '../approvals/ports.js';
 import type { AuditInput } from '../audit/audit-event.js';
 import { AppError } from '../errors.js';
 import { approvalById, approvalsOfTurn, toApprovalRecord } from './approval-rows.js';
-import { claimColumns } from './run-rows.js';
+import { claimColumns, oweCardRefresh } from './run-rows.js';
 import { readEnum, readOptionalString, readString } from './sql/columns.js';
 import { audit, count, type Program, row, rows } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
@@ -50,6 +50,7 @@ export function createApprovalStore(ctx: StoreContext): ApprovalStore {
         if (inserted === 0) return { kind: 'already_voted' as const, approval: current };
         const tally = tallyVotes(current.rule, [...cast, { userId, vote }], Boolean(breakGlass));
         if (tally.kind === 'counted') {
+          yield* oweCardRefresh(ctx, current, at);
           yield* audit(events);
           return { kind: 'counted' as const, approval: current, approvers: tally.approvers };
         }
@@ -73,6 +74,7 @@ export function createApprovalStore(ctx: StoreContext): ApprovalStore {
             values (${decided.conversationId}, ${decided.toolName}, ${userId}, ${decided.id}, ${at})`);
           granted.push(standingGrantedEvent(decided, userId, at));
         }
+        yield* oweCardRefresh(ctx, decided, at, standing ? { standing: true } : {});
         yield* audit([...events, ...granted]);
         const settledTurn = turn.map((other) => (other.id === decided.id ? decided : other));
         const runClaimed = yield* claimRunIfSettled(ctx, decided, userId, at, settledTurn);

@@ -7,6 +7,7 @@ import type { SurfaceKind } from '../surfaces.js';
 import { lockApproval, toApprovalRecord } from './approval-rows.js';
 import { claimRunIfSettled, lockRunThenApproval } from './approval-store.js';
 import { inRemovedWorkspaces } from './removed-scope.js';
+import { oweCardRefresh } from './run-rows.js';
 import { readString } from './sql/columns.js';
 import { audit, count, rows } from './sql/program.js';
 import type { StoreContext } from './store-context.js';
@@ -34,6 +35,7 @@ export function createApprovalTimerStore(ctx: StoreContext): ApprovalTimerStore 
           reason = ${reason}, updated_at = ${now} where id = ${approvalId} and status = 'pending' returning *`);
         if (!updated) return undefined;
         const approval = toApprovalRecord(updated);
+        yield* oweCardRefresh(ctx, approval, now);
         yield* audit(events(approval));
         return { approval, runClaimed: yield* claimRunIfSettled(ctx, approval, SYSTEM_ACTOR, now) };
       });

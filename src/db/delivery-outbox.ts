@@ -81,16 +81,17 @@ export function createDeliveryOutbox(ctx: StoreContext): DeliveryOutbox {
             ${approval.runId}, ${storedCardUpdate(update)}, ${attempts}, ${dueAt}, 0, ${at})
           on conflict (id) do update set due_at = excluded.due_at, text = excluded.text,
             attempts = case when deliveries.attempts > excluded.attempts then deliveries.attempts
-              else excluded.attempts end
-          where deliveries.lease_owner is null`);
+              else excluded.attempts end,
+            lease_owner = null, lease_until = null
+          where deliveries.lease_owner is null or deliveries.lease_owner = ${ctx.owner}`);
       });
     },
 
-    cardUpdated(approvalId) {
+    cardsUpdated(approvalIds) {
+      if (approvalIds.length === 0) return Promise.resolve();
+      const ids = approvalIds.map((id) => `update:${id}`);
       return db.write(function* () {
-        yield* count(
-          sql`delete from deliveries where id = ${`update:${approvalId}`} and lease_owner = ${ctx.owner}`,
-        );
+        yield* count(sql`delete from deliveries where id in ${ids} and lease_owner = ${ctx.owner}`);
       });
     },
 

@@ -2,6 +2,8 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type HistoryItem, historyItemSchema, type StoredItem } from '../agent/history.js';
 import { RUN_STATUSES, RunHandedOver, type RunLease, type RunRecord } from '../agent/ports.js';
 import { CURRENT_RUN_STATE_VERSION, type RunState, serializeRunState } from '../agent/run-state.js';
+import { storedCardUpdate } from '../conversations/delivery.js';
+import type { CardUpdate } from '../conversations/surface-ports.js';
 import { AppError } from '../errors.js';
 import { readEnum, readNumber, readOptionalNumber, readOptionalString, readString } from './sql/columns.js';
 import { count, type Program, type Row, row, rows } from './sql/program.js';
@@ -148,6 +150,26 @@ export function* oweCard(
     values (${`card:${approval.id}`}, 'card', ${approval.conversationId}, ${approval.id}, ${approval.runId}, 0,
       ${at}, ${ctx.owner}, ${at + ctx.leaseMs}, 0, ${at})
     on conflict (id) do nothing`);
+}
+
+/**
+ * A change to a request owes its card's update from the transaction that makes it, leased to this process,
+ * which shows it at once and then says it landed (`cardsUpdated`). Should the process die first, the lease runs
+ * out and another renders the card from the state then: no card keeps offering buttons for a decided request.
+ * One row per card: an update already owed (Slack refused one) is taken over, its failed tries kept.
+ */
+export function* oweCardRefresh(
+  ctx: StoreContext,
+  approval: { id: string; runId: string; conversationId: string },
+  at: number,
+  update: CardUpdate = {},
+): Program<void> {
+  yield* count(sql`insert into deliveries (id, kind, conversation_id, approval_id, run_id, text, attempts, due_at,
+      lease_owner, lease_until, noticed, created_at)
+    values (${`update:${approval.id}`}, 'card_update', ${approval.conversationId}, ${approval.id}, ${approval.runId},
+      ${storedCardUpdate(update)}, 0, ${at}, ${ctx.owner}, ${at + ctx.leaseMs}, 0, ${at})
+    on conflict (id) do update set text = excluded.text, due_at = excluded.due_at,
+      lease_owner = excluded.lease_owner, lease_until = excluded.lease_until`);
 }
 
 /** A run's last message is owed to its thread; the process that ended the run posts it (it holds the lease). */

@@ -13,6 +13,7 @@ import {
   leaseColumns,
   lockLeasedRun,
   oweCard,
+  oweCardRefresh,
   oweReply,
   RELEASED,
   runById,
@@ -166,8 +167,11 @@ export function createRunStore(ctx: StoreContext): RunStore {
           if (!cancelledByRunEnd(approval.status)) continue;
           const [updated] = yield* rows(sql`update approvals set status = 'cancelled', reason = ${error},
             updated_at = ${at} where id = ${approval.id} returning *`);
-          if (updated) cancelled.push(toApprovalRecord(updated));
           yield* count(sql`delete from deliveries where id = ${`card:${approval.id}`}`);
+          if (!updated) continue;
+          const record = toApprovalRecord(updated);
+          cancelled.push(record);
+          yield* oweCardRefresh(ctx, record, at);
         }
         if (reply !== undefined)
           yield* oweReply(ctx, { id: runId, conversationId: conversationOf(run) }, reply, at);

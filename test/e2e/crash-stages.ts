@@ -113,7 +113,7 @@ export function crashStages(kind: DatabaseKind): void {
       expect(f.texts().some((text) => text.includes('could not post the approval card'))).toBe(false);
     });
 
-    it('after the decision is committed, before the tool starts: the restart runs the call once', async () => {
+    it('after the decision is committed, before the tool starts: the restart runs the call once and shows the decision on the card', async () => {
       f.slack.setResponse('chat.update', async (params) => {
         await held.wait;
         return f.slack.defaultReply('chat.update', params);
@@ -133,9 +133,20 @@ export function crashStages(kind: DatabaseKind): void {
       await bot.kill();
 
       f.slack.clearResponse('chat.update');
+      const restartedAt = f.slack.calls.length;
       bot = await f.start();
       await f.waitForText((text) => text === 'Noted after the restart.');
       expect(await notes()).toEqual([{ text: 'decided' }]);
+      // The update in flight at the kill may never have reached Slack: the restart shows the decision again.
+      const shown = await waitUntil(
+        () =>
+          f.slack.calls
+            .slice(restartedAt)
+            .filter((c) => c.method === 'chat.update' && c.params.ts === cardTs(card))
+            .at(-1),
+        { timeoutMs: PROCESS_WAIT_MS, message: 'the card updated after the restart' },
+      );
+      expect(isApprovalCard(shown)).toBe(false);
       expect(toolMessages(1)).toEqual(['Created note #1.']);
       expect(await approvalStatus()).toEqual(['executed']);
     });

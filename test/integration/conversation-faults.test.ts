@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConversationService } from '../../src/conversations/conversation-service.js';
+import { LandedCardUpdates } from '../../src/conversations/landed-card-updates.js';
 import type { ThreadSurface } from '../../src/conversations/surface-ports.js';
 import { randomId } from '../../src/ids.js';
 import { silentLogger } from '../../src/logger.js';
@@ -42,6 +43,7 @@ describe('a message the database cannot take', () => {
       leaseMs: 30_000,
       maxActiveRuns: 32,
       deliveryRetryMs: 30_000,
+      landedCardUpdates: new LandedCardUpdates(t.stores.deliveries, silentLogger),
     });
     const message = { ...thread, userId: 'U1', text: 'hello', messageTs: '2.0' };
     await service.handleMessage(message);

@@ -15,6 +15,7 @@ import {
   createPolicy,
 } from '../../src/approvals/policy.js';
 import { TERMINAL_TEAM_ID, terminalThread } from '../../src/cli/terminal-thread.js';
+import { LandedCardUpdates } from '../../src/conversations/landed-card-updates.js';
 import { ThreadDelivery } from '../../src/conversations/thread-delivery.js';
 import { count, rows } from '../../src/db/sql/program.js';
 import { silentLogger } from '../../src/logger.js';
@@ -257,6 +258,7 @@ describe('retrying what Slack refuses', () => {
     const notices: string[] = [];
     const delivery = new ThreadDelivery({
       outbox: t.stores.deliveries,
+      landed: new LandedCardUpdates(t.stores.deliveries, silentLogger),
       surfaceKind: 'slack',
       clock: t.ctx.clock,
       logger: silentLogger,

@@ -4,7 +4,16 @@ import { initialRunState } from '../../src/agent/run-state.js';
 import { auditEvent } from '../../src/audit/audit-event.js';
 import { rows } from '../e2e/db-rows.js';
 import { DATABASE_KINDS, openTestStores, type TestStores } from '../support/test-database.js';
-import { held, newApproval, newThread, pausedRun, pausedState, startedRun, vote } from './store-scenario.js';
+import {
+  createNoteRule,
+  held,
+  newApproval,
+  newThread,
+  pausedRun,
+  pausedState,
+  startedRun,
+  vote,
+} from './store-scenario.js';
 
 /**
  * Every method of the run-side ports (conversations, runs, deliveries, recovery) does the same on SQLite and
@@ -230,9 +239,12 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
       ['c1', 'cancelled', 'stopped'],
       ['c2', 'cancelled', 'stopped'],
     ]);
-    expect(await rows(where(), 'select id, text from deliveries')).toEqual([
+    expect(await rows(where(), "select id, text from deliveries where kind = 'reply'")).toEqual([
       { id: `reply:${runId}`, text: 'I stopped.' },
     ]);
+    // Each cancelled request's card loses its buttons, owed from this transaction.
+    const owedUpdates = await rows(where(), "select approval_id from deliveries where kind = 'card_update'");
+    expect(owedUpdates.map((d) => d.approval_id).sort()).toEqual(cancelled.map((a) => a.id).sort());
     expect(await rows(where(), 'select status, lease_owner from runs where id = ?', runId)).toEqual([
       { status: 'cancelled', lease_owner: null },
     ]);
@@ -491,8 +503,40 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
     await other.stores.deliveries.failed(owed, { retryAt: clock.now() + 3000 });
     const [again] = await s.stores.deliveries.takeDue({ surface: 'slack' }, clock.now() + 3000);
     expect(again).toMatchObject({ kind: 'card_update', attempts: 2 });
-    await s.stores.deliveries.cardUpdated(approval.id);
+    await s.stores.deliveries.cardsUpdated([approval.id]);
     expect(await rows(where(), "select id from deliveries where kind = 'card_update'")).toEqual([]);
+  });
+
+  it("deliveries: a change to a request owes its card's update, leased to the process that made it, until it says the update landed", async () => {
+    const owedUpdates = () =>
+      rows(where(), "select approval_id, lease_owner from deliveries where kind = 'card_update'");
+    const other = await s.another({ clock, leaseMs: 30_000 });
+    const first = await pausedRun(s);
+    const second = await pausedRun(s, ['c1'], { ...createNoteRule(), expiresAfterMs: 60_000 }, clock.now());
+    const [decided] = first.approvals;
+    const [expiring] = second.approvals;
+    if (!decided || !expiring) throw new Error('no approvals');
+    await vote(s, decided, 'U2');
+    expect(await owedUpdates()).toEqual([{ approval_id: decided.id, lease_owner: s.ctx.owner }]);
+    // The process that decided shows it; nobody else takes it meanwhile.
+    expect(await other.stores.deliveries.takeDue({ surface: 'slack' }, clock.now())).toEqual([]);
+    await s.stores.deliveries.cardsUpdated([decided.id]);
+    expect(await owedUpdates()).toEqual([]);
+
+    // Written off only by the process that owes it: another's word does not count.
+    clock.at += 60_001;
+    const expired = await s.stores.timers.expireDue(clock.now(), 'slack', () => []);
+    expect(expired.map((e) => e.approval.id)).toEqual([expiring.id]);
+    await other.stores.deliveries.cardsUpdated([expiring.id]);
+    expect(await owedUpdates()).toEqual([{ approval_id: expiring.id, lease_owner: s.ctx.owner }]);
+    // The process that expired it stopped before showing it: once its lease ran out, another shows it.
+    clock.at += 30_001;
+    const [owed] = await other.stores.deliveries.takeDue({ surface: 'slack' }, clock.now());
+    expect(owed).toMatchObject({
+      kind: 'card_update',
+      attempts: 0,
+      approval: { id: expiring.id, status: 'expired' },
+    });
   });
 
   it('deliveries: a card whose request was decided before it was posted is owed no more', async () => {
@@ -501,7 +545,9 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
     if (!approval) throw new Error('no approval');
     await vote(s, approval, 'U2', 'reject');
     clock.at += 60_000;
-    expect(await s.stores.deliveries.takeDue({ surface: 'slack' }, clock.now())).toEqual([]);
-    expect(await rows(where(), 'select id from deliveries')).toEqual([]);
+    // Only the decision's card update is left, which renders whatever card there is (none was posted).
+    const due = await s.stores.deliveries.takeDue({ surface: 'slack' }, clock.now());
+    expect(due.map((d) => d.kind)).toEqual(['card_update']);
+    expect(await rows(where(), "select id from deliveries where kind = 'card'")).toEqual([]);
   });
 });
