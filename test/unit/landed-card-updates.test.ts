@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { LandedCardUpdates } from '../../src/conversations/landed-card-updates.js';
+import { createLogger } from '../../src/logger.js';
+import { sleep } from '../support/wait.js';
+
+describe('landed card updates', () => {
+  it('are written off together, once their window passes or at a flush, and a failed write never throws', async () => {
+    const written: string[][] = [];
+    let failing = false;
+    const outbox = {
+      cardsUpdated: async (ids: readonly string[]) => {
+        if (failing) throw new Error('database is locked');
+        written.push([...ids]);
+      },
+    };
+    const logs: string[] = [];
+    const landed = new LandedCardUpdates(
+      outbox,
+      createLogger('warn', (line) => logs.push(line)),
+      20,
+    );
+    landed.landed('apr_1');
+    landed.landed('apr_2');
+    landed.landed('apr_1');
+    expect(written).toEqual([]);
+    await sleep(60);
+    expect(written).toEqual([['apr_1', 'apr_2']]);
+
+    landed.landed('apr_3');
+    await landed.flush();
+    expect(written).toEqual([['apr_1', 'apr_2'], ['apr_3']]);
+    await landed.flush();
+    expect(written).toHaveLength(2);
+
+    failing = true;
+    landed.landed('apr_4');
+    await landed.flush();
+    expect(logs.join('\n')).toContain('landed card updates could not be written off');
+  });
+});
