@@ -137,10 +137,11 @@ export interface CardPoster {
   /** Posts the approval card; resolves with the message ts. */
   postApprovalCard(approval: ApprovalRecord): Promise<CardLocation>;
   /**
-   * The request's card if it is in its thread already: posted by a try whose answer or record was lost. Asked
-   * before a card is posted again. Optional: a surface without it (a terminal) loses no post.
+   * The request's card if it is in its thread already, posted by a try whose answer or record was lost (its
+   * copies are posted now if that try did not get to them). Asked before a card is posted again. Optional: a
+   * surface without it (a terminal) loses no post.
    */
-  findApprovalCard?(approval: ApprovalRecord): Promise<CardLocation | undefined>;
+  adoptPostedCard?(approval: ApprovalRecord): Promise<CardLocation | undefined>;
 }
 
 /** Changes approval cards after a decision. */

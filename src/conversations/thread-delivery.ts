@@ -214,7 +214,7 @@ export class ThreadDelivery {
   /** The card already in its thread, if any; a lookup that fails is no reason not to post (twice beats never). */
   async #findCard(approval: ApprovalRecord): Promise<CardLocation | undefined> {
     try {
-      return await this.#deps.surface.findApprovalCard?.(approval);
+      return await this.#deps.surface.adoptPostedCard?.(approval);
     } catch (error) {
       this.#deps.logger.warn('could not look for the approval card in its thread; posting it', {
         approvalId: approval.id,

@@ -38,7 +38,7 @@ export interface SlackSurface extends ThreadSurface, ChannelPoster {
 /** A surface built on one client: every part a thread may use is there. */
 export type ClientSurface = SlackSurface &
   Required<
-    Pick<SlackSurface, 'postAnswer' | 'startProgress' | 'streamAnswer' | 'readThread' | 'findApprovalCard'>
+    Pick<SlackSurface, 'postAnswer' | 'startProgress' | 'streamAnswer' | 'readThread' | 'adoptPostedCard'>
   >;
 
 /** Speaks in Slack threads through the Web API. Text from users and the model is escaped before posting. */
@@ -54,6 +54,14 @@ export function createSlackSurface(
       approval.requesterId,
       (await options.deciders?.adminsOf(approval.teamId, approval.enterpriseId)) ?? [],
     );
+  const postCopies = (approval: ApprovalRecord) =>
+    publisher.postCopies(approval).catch((error: unknown) => {
+      logger.error('approval card copy could not be posted', {
+        approvalId: approval.id,
+        channelId: approval.rule.approvalChannel,
+        error: describeError(error),
+      });
+    });
   // What each workspace refused (agent sessions, the thread status), shared by every run in this surface.
   const ways = new StatusWays();
   return {
@@ -76,16 +84,15 @@ export function createSlackSurface(
         ...NO_PREVIEWS,
       });
       if (!posted.ts) throw new AppError('surface.no_message_ts', 'chat.postMessage returned no ts');
-      await publisher.postCopies(approval).catch((error: unknown) => {
-        logger.error('approval card copy could not be posted', {
-          approvalId: approval.id,
-          channelId: approval.rule.approvalChannel,
-          error: describeError(error),
-        });
-      });
+      await postCopies(approval);
       return { channelId: posted.channel ?? approval.channelId, messageTs: posted.ts };
     },
-    findApprovalCard: (approval) => findCardInThread(client, approval),
+    async adoptPostedCard(approval) {
+      const found = await findCardInThread(client, approval);
+      // The try that posted it stopped before its copies: none is recorded, so none was posted.
+      if (found && (await options.cards?.extraCards(approval.id))?.length === 0) await postCopies(approval);
+      return found;
+    },
     postAnswer: (thread, text) => postAnswerMessages(client, thread, text),
     startProgress: (target) => createProgressIndicator(client, target, logger, ways),
     streamAnswer: (target) => createAnswerStream(client, target, logger),

@@ -24,7 +24,7 @@ export function createTeamSurface(
   const surface: ClientSurface = {
     postText: (thread, text) => of(thread.teamId, thread.enterpriseId).postText(thread, text),
     postApprovalCard: (approval) => of(approval.teamId, approval.enterpriseId).postApprovalCard(approval),
-    findApprovalCard: (approval) => of(approval.teamId, approval.enterpriseId).findApprovalCard(approval),
+    adoptPostedCard: (approval) => of(approval.teamId, approval.enterpriseId).adoptPostedCard(approval),
     postAnswer: (thread, text) => of(thread.teamId, thread.enterpriseId).postAnswer(thread, text),
     startProgress: (target) => of(target.teamId, target.enterpriseId).startProgress(target),
     streamAnswer: (target) => of(target.teamId, target.enterpriseId).streamAnswer(target),

@@ -4,6 +4,7 @@ import type { SlackCall } from '../support/fake-slack.js';
 import type { DatabaseKind } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 import { cardTs, isApprovalCard } from './harness.js';
+import { writePolicy } from './policy-support.js';
 import {
   approveSlowPost,
   type Latch,
@@ -74,7 +75,7 @@ export function crashStages(kind: DatabaseKind): void {
       expect(await approvalStatus()).toEqual(['executed']);
     });
 
-    it('after Slack posted the card, before its answer arrived: the restart finds the card in the thread and posts no second one', async () => {
+    it('after Slack posted the card, before its answer arrived: the restart finds the card in the thread, posts no second one, and posts the copy the first did not get to', async () => {
       let posted: SlackCall | undefined;
       f.slack.setResponse('chat.postMessage', async (params, call) => {
         const answer = f.slack.defaultReply('chat.postMessage', params);
@@ -89,12 +90,17 @@ export function crashStages(kind: DatabaseKind): void {
         reply.toolCalls([{ name: 'create_note', arguments: { text: 'once' } }]),
         reply.text('Saved once.'),
       );
-      let bot = await f.start();
+      // The card is copied to an approval channel, after the thread card: the killed process never got there.
+      const policy = {
+        APPROVAL_POLICY_FILE: writePolicy({ tools: { create_note: { approvalChannel: 'C0APPROVE' } } }),
+      };
+      let bot = await f.start(policy);
       await f.mention(bot, 'note once');
       await waitUntil(() => posted, { timeoutMs: PROCESS_WAIT_MS, message: 'the card posted' });
       await bot.kill();
+      expect(f.slack.callsTo('chat.postMessage').filter((c) => c.params.channel === 'C0APPROVE')).toEqual([]);
 
-      bot = await f.start();
+      bot = await f.start(policy);
       const [row] = await waitUntil(
         async () => {
           const rows = await f.query('select message_ts from approvals where message_ts is not null');
@@ -104,9 +110,19 @@ export function crashStages(kind: DatabaseKind): void {
       );
       if (!posted) throw new Error('no card');
       expect(row?.message_ts).toBe(cardTs(posted));
-      expect(f.slack.callsTo('chat.postMessage').filter(isApprovalCard)).toHaveLength(1);
-      const events = await f.query("select payload from audit_events where kind = 'approval.card_posted'");
-      expect(events.map((e) => JSON.parse(String(e.payload)).found)).toEqual([true]);
+      const cards = () => f.slack.callsTo('chat.postMessage').filter(isApprovalCard);
+      await waitUntil(() => cards().some((c) => c.params.channel === 'C0APPROVE'), {
+        timeoutMs: PROCESS_WAIT_MS,
+        message: 'the copy posted',
+      });
+      expect(cards().map((c) => c.params.channel)).toEqual(['C1', 'C0APPROVE']);
+      const events = await f.query(
+        "select payload from audit_events where kind = 'approval.card_posted' order by seq",
+      );
+      expect(events.map((e) => JSON.parse(String(e.payload)))).toEqual([
+        expect.objectContaining({ channelId: 'C0APPROVE', copy: true }),
+        { channelId: 'C1', messageTs: cardTs(posted), found: true },
+      ]);
       expect((await f.click(bot, posted, 'approve', 'U2')).status).toBe(200);
       await f.waitForText((text) => text === 'Saved once.');
       expect(await notes()).toEqual([{ text: 'once' }]);
