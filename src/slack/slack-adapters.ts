@@ -101,9 +101,21 @@ export function createSlackAdapters(
   const interactive = createTeamSurface(clickClients, (client) =>
     createSlackSurface(client, { logger, cards, deciders }),
   );
+  // Cards are posted once by the client: after a post whose outcome is unknown the surface looks in the thread
+  // before it posts again (a client retry would post the card twice).
+  const onceClients = clients({
+    timeout: WORK_CALL.timeout,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+  });
   return {
-    surface: createTeamSurface(workClients, (client) =>
-      createSlackSurface(client, { logger, cards, deciders }),
+    surface: createTeamSurface(workClients, (client, team) =>
+      createSlackSurface(client, {
+        logger,
+        cards,
+        deciders,
+        once: onceClients.forTeam(team.teamId, team.enterpriseId),
+      }),
     ),
     surfaceKind: 'slack',
     interactive,

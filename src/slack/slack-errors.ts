@@ -1,4 +1,4 @@
-import { WebAPIRateLimitedError } from '@slack/web-api';
+import { ErrorCode, WebAPIRateLimitedError } from '@slack/web-api';
 import { TryAgainLater } from '../conversations/delivery.js';
 
 /**
@@ -19,4 +19,13 @@ export function slackErrorCode(error: unknown): string | undefined {
 export function withRetryAfter(error: unknown): unknown {
   if (!(error instanceof WebAPIRateLimitedError)) return error;
   return new TryAgainLater(Math.max(0, error.retryAfter) * 1000, { cause: error });
+}
+
+/**
+ * A failure after which Slack may still have done what it was asked: no answer (a timeout, a broken connection)
+ * or a server error. Slack's own refusals (`ok: false`) and rate limits say it did nothing.
+ */
+export function outcomeUnknown(error: unknown): boolean {
+  if (!(error instanceof Error) || !('code' in error)) return false;
+  return error.code === ErrorCode.RequestError || error.code === ErrorCode.HTTPError;
 }

@@ -2,7 +2,7 @@ import type { webApi } from '@slack/bolt';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
 import { nobodyCanDecide } from '../approvals/who-to-tell.js';
-import type { ThreadRef, ThreadSurface } from '../conversations/surface-ports.js';
+import type { CardLocation, ThreadRef, ThreadSurface } from '../conversations/surface-ports.js';
 import { AppError, describeError } from '../errors.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { ChannelPoster } from '../tools/ports.js';
@@ -13,7 +13,7 @@ import { cardMetadata, findCardInThread } from './card-in-thread.js';
 import { safeMrkdwn } from './mrkdwn.js';
 import { NO_PREVIEWS } from './no-previews.js';
 import { createProgressIndicator, StatusWays } from './progress-indicator.js';
-import { slackErrorCode, withRetryAfter } from './slack-errors.js';
+import { outcomeUnknown, slackErrorCode, withRetryAfter } from './slack-errors.js';
 import { readThreadMessages } from './thread-reader.js';
 
 export interface SlackSurface extends ThreadSurface, ChannelPoster {
@@ -44,8 +44,15 @@ export type ClientSurface = SlackSurface &
 /** Speaks in Slack threads through the Web API. Text from users and the model is escaped before posting. */
 export function createSlackSurface(
   client: webApi.WebClient,
-  options: { cards?: ApprovalCardStore; logger?: Logger; deciders?: DeciderDirectory } = {},
+  options: {
+    cards?: ApprovalCardStore;
+    logger?: Logger;
+    deciders?: DeciderDirectory;
+    /** The client cards are posted with: one that does not retry by itself (default `client`). */
+    once?: webApi.WebClient;
+  } = {},
 ): ClientSurface {
+  const once = options.once ?? client;
   const logger = options.logger ?? silentLogger;
   const publisher = createCardPublisher(client, options.cards, logger, options.deciders);
   const nobody = async (approval: ApprovalRecord) =>
@@ -75,17 +82,28 @@ export function createSlackSurface(
     },
     async postApprovalCard(approval) {
       const card = buildApprovalCard(approval, [], { nobodyCanDecide: await nobody(approval) });
-      const posted = await client.chat.postMessage({
-        channel: approval.channelId,
-        thread_ts: approval.threadTs,
-        text: card.text,
-        blocks: card.blocks,
-        metadata: cardMetadata(approval.id),
-        ...NO_PREVIEWS,
-      });
-      if (!posted.ts) throw new AppError('surface.no_message_ts', 'chat.postMessage returned no ts');
+      const post = async (): Promise<CardLocation> => {
+        const posted = await once.chat.postMessage({
+          channel: approval.channelId,
+          thread_ts: approval.threadTs,
+          text: card.text,
+          blocks: card.blocks,
+          metadata: cardMetadata(approval.id),
+          ...NO_PREVIEWS,
+        });
+        if (!posted.ts) throw new AppError('surface.no_message_ts', 'chat.postMessage returned no ts');
+        return { channelId: posted.channel ?? approval.channelId, messageTs: posted.ts };
+      };
+      let location: CardLocation;
+      try {
+        location = await post();
+      } catch (error) {
+        if (!outcomeUnknown(error)) throw error;
+        // Slack may have posted it before the answer was lost: look before posting again, never twice.
+        location = (await findCardInThread(client, approval)) ?? (await post());
+      }
       await postCopies(approval);
-      return { channelId: posted.channel ?? approval.channelId, messageTs: posted.ts };
+      return location;
     },
     async adoptPostedCard(approval) {
       const found = await findCardInThread(client, approval);

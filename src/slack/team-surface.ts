@@ -9,14 +9,14 @@ import type { ClientSurface, SlackSurface } from './slack-surface.js';
  */
 export function createTeamSurface(
   clients: SlackClients,
-  build: (client: webApi.WebClient) => ClientSurface,
+  build: (client: webApi.WebClient, team: { teamId?: string; enterpriseId?: string }) => ClientSurface,
 ): ClientSurface {
   const built = new Map<webApi.WebClient, ClientSurface>();
   const of = (teamId: string | undefined, enterpriseId?: string | undefined): ClientSurface => {
     const client = clients.forTeam(teamId, enterpriseId);
     let surface = built.get(client);
     if (!surface) {
-      surface = build(client);
+      surface = build(client, { ...(teamId ? { teamId } : {}), ...(enterpriseId ? { enterpriseId } : {}) });
       built.set(client, surface);
     }
     return surface;
