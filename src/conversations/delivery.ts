@@ -42,6 +42,15 @@ export function isNotInstalled(failure: unknown): boolean {
   return false;
 }
 
+/** The rate limit behind a failure, itself or one of its causes. */
+function tryAgainLater(failure: unknown): TryAgainLater | undefined {
+  for (let cause = failure, depth = 0; cause instanceof Error && depth < 5; depth += 1) {
+    if (cause instanceof TryAgainLater) return cause;
+    cause = cause.cause;
+  }
+  return undefined;
+}
+
 /** A failing delivery is next tried after 1, 2, 4 … retry intervals, at most this many (an hour at 30 s). */
 const MAX_INTERVALS_BETWEEN_TRIES = 120;
 
@@ -51,7 +60,7 @@ const MAX_INTERVALS_BETWEEN_TRIES = 120;
  */
 export function nextAttemptAt(now: number, attempts: number, intervalMs: number, failure?: unknown): number {
   const intervals = Math.min(2 ** Math.max(0, attempts - 1), MAX_INTERVALS_BETWEEN_TRIES);
-  const asked = failure instanceof TryAgainLater ? failure.retryAfterMs : 0;
+  const asked = tryAgainLater(failure)?.retryAfterMs ?? 0;
   return now + Math.max(intervals * intervalMs, asked);
 }
 

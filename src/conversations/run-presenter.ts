@@ -196,8 +196,9 @@ function oneLine(text: string, max: number): string {
 export class UndeliveredAnswer extends AppError {
   readonly text: string;
 
-  constructor(text: string) {
-    super('surface.undelivered_answer', 'Slack did not accept the end of the answer');
+  /** `cause`: Slack's refusal (a rate limit sets when to try again). */
+  constructor(text: string, options?: ErrorOptions) {
+    super('surface.undelivered_answer', 'Slack did not accept the end of the answer', options);
     this.text = text;
   }
 }

@@ -67,7 +67,19 @@ export function cutPoint(text: string, max: number): number {
  * never mid-word. A code block cut in two is closed at the end of one part and reopened in the next.
  */
 export function splitAnswer(text: string, max = MAX_ANSWER_CHARS): string[] {
-  const parts: string[] = [];
+  return answerParts(text, max).map((part) => part.text);
+}
+
+/** One message of a split answer, and the answer from there on (to owe it when Slack refuses this part). */
+export interface AnswerPart {
+  text: string;
+  /** This part and everything after it, as one text (a code block this part continues is opened again). */
+  fromHere: string;
+}
+
+/** `splitAnswer`, each part with the answer from there on. */
+export function answerParts(text: string, max = MAX_ANSWER_CHARS): AnswerPart[] {
+  const parts: AnswerPart[] = [];
   let rest = text.trim();
   let reopen = false;
   const fencesOpen = (part: string) => (part.match(/```/g) ?? []).length % 2 === 1;
@@ -81,9 +93,10 @@ export function splitAnswer(text: string, max = MAX_ANSWER_CHARS): string[] {
       cut = take(max - prefix.length - 4);
       part = prefix + rest.slice(0, cut).trimEnd();
     }
+    const fromHere = prefix + rest;
     reopen = fencesOpen(part) && cut < rest.length;
     if (reopen) part += '\n```';
-    parts.push(part);
+    parts.push({ text: part, fromHere });
     rest = rest.slice(cut).trimStart();
   }
   return parts;

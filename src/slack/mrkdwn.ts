@@ -12,6 +12,11 @@ export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** The text `escapeMrkdwn` was given back (the escaped text holds no `&` but those of its escapes). */
+export function unescapeMrkdwn(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
 /** Cuts text to `max` characters at most, saying visibly that it was cut. */
 export function truncateVisibly(text: string, max: number, note = '… (truncated)'): string {
   if (text.length <= max) return text;

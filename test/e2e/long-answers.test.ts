@@ -71,4 +71,22 @@ describe('long answers', () => {
     expect(h.messages().every((m) => m.via === 'stream' && m.finished)).toBe(true);
     expectWholeParagraphs(h.texts());
   });
+
+  it('a part Slack refuses after others were shown is posted again with what follows it, nothing shown twice', async () => {
+    h = await startHarness({ env: { OPENAI_STREAM: 'false' }, overrides: { deliveryRetryMs: 50 } });
+    let parts = 0;
+    h.slack.setResponse('chat.postMessage', (params) => {
+      parts += 1;
+      // The second part, the first time: Slack refuses it (the first part is in the thread already).
+      if (parts === 2) return slackReply.error('internal_error');
+      return h.slack.defaultReply('chat.postMessage', params);
+    });
+    h.model.enqueue(reply.text(LONG));
+    await h.mention('write a lot');
+    await h.waitForText((text) => text.endsWith(PARAGRAPHS.at(-1) ?? ''));
+    expect(
+      h.slack.callsTo('chat.postMessage').filter((c) => (c.reply as { ok: boolean }).ok === false),
+    ).toHaveLength(1);
+    expectWholeParagraphs(h.texts());
+  });
 });

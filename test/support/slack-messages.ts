@@ -49,7 +49,8 @@ export function seenMessages(calls: readonly SlackCall[]): SeenMessage[] {
     const channel = String(call.params.channel ?? '');
     if (call.method === 'chat.postMessage') {
       const text = postedText(call);
-      if (text === undefined) continue;
+      // A post Slack refused shows nothing (one still unanswered is counted as shown).
+      if (text === undefined || (isRecord(call.reply) && call.reply.ok === false)) continue;
       const threadTs = typeof call.params.thread_ts === 'string' ? call.params.thread_ts : undefined;
       seen.push({ channel, threadTs, text, via: 'post', finished: true });
     } else if (call.method === 'chat.startStream') {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { safeMarkdown, settledLength, splitAnswer } from '../../src/slack/answer-markdown.js';
+import { answerParts, safeMarkdown, settledLength, splitAnswer } from '../../src/slack/answer-markdown.js';
+import { unescapeMrkdwn } from '../../src/slack/mrkdwn.js';
 
 describe('safeMarkdown', () => {
   it('keeps formatting and person or channel mentions; escapes special mentions and angle links', () => {
@@ -41,6 +42,21 @@ describe('splitAnswer', () => {
     for (const part of parts) {
       expect(part.length).toBeLessThanOrEqual(24);
       expect((part.match(/```/g) ?? []).length % 2).toBe(0);
+    }
+  });
+
+  it('owes from any part on what, made safe again, posts the same parts as the first time', () => {
+    const text = [
+      'a & b <@U012AB> <!channel> @here [docs](https://a.example) [multi\nline](https://e.example)',
+      '[ref]: https://evil.example\n[click][ref] <http://x|y> 1 < 2 > 0 &amp; &lt;',
+      `\`\`\`\n${'code & <tag>\n'.repeat(6)}\`\`\``,
+      'the end & all',
+    ].join('\n\n');
+    const parts = answerParts(safeMarkdown(text), 40);
+    expect(parts.length).toBeGreaterThan(5);
+    for (const [k, part] of parts.entries()) {
+      const again = splitAnswer(safeMarkdown(unescapeMrkdwn(part.fromHere)), 40);
+      expect(again).toEqual(parts.slice(k).map((p) => p.text));
     }
   });
 
