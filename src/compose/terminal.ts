@@ -3,6 +3,7 @@ import type { ApprovalPolicy } from '../approvals/policy.js';
 import type { ChatSessionDeps } from '../cli/chat-session.js';
 import { createTerminalSurface } from '../cli/terminal-surface.js';
 import type { Config } from '../config.js';
+import { HAND_OVER_STEP_MS } from '../conversations/conversation-service.js';
 import type { ThreadRef } from '../conversations/surface-ports.js';
 import type { Logger } from '../logger.js';
 import { type Core, createCore } from './core.js';
@@ -51,6 +52,8 @@ export async function createChatServices(
     mcp: core.mcp,
     async close() {
       await conversations.idle();
+      // What was shown is written off before the database closes (card updates it owed).
+      await conversations.handOver(HAND_OVER_STEP_MS);
       await core.mcp.close();
       await core.database.close();
     },

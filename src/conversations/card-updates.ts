@@ -9,7 +9,7 @@ import type { CardUpdate, CardUpdater } from './surface-ports.js';
 
 export interface CardUpdatesDeps {
   surface: CardUpdater;
-  outbox: Pick<OwedCardUpdates, 'oweCardUpdate'>;
+  outbox: Pick<OwedCardUpdates, 'oweCardUpdate' | 'owedCardUpdate'>;
   /** Where an update that landed (or never will: the app was removed) is said to be owed no more. */
   landed: Pick<LandedCardUpdates, 'landed'>;
   clock: Clock;
@@ -31,13 +31,18 @@ export async function updateCard(
   approval: ApprovalRecord,
   update: CardUpdate = {},
 ): Promise<void> {
+  // Read before rendering: what the card shows is at least the change owed then, so that one may be written off.
+  const owedAt = await deps.outbox.owedCardUpdate(approval.id).catch(() => undefined);
+  const shown = () => {
+    if (owedAt !== undefined) deps.landed.landed(approval.id, owedAt);
+  };
   try {
     await deps.surface.updateApprovalCard(approval, update);
-    deps.landed.landed(approval.id);
+    shown();
   } catch (error) {
     // The app was removed from the card's workspace: no update will ever land there.
     if (isNotInstalled(error)) {
-      deps.landed.landed(approval.id);
+      shown();
       deps.logger.warn('approval card not updated: the app was removed from its workspace', {
         approvalId: approval.id,
         teamId: approval.teamId,

@@ -1,6 +1,6 @@
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { OwedCardUpdates } from './store-ports.js';
+import type { OwedCardUpdates, ShownCardUpdate } from './store-ports.js';
 
 /** How long landed updates are gathered before they are written off together. */
 const GATHER_MS = 1_000;
@@ -15,7 +15,7 @@ export class LandedCardUpdates {
   readonly #outbox: Pick<OwedCardUpdates, 'cardsUpdated'>;
   readonly #logger: Logger;
   readonly #gatherMs: number;
-  #landed = new Set<string>();
+  #landed = new Map<string, ShownCardUpdate>();
   #timer: NodeJS.Timeout | undefined;
 
   constructor(outbox: Pick<OwedCardUpdates, 'cardsUpdated'>, logger: Logger, gatherMs = GATHER_MS) {
@@ -24,9 +24,9 @@ export class LandedCardUpdates {
     this.#gatherMs = gatherMs;
   }
 
-  /** The update of this request's card landed. */
-  landed(approvalId: string): void {
-    this.#landed.add(approvalId);
+  /** The update of this request's card landed, rendered after it was owed at `owedAt` (`owedCardUpdate`). */
+  landed(approvalId: string, owedAt: number): void {
+    this.#landed.set(`${approvalId}@${owedAt}`, { approvalId, owedAt });
     this.#timer ??= setTimeout(() => void this.flush(), this.#gatherMs).unref();
   }
 
@@ -35,13 +35,13 @@ export class LandedCardUpdates {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#landed.size === 0) return;
-    const approvalIds = [...this.#landed];
-    this.#landed = new Set();
+    const shown = [...this.#landed.values()];
+    this.#landed = new Map();
     try {
-      await this.#outbox.cardsUpdated(approvalIds);
+      await this.#outbox.cardsUpdated(shown);
     } catch (error) {
       this.#logger.warn('landed card updates could not be written off; they will be sent once more', {
-        count: approvalIds.length,
+        count: shown.length,
         error: describeError(error),
       });
     }

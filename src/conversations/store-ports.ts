@@ -113,7 +113,7 @@ export type Delivery =
     }
   | { kind: 'reply'; runId: string; thread: ThreadRef; text: string; attempts: number }
   /** A card to render again from its request's state now (Slack refused an earlier update). */
-  | { kind: 'card_update'; approval: ApprovalRecord; update: CardUpdate; attempts: number };
+  | { kind: 'card_update'; approval: ApprovalRecord; update: CardUpdate; attempts: number; owedAt: number };
 
 /** The cards owed from the moment their requests are stored. */
 export interface OwedCards {
@@ -140,10 +140,21 @@ export interface OwedCardUpdates {
     owed: { dueAt: number; attempts: number; update: CardUpdate },
   ): Promise<void>;
   /**
-   * These requests' updates landed: the updates this process owes for them are owed no more (one owed since by
-   * another process, or given back after a failure, stays owed).
+   * When the update this process owes for the request was owed (the time of the change it shows), read before
+   * the card is rendered; undefined when this process owes none.
    */
-  cardsUpdated(approvalIds: readonly string[]): Promise<void>;
+  owedCardUpdate(approvalId: string): Promise<number | undefined>;
+  /**
+   * These updates landed, each rendered after it was owed at `owedAt`: they are owed no more. One owed again
+   * since (a later change, a failure given back, another process) stays owed.
+   */
+  cardsUpdated(shown: readonly ShownCardUpdate[]): Promise<void>;
+}
+
+/** A card update that landed, and when the update it shows was owed. */
+export interface ShownCardUpdate {
+  approvalId: string;
+  owedAt: number;
 }
 
 /** The last message of each run, owed from the transaction that ends the run. */

@@ -154,7 +154,7 @@ export class ThreadDelivery {
   async #updateCard(owed: Extract<Delivery, { kind: 'card_update' }>): Promise<void> {
     try {
       await this.#deps.surface.updateApprovalCard(owed.approval, owed.update);
-      await this.#deps.outbox.cardsUpdated([owed.approval.id]);
+      await this.#deps.outbox.cardsUpdated([{ approvalId: owed.approval.id, owedAt: owed.owedAt }]);
     } catch (error) {
       this.#deps.logger.warn('approval card update failed again; it will be retried', {
         approvalId: owed.approval.id,

@@ -87,11 +87,23 @@ export function createDeliveryOutbox(ctx: StoreContext): DeliveryOutbox {
       });
     },
 
-    cardsUpdated(approvalIds) {
-      if (approvalIds.length === 0) return Promise.resolve();
-      const ids = approvalIds.map((id) => `update:${id}`);
+    owedCardUpdate: (approvalId) =>
+      db.read(function* () {
+        const [owed] = yield* rows(sql`select due_at from deliveries
+          where id = ${`update:${approvalId}`} and lease_owner = ${ctx.owner}`);
+        return owed ? readNumber(owed, 'due_at') : undefined;
+      }),
+
+    cardsUpdated(shown) {
+      if (shown.length === 0) return Promise.resolve();
+      // Each only as it was when read before rendering: a change owed since moved its time.
+      const each = shown.map(
+        ({ approvalId, owedAt }) => sql`(id = ${`update:${approvalId}`} and due_at = ${owedAt})`,
+      );
       return db.write(function* () {
-        yield* count(sql`delete from deliveries where id in ${ids} and lease_owner = ${ctx.owner}`);
+        yield* count(
+          sql`delete from deliveries where lease_owner = ${ctx.owner} and (${sql.join(each, sql` or `)})`,
+        );
       });
     },
 
@@ -169,7 +181,14 @@ function* toDeliveries(taken: readonly Row[]): Program<Delivery[]> {
         sql`select * from approvals where id = ${readOptionalString(d, 'approval_id')}`,
       );
       const update = readCardUpdate(readOptionalString(d, 'text'));
-      if (approval) deliveries.push({ kind, approval: toApprovalRecord(approval), update, attempts });
+      if (approval)
+        deliveries.push({
+          kind,
+          approval: toApprovalRecord(approval),
+          update,
+          attempts,
+          owedAt: readNumber(d, 'due_at'),
+        });
       continue;
     }
     if (kind === 'card') {

@@ -70,6 +70,8 @@ describe('terminal chat session: approvals at the prompt', () => {
       { team_id: 'local', text: 'hello', created_by: 'alice' },
     ]);
     expect(await actorsOf('approval.approved')).toEqual(['alice']);
+    // Nothing left owed by the session that ended (the decision's card update was written off).
+    expect(await rows(dbPath, 'SELECT id FROM deliveries')).toEqual([]);
   });
 
   it('r asks for a reason of at most 500 characters, as in Slack; the model reads it', async () => {

@@ -502,8 +502,9 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
     expect(await s.stores.deliveries.takeDue({ surface: 'slack' }, clock.now() + 2000)).toEqual([]);
     await other.stores.deliveries.failed(owed, { retryAt: clock.now() + 3000 });
     const [again] = await s.stores.deliveries.takeDue({ surface: 'slack' }, clock.now() + 3000);
-    expect(again).toMatchObject({ kind: 'card_update', attempts: 2 });
-    await s.stores.deliveries.cardsUpdated([approval.id]);
+    expect(again).toMatchObject({ kind: 'card_update', attempts: 2, owedAt: clock.now() + 3000 });
+    if (again?.kind !== 'card_update') throw new Error('the update is owed');
+    await s.stores.deliveries.cardsUpdated([{ approvalId: approval.id, owedAt: again.owedAt }]);
     expect(await rows(where(), "select id from deliveries where kind = 'card_update'")).toEqual([]);
   });
 
@@ -511,23 +512,34 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
     const owedUpdates = () =>
       rows(where(), "select approval_id, lease_owner from deliveries where kind = 'card_update'");
     const other = await s.another({ clock, leaseMs: 30_000 });
-    const first = await pausedRun(s);
+    const first = await pausedRun(s, ['c1'], { ...createNoteRule(), quorum: 2 });
     const second = await pausedRun(s, ['c1'], { ...createNoteRule(), expiresAfterMs: 60_000 }, clock.now());
     const [decided] = first.approvals;
     const [expiring] = second.approvals;
     if (!decided || !expiring) throw new Error('no approvals');
+    const owedAt = (approvalId: string) => s.stores.deliveries.owedCardUpdate(approvalId);
     await vote(s, decided, 'U2');
     expect(await owedUpdates()).toEqual([{ approval_id: decided.id, lease_owner: s.ctx.owner }]);
-    // The process that decided shows it; nobody else takes it meanwhile.
+    // The process that counted the vote shows it; nobody else takes it meanwhile.
     expect(await other.stores.deliveries.takeDue({ surface: 'slack' }, clock.now())).toEqual([]);
-    await s.stores.deliveries.cardsUpdated([decided.id]);
+    const counted = await owedAt(decided.id);
+    expect(counted).toBe(clock.now());
+    expect(await other.stores.deliveries.owedCardUpdate(decided.id)).toBeUndefined();
+    // The second vote decides before the first's update is written off: that write-off leaves the decision's.
+    clock.at += 1;
+    await vote(s, decided, 'U3');
+    await s.stores.deliveries.cardsUpdated([{ approvalId: decided.id, owedAt: counted ?? 0 }]);
+    expect(await owedUpdates()).toEqual([{ approval_id: decided.id, lease_owner: s.ctx.owner }]);
+    await s.stores.deliveries.cardsUpdated([
+      { approvalId: decided.id, owedAt: (await owedAt(decided.id)) ?? 0 },
+    ]);
     expect(await owedUpdates()).toEqual([]);
 
     // Written off only by the process that owes it: another's word does not count.
     clock.at += 60_001;
     const expired = await s.stores.timers.expireDue(clock.now(), 'slack', () => []);
     expect(expired.map((e) => e.approval.id)).toEqual([expiring.id]);
-    await other.stores.deliveries.cardsUpdated([expiring.id]);
+    await other.stores.deliveries.cardsUpdated([{ approvalId: expiring.id, owedAt: clock.now() }]);
     expect(await owedUpdates()).toEqual([{ approval_id: expiring.id, lease_owner: s.ctx.owner }]);
     // The process that expired it stopped before showing it: once its lease ran out, another shows it.
     clock.at += 30_001;

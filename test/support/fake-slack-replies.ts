@@ -3,6 +3,7 @@ import { isRecord, stringOr } from './json-value.js';
 
 /** Counters one fake server uses to hand out unique ids. */
 export interface SlackIds {
+  /** The last message timestamp handed out, in microseconds. */
   ts: number;
   view: number;
   dm: Map<string, string>;
@@ -20,12 +21,17 @@ export const FAKE_BOT_USER_ID = 'UBOT';
 export const FAKE_BOT_ID = 'BBOT';
 export const FAKE_APP_ID = 'A1';
 
-/** Message timestamps the fake assigns: `1700000100.000001`, `1700000100.000002`, ... increasing. */
+/** Message timestamps the fake assigns, as Slack does: the time of posting (`seconds.micros`), always increasing. */
 function nextMessageTs(ids: SlackIds): string {
-  ids.ts += 1;
-  const seconds = 1_700_000_100 + Math.floor(ids.ts / 1_000_000);
-  return `${seconds}.${String(ids.ts % 1_000_000).padStart(6, '0')}`;
+  ids.ts = Math.max(Date.now() * 1000, ids.ts + 1);
+  return `${Math.floor(ids.ts / 1_000_000)}.${String(ids.ts % 1_000_000).padStart(6, '0')}`;
 }
+
+/** A Slack timestamp (`seconds.micros`) in microseconds, for comparing. */
+const micros = (ts: string): number => {
+  const [seconds = '0', fraction = '0'] = ts.split('.');
+  return Number(seconds) * 1_000_000 + Number(fraction.padEnd(6, '0').slice(0, 6));
+};
 
 const ok = (fields: Record<string, unknown> = {}): FakeReply => ({ body: { ok: true, ...fields } });
 const error = (code: string): FakeReply => ({ body: { ok: false, error: code } });
@@ -91,11 +97,22 @@ function updateKeptReply(ids: SlackIds, channel: string | undefined, params: Rec
 const REPLIES_PAGE = { default: 1000, max: 1000 };
 
 /**
- * `conversations.replies` of the replies kept in the thread (a fake posts no parent message), in pages with
- * `next_cursor`; message metadata only with `include_all_metadata`.
+ * `conversations.replies` of the replies kept in the thread (a fake posts no parent message) between `oldest`
+ * and `latest` (each excluded unless `inclusive`), in pages with `next_cursor`; message metadata only with
+ * `include_all_metadata`.
  */
 function repliesReply(params: Record<string, unknown>, ids: SlackIds): FakeReply {
-  const all = ids.threads.get(threadKey(stringOr(params.channel), stringOr(params.ts))) ?? [];
+  const inclusive = params.inclusive === true || params.inclusive === 'true';
+  const oldest = stringOr(params.oldest);
+  const latest = stringOr(params.latest);
+  const within = (message: Record<string, unknown>) => {
+    const at = micros(String(message.ts));
+    if (oldest !== undefined && (inclusive ? at < micros(oldest) : at <= micros(oldest))) return false;
+    return latest === undefined || (inclusive ? at <= micros(latest) : at < micros(latest));
+  };
+  const all = (ids.threads.get(threadKey(stringOr(params.channel), stringOr(params.ts))) ?? []).filter(
+    within,
+  );
   const limit = Math.min(
     Number(params.limit ?? REPLIES_PAGE.default) || REPLIES_PAGE.default,
     REPLIES_PAGE.max,

@@ -23,6 +23,7 @@ describe('finding a card already in its thread', () => {
     });
 
   it("reads the thread page by page and knows a card by its request's id, not by its text", async () => {
+    const requested = Date.now();
     await Promise.all(Array.from({ length: 200 }, (_, i) => post('1.1', `message ${i}`)));
     // The other request's card, and a message that only names the request.
     await post('1.1', 'card', 'apr_other');
@@ -30,20 +31,41 @@ describe('finding a card already in its thread', () => {
     const card = await post('1.1', 'card', 'apr_wanted');
     await post('2.2', 'card in another thread', 'apr_elsewhere');
 
-    const wanted = { id: 'apr_wanted', channelId: 'C1', threadTs: '1.1' };
+    const wanted = { id: 'apr_wanted', channelId: 'C1', threadTs: '1.1', createdAt: requested };
     expect(await findCardInThread(client, wanted)).toEqual({ channelId: 'C1', messageTs: card.ts });
     const reads = slack.callsTo('conversations.replies');
     expect(reads.map((call) => call.params.cursor ?? 'first')).toEqual(['first', '200']);
-    expect(reads[0]?.params).toMatchObject({ channel: 'C1', ts: '1.1', include_all_metadata: 'true' });
+    expect(reads[0]?.params).toMatchObject({
+      channel: 'C1',
+      ts: '1.1',
+      include_all_metadata: 'true',
+      oldest: String(Math.floor((requested - 5 * 60_000) / 1000)),
+    });
 
     expect(await findCardInThread(client, { ...wanted, id: 'apr_elsewhere' })).toBeUndefined();
     expect(await findCardInThread(client, { ...wanted, threadTs: '3.3' })).toBeUndefined();
   });
 
+  it('reads only from shortly before the request: a card older than that is not its card', async () => {
+    await post('1.1', 'card', 'apr_1');
+    const later = Date.now() + 10 * 60_000;
+    expect(
+      await findCardInThread(client, { id: 'apr_1', channelId: 'C1', threadTs: '1.1', createdAt: later }),
+    ).toBeUndefined();
+    expect(
+      await findCardInThread(client, {
+        id: 'apr_1',
+        channelId: 'C1',
+        threadTs: '1.1',
+        createdAt: Date.now(),
+      }),
+    ).toBeDefined();
+  });
+
   it('says what Slack refused, for the caller to post anyway', async () => {
     slack.setResponse('conversations.replies', () => slackReply.error('missing_scope'));
-    await expect(findCardInThread(client, { id: 'apr_1', channelId: 'C1', threadTs: '1.1' })).rejects.toThrow(
-      /missing_scope/,
-    );
+    await expect(
+      findCardInThread(client, { id: 'apr_1', channelId: 'C1', threadTs: '1.1', createdAt: Date.now() }),
+    ).rejects.toThrow(/missing_scope/);
   });
 });
