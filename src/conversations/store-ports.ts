@@ -111,7 +111,15 @@ export type Delivery =
       /** The thread was already told that this card could not be posted. */
       noticed: boolean;
     }
-  | { kind: 'reply'; runId: string; thread: ThreadRef; text: string; attempts: number }
+  | {
+      kind: 'reply';
+      runId: string;
+      thread: ThreadRef;
+      text: string;
+      attempts: number;
+      /** When the run ended and its message was first owed. */
+      owedSince: number;
+    }
   /** A card to render again from its request's state now (Slack refused an earlier update). */
   | { kind: 'card_update'; approval: ApprovalRecord; update: CardUpdate; attempts: number; owedAt: number };
 

@@ -117,7 +117,18 @@ export interface ThreadPoster {
    * Posts a model's answer (Markdown), split into several messages when it is long. Optional: a surface without
    * it (a terminal) gets plain `postText`.
    */
-  postAnswer?(thread: ThreadRef, text: string): Promise<void>;
+  postAnswer?(thread: ThreadRef, text: string, delivery?: AnswerDelivery): Promise<void>;
+}
+
+/** Which answer is posted, so that nothing of it is shown twice. */
+export interface AnswerDelivery {
+  /** The run whose last message this is. */
+  runId?: string;
+  /**
+   * When the answer was first owed, once it is owed past a first try (or taken over from a process that
+   * stopped): what the thread already shows of it is not posted again.
+   */
+  owedSince?: number;
 }
 
 /** Shows the work while it happens. Optional: a surface without it (a terminal) shows only what is posted. */

@@ -109,7 +109,8 @@ export class ThreadDelivery {
       });
       return;
     }
-    if (mine) await this.#postReply({ kind: 'reply', runId, thread, text, attempts: 0 }, send);
+    const owedSince = this.#deps.clock.now();
+    if (mine) await this.#postReply({ kind: 'reply', runId, thread, text, attempts: 0, owedSince }, { send });
   }
 
   /** Best effort: a notice that is not worth retrying. */
@@ -144,7 +145,8 @@ export class ThreadDelivery {
           await this.#updateCard(delivery);
           break;
         case 'reply':
-          await this.#postReply(delivery);
+          // Owed past its first try here: what the thread already shows of it is not posted again.
+          await this.#postReply(delivery, { owedSince: delivery.owedSince });
           break;
       }
     }
@@ -225,11 +227,23 @@ export class ThreadDelivery {
     }
   }
 
-  async #postReply(reply: Extract<Delivery, { kind: 'reply' }>, send?: () => Promise<void>): Promise<void> {
+  /**
+   * Posts a run's last message: `send` (a streamed answer finished) on a first try, else the text owed.
+   * `owedSince`: owed past a first try, so what the thread already shows of it is left out.
+   */
+  async #postReply(
+    reply: Extract<Delivery, { kind: 'reply' }>,
+    how: { send?: (() => Promise<void>) | undefined; owedSince?: number },
+  ): Promise<void> {
     const { surface } = this.#deps;
+    const { runId } = reply;
     try {
-      if (send) await send();
-      else if (surface.postAnswer) await surface.postAnswer(reply.thread, reply.text);
+      if (how.send) await how.send();
+      else if (surface.postAnswer)
+        await surface.postAnswer(reply.thread, reply.text, {
+          runId,
+          ...(how.owedSince !== undefined ? { owedSince: how.owedSince } : {}),
+        });
       else await surface.postText(reply.thread, reply.text);
       await this.#deps.outbox.replyPosted(reply.runId);
     } catch (error) {

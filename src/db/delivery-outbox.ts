@@ -214,6 +214,7 @@ function* toDeliveries(taken: readonly Row[]): Program<Delivery[]> {
       attempts,
       text: readOptionalString(d, 'text') ?? '',
       thread: threadOf(thread),
+      owedSince: readNumber(d, 'created_at'),
     });
   }
   return deliveries;

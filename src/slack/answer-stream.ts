@@ -1,19 +1,10 @@
 import type { webApi } from '@slack/bolt';
-import { UndeliveredAnswer } from '../conversations/run-presenter.js';
 import type { AnswerStream, AnswerTarget, TaskUpdate } from '../conversations/surface-ports.js';
 import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import {
-  answerParts,
-  cutPoint,
-  MAX_ANSWER_CHARS,
-  safeMarkdown,
-  settledLength,
-  softCut,
-} from './answer-markdown.js';
-import { unescapeMrkdwn } from './mrkdwn.js';
+import { cutPoint, MAX_ANSWER_CHARS, safeMarkdown, settledLength, softCut } from './answer-markdown.js';
+import { postAnswerMessages, undeliveredText } from './answer-messages.js';
 import { NO_PREVIEWS } from './no-previews.js';
-import { withRetryAfter } from './slack-errors.js';
 
 /** Characters gathered before each `chat.appendStream`: fewer calls, far from the rate limits. */
 export const STREAM_FLUSH_CHARS = 256;
@@ -56,34 +47,6 @@ function taskChunk(update: TaskUpdate) {
  * only up to its first link, and the rest is posted as ordinary messages with previews off.
  */
 const LINK = /\b[a-z][a-z0-9+.-]*:\/\/|\bwww\.|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\//i;
-
-/**
- * Posts an answer as messages with a markdown block, split at paragraph boundaries when long. When Slack refuses
- * a part after others were shown, what it has not shown is owed (`UndeliveredAnswer`), not the whole answer.
- */
-export async function postAnswerMessages(
-  client: webApi.WebClient,
-  thread: { channelId: string; threadTs: string },
-  text: string,
-): Promise<void> {
-  for (const [index, part] of answerParts(safeMarkdown(text)).entries()) {
-    try {
-      // The markdown block renders the model's Markdown; `text` is what notifications show.
-      await client.chat.postMessage({
-        channel: thread.channelId,
-        thread_ts: thread.threadTs,
-        text: part.text,
-        blocks: [{ type: 'markdown', text: part.text }],
-        // The model's text: Slack must not fetch what its links point to.
-        ...NO_PREVIEWS,
-      });
-    } catch (error) {
-      if (index === 0) throw withRetryAfter(error);
-      // Owed as the model wrote it, to be made safe again when it is posted.
-      throw new UndeliveredAnswer(unescapeMrkdwn(part.fromHere), { cause: withRetryAfter(error) });
-    }
-  }
-}
 
 /**
  * Streams an answer into the thread with `chat.startStream` / `appendStream` / `stopStream` as the model writes
@@ -242,7 +205,7 @@ export function createAnswerStream(
           error: describeError(error),
         });
         // What Slack showed of it stays shown: only the rest is owed.
-        return error instanceof UndeliveredAnswer ? error.text : rest;
+        return undeliveredText(error) ?? rest;
       }
     },
   };

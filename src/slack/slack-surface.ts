@@ -6,7 +6,8 @@ import type { CardLocation, ThreadRef, ThreadSurface } from '../conversations/su
 import { AppError, describeError } from '../errors.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { ChannelPoster } from '../tools/ports.js';
-import { createAnswerStream, postAnswerMessages } from './answer-stream.js';
+import { postAnswerMessages } from './answer-messages.js';
+import { createAnswerStream } from './answer-stream.js';
 import { createCardPublisher, type DeciderDirectory } from './approval-card-publisher.js';
 import { buildApprovalCard } from './blocks/approval-card.js';
 import { cardMetadata, findCardInThread } from './card-in-thread.js';
@@ -111,7 +112,7 @@ export function createSlackSurface(
       if (found && (await options.cards?.extraCards(approval.id))?.length === 0) await postCopies(approval);
       return found;
     },
-    postAnswer: (thread, text) => postAnswerMessages(client, thread, text),
+    postAnswer: (thread, text, delivery) => postAnswerMessages(client, thread, text, delivery, once),
     startProgress: (target) => createProgressIndicator(client, target, logger, ways),
     streamAnswer: (target) => createAnswerStream(client, target, logger),
     readThread: (thread, options) => readThreadMessages(client, thread, options),

@@ -25,7 +25,8 @@ export function createTeamSurface(
     postText: (thread, text) => of(thread.teamId, thread.enterpriseId).postText(thread, text),
     postApprovalCard: (approval) => of(approval.teamId, approval.enterpriseId).postApprovalCard(approval),
     adoptPostedCard: (approval) => of(approval.teamId, approval.enterpriseId).adoptPostedCard(approval),
-    postAnswer: (thread, text) => of(thread.teamId, thread.enterpriseId).postAnswer(thread, text),
+    postAnswer: (thread, text, delivery) =>
+      of(thread.teamId, thread.enterpriseId).postAnswer(thread, text, delivery),
     startProgress: (target) => of(target.teamId, target.enterpriseId).startProgress(target),
     streamAnswer: (target) => of(target.teamId, target.enterpriseId).streamAnswer(target),
     readThread: (thread, options) => of(thread.teamId, thread.enterpriseId).readThread(thread, options),

@@ -235,6 +235,39 @@ export function crashStages(kind: DatabaseKind): void {
       expect(f.model.requests).toHaveLength(1);
     });
 
+    it('after Slack posted the final answer, before its answer arrived: the restart finds it in the thread and posts it no second time', async () => {
+      let kept = false;
+      f.slack.setResponse('chat.postMessage', async (params) => {
+        const answer = f.slack.defaultReply('chat.postMessage', params);
+        if (params.text === 'Shown once.' && !kept) {
+          // Slack has the answer in its thread; the process never hears so.
+          kept = true;
+          await held.wait;
+        }
+        return answer;
+      });
+      f.model.enqueue(reply.text('Shown once.'));
+      let bot = await f.start({ OPENAI_STREAM: 'false' });
+      await f.mention(bot, 'a question');
+      await f.slack.waitForCall(
+        'chat.postMessage',
+        (call) => call.params.text === 'Shown once.',
+        PROCESS_WAIT_MS,
+      );
+      await bot.kill();
+      expect(await owedReplies()).toHaveLength(1);
+
+      bot = await f.start({ OPENAI_STREAM: 'false' });
+      await waitUntil(async () => (await owedReplies()).length === 0, {
+        timeoutMs: 15_000,
+        message: 'the answer was never recorded as shown',
+      });
+      expect(f.slack.callsTo('chat.postMessage').filter((c) => c.params.text === 'Shown once.')).toHaveLength(
+        1,
+      );
+      expect(f.model.requests).toHaveLength(1);
+    });
+
     it('while a streamed answer is being finished: the restart posts the whole answer', async () => {
       f.slack.setResponse('chat.stopStream', async (params) => {
         await held.wait;

@@ -89,4 +89,32 @@ describe('long answers', () => {
     ).toHaveLength(1);
     expectWholeParagraphs(h.texts());
   });
+
+  it.each([
+    { slackKeptIt: true, posts: 3 },
+    { slackKeptIt: false, posts: 4 },
+  ])(
+    'a part whose post went unanswered is looked for in the thread before it is posted again (Slack kept it: $slackKeptIt)',
+    async ({ slackKeptIt, posts }) => {
+      // The Web API client's own retry, as in production: it would post the part a second time.
+      h = await startHarness({
+        env: { OPENAI_STREAM: 'false' },
+        overrides: { retryConfig: { retries: 1, minTimeout: 10, maxTimeout: 10 }, deliveryRetryMs: 60_000 },
+      });
+      let calls = 0;
+      h.slack.setResponse('chat.postMessage', (params) => {
+        calls += 1;
+        if (calls !== 2) return h.slack.defaultReply('chat.postMessage', params);
+        // The second part: Slack keeps it in the thread (or not), and either way answers a server error.
+        if (slackKeptIt) h.slack.defaultReply('chat.postMessage', params);
+        return slackReply.http(500);
+      });
+      h.model.enqueue(reply.text(LONG));
+      await h.mention('write a lot');
+      await h.waitForText((text) => text.endsWith(PARAGRAPHS.at(-1) ?? ''));
+      expect(h.slack.callsTo('chat.postMessage')).toHaveLength(posts);
+      const shown = h.slack.callsTo('chat.postMessage').filter((c, i) => i !== 1 || slackKeptIt);
+      expectWholeParagraphs(shown.map((c) => String(c.params.text)));
+    },
+  );
 });

@@ -272,8 +272,19 @@ describe('the last message of a run', () => {
     expect((await t.stores.runs.getRun(runId))?.status).toBe('completed');
     // ...and a restart takes it to post it.
     const restarted = await t.another({ ownerIsGone: (owner) => owner === t.ctx.owner });
+    const [row] = await t.db.read(function* () {
+      return yield* rows(sql`select created_at from deliveries`);
+    });
+    // Owed since the run ended: what the thread shows of it from then on is not posted again.
     expect(await restarted.stores.deliveries.takeDue({ surface: 'slack' }, Date.now())).toEqual([
-      { kind: 'reply', runId, thread, text: 'All done here.', attempts: 0 },
+      {
+        kind: 'reply',
+        runId,
+        thread,
+        text: 'All done here.',
+        attempts: 0,
+        owedSince: Number(row?.created_at),
+      },
     ]);
   });
 });
