@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { z } from 'zod';
@@ -97,6 +97,14 @@ async function turn(event: unknown): Promise<void> {
     thread_ts: text(event, 'thread_ts') ?? ts,
     text: answer,
     blocks: JSON.stringify([{ type: 'markdown', text: answer }]),
+    // As the bot: the message names its run and the digest of its text (a run id of the bot's shape).
+    metadata: JSON.stringify({
+      event_type: 'run_answer',
+      event_payload: {
+        run_id: `run_${randomBytes(12).toString('hex')}`,
+        part: createHash('sha256').update(answer).digest('hex').slice(0, 32),
+      },
+    }),
     // As the bot: the model's text never gets link previews.
     unfurl_links: 'false',
     unfurl_media: 'false',

@@ -147,10 +147,18 @@ function checkSameWire(
       `the floor's model request differs from the bot's:\n${JSON.stringify(request)}\n${JSON.stringify(bot.request)}`,
     );
   const post = lastPost(fakes);
-  const withoutThread = (call: SlackCall | undefined) => ({
-    token: call?.token,
-    params: { ...call?.params, thread_ts: undefined },
-  });
+  // Each names its own thread and run.
+  const withoutThread = (call: SlackCall | undefined) => {
+    const metadata = call?.params.metadata as { event_payload?: Record<string, unknown> } | undefined;
+    return {
+      token: call?.token,
+      params: {
+        ...call?.params,
+        thread_ts: undefined,
+        metadata: { ...metadata, event_payload: { ...metadata?.event_payload, run_id: undefined } },
+      },
+    };
+  };
   if (!isDeepStrictEqual(withoutThread(post), withoutThread(bot.post)))
     throw new Error(
       `the floor's chat.postMessage differs from the bot's:\n${JSON.stringify(post)}\n${JSON.stringify(bot.post)}`,

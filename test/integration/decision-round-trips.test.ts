@@ -27,7 +27,7 @@ describe('round trips of one decision on PostgreSQL', () => {
   });
   afterEach(async () => s.close());
 
-  it('a decision that settles its turn and claims the run is one transaction of 10 round trips', async () => {
+  it('a decision that settles its turn and claims the run is one transaction of 11 round trips', async () => {
     const { approvals } = await pausedRun(s, ['c1']);
     const [approval] = approvals;
     if (!approval) throw new Error('one approval expected');
@@ -36,9 +36,11 @@ describe('round trips of one decision on PostgreSQL', () => {
     expect(result).toMatchObject({ kind: 'decided', runClaimed: true });
     expect(sent.filter((t) => t === 'begin')).toHaveLength(1);
     expect(sent.filter((t) => t === 'commit')).toHaveLength(1);
-    // begin; the run and the request locked in one statement; votes and the turn; the vote; the request; the
-    // run claimed; the head locked and read; both events (decision, run resumed) in one insert; commit.
-    expect(sent).toHaveLength(10);
+    // begin; the run and the request locked in one statement; votes and the turn; the vote; the request; its
+    // card's update owed; the run claimed; the head locked and read; both events (decision, run resumed) in one
+    // insert; commit.
+    expect(sent).toHaveLength(11);
+    expect(sent.filter((t) => t.startsWith('insert into deliveries'))).toHaveLength(1);
     const head = sent.findIndex((t) => t.includes('pg_advisory_xact_lock'));
     expect(sent.slice(head).map((t) => t.split(' ').slice(0, 3).join(' '))).toEqual([
       'select pg_advisory_xact_lock($1)',
