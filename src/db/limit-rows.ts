@@ -80,13 +80,18 @@ export function* countRequest(approval: NewApproval, scope: LimitAuditScope): Pr
 }
 
 function* verdictOf(checks: readonly LimitCheck[], now: number): Program<LimitVerdict> {
-  const keys = [...new Set(checks.map((check) => check.key))];
+  const keys = sql.join(
+    [...new Set(checks.map((check) => check.key))].map((key) => sql`${key}`),
+    sql`, `,
+  );
   const since = now - longestWindow(checks);
-  const found = yield* rows(sql`select key, at from approval_limit_uses
-    where key in (${sql.join(
-      keys.map((key) => sql`${key}`),
-      sql`, `,
-    )}) and at > ${since}`);
+  // Uses older than every window counting them count for nothing any more: they go, so a key keeps a window's
+  // worth of rows, not one for every request ever limited. (Every limit of a key is among `checks`: a key
+  // names its rule.)
+  yield* count(sql`delete from approval_limit_uses where key in (${keys}) and at <= ${since}`);
+  const found = yield* rows(
+    sql`select key, at from approval_limit_uses where key in (${keys}) and at > ${since}`,
+  );
   const uses = new Map<string, number[]>();
   for (const use of found) {
     const key = readString(use, 'key');

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { limitChecks } from '../../src/approvals/approval-limits.js';
+import { rows } from '../e2e/db-rows.js';
 import { DATABASE_KINDS, openTestStores, type TestStores } from '../support/test-database.js';
 import { createNoteRule, held, newApproval, newThread, pausedState, startedRun } from './store-scenario.js';
 
@@ -62,5 +63,55 @@ describe.each(DATABASE_KINDS)('approval limits raced by three processes on %s', 
     const later = await a.another();
     const after = await ask(later, `TRACE${kind}0`, 'late');
     expect(after.status).toBe('cancelled');
+  });
+});
+
+describe.each(DATABASE_KINDS)('approval limits over time on %s', (kind) => {
+  const clock = { at: Date.now(), now: () => clock.at };
+  let s: TestStores;
+  beforeEach(async () => {
+    clock.at = Date.now();
+    s = await openTestStores(kind, { clock });
+  });
+  afterEach(async () => s.close());
+
+  it('keeps a window of uses per key: older ones are forgotten as the next request is counted', async () => {
+    const rule = {
+      ...createNoteRule(),
+      limits: [
+        { per: 'team' as const, max: 2, windowMs: DAY },
+        { per: 'team' as const, max: 1, windowMs: DAY / 24 },
+      ],
+    };
+    const ask = async (callId: string) => {
+      const run = await startedRun(s, newThread('TWINDOW'));
+      const facts = {
+        teamId: 'TWINDOW',
+        tool: 'create_note',
+        place: undefined,
+        requesterId: 'U1',
+        channelId: 'C1',
+      };
+      const [stored] = await s.stores.runs.saveTurn(await held(s, run.runId), {
+        state: pausedState([callId]),
+        status: 'running',
+        items: [],
+        approvals: [{ ...newApproval(callId, rule), limits: limitChecks(rule, facts) }],
+        audit: [],
+      });
+      return stored?.status;
+    };
+    const uses = async () =>
+      (await rows(s.fresh.config, 'select at from approval_limit_uses order by at')).map((u) => Number(u.at));
+    const start = clock.now();
+    expect(await ask('a')).toBe('pending');
+    expect(await ask('b')).toBe('cancelled');
+    clock.at += DAY / 24 + 1;
+    expect(await ask('c')).toBe('pending');
+    // A day's window still counts the first: the uses are kept whole within the longest window.
+    expect(await uses()).toEqual([start, start + DAY / 24 + 1]);
+    clock.at = start + DAY + 1;
+    expect(await ask('d')).toBe('pending');
+    expect(await uses()).toEqual([start + DAY / 24 + 1, start + DAY + 1]);
   });
 });
