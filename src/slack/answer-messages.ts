@@ -1,34 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { webApi } from '@slack/bolt';
-import { z } from 'zod';
 import { UndeliveredAnswer } from '../conversations/run-presenter.js';
 import type { AnswerDelivery } from '../conversations/surface-ports.js';
 import { answerParts, safeMarkdown } from './answer-markdown.js';
 import { unescapeMrkdwn } from './mrkdwn.js';
 import { NO_PREVIEWS } from './no-previews.js';
 import { outcomeUnknown, withRetryAfter } from './slack-errors.js';
+import { threadMessagesSince } from './thread-metadata.js';
 
 /** The message metadata type of an answer's messages, with the run and a digest of the message's text. */
 const ANSWER_EVENT_TYPE = 'run_answer';
-/** Pages of the thread read at most (200 messages each): conversations.replies is rate limited. */
-const MAX_PAGES = 5;
-const PAGE_SIZE = 200;
-/** How long before the answer was owed its messages are looked for, whatever the clocks say. */
-const CLOCK_MARGIN_MS = 5 * 60_000;
-
-const repliesSchema = z.object({
-  messages: z
-    .array(
-      z.object({
-        metadata: z
-          .object({ event_type: z.string(), event_payload: z.record(z.string(), z.unknown()).optional() })
-          .optional(),
-      }),
-    )
-    .default([]),
-  response_metadata: z.object({ next_cursor: z.string().optional() }).optional(),
-});
-
 const digestOf = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
 
 /** The digests of the run's answer messages the thread shows, posted since `since` (ms). */
@@ -39,25 +20,9 @@ async function shownParts(
   since: number,
 ): Promise<Set<string>> {
   const shown = new Set<string>();
-  const oldest = String(Math.max(0, Math.floor((since - CLOCK_MARGIN_MS) / 1000)));
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    const parsed = repliesSchema.parse(
-      await client.conversations.replies({
-        channel: thread.channelId,
-        ts: thread.threadTs,
-        oldest,
-        include_all_metadata: true,
-        limit: PAGE_SIZE,
-        ...(cursor ? { cursor } : {}),
-      }),
-    );
-    for (const { metadata } of parsed.messages) {
-      const payload = metadata?.event_type === ANSWER_EVENT_TYPE ? metadata.event_payload : undefined;
-      if (payload?.run_id === runId && typeof payload.part === 'string') shown.add(payload.part);
-    }
-    cursor = parsed.response_metadata?.next_cursor || undefined;
-    if (!cursor) break;
+  for await (const { metadata } of threadMessagesSince(client, thread, since)) {
+    const payload = metadata?.event_type === ANSWER_EVENT_TYPE ? metadata.event_payload : undefined;
+    if (payload?.run_id === runId && typeof payload.part === 'string') shown.add(payload.part);
   }
   return shown;
 }

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ApprovalRule } from '../../src/approvals/approval.js';
 import { limitChecks } from '../../src/approvals/approval-limits.js';
 import { rows } from '../e2e/db-rows.js';
 import { DATABASE_KINDS, openTestStores, type TestStores } from '../support/test-database.js';
@@ -7,6 +8,21 @@ import { createNoteRule, held, newApproval, newThread, pausedState, startedRun }
 const MAX = 2;
 const PER_PROCESS = 3;
 const DAY = 86_400_000;
+
+/** Stores a turn of `teamId` asking for one request under `rule`'s limits; resolves with the stored request. */
+async function askUnder(actor: TestStores, rule: ApprovalRule, teamId: string, callId: string) {
+  const run = await startedRun(actor, newThread(teamId));
+  const facts = { teamId, tool: 'create_note', place: undefined, requesterId: 'U1', channelId: 'C1' };
+  const [stored] = await actor.stores.runs.saveTurn(await held(actor, run.runId), {
+    state: pausedState([callId]),
+    status: 'running',
+    items: [],
+    approvals: [{ ...newApproval(callId, rule), limits: limitChecks(rule, facts) }],
+    audit: [],
+  });
+  if (!stored) throw new Error('nothing stored');
+  return stored;
+}
 
 /**
  * Three processes, each with its own connection (pool), store turns of one team at the same moment, each asking
@@ -22,27 +38,8 @@ describe.each(DATABASE_KINDS)('approval limits raced by three processes on %s', 
   });
   afterEach(async () => a.close());
 
-  async function ask(actor: TestStores, teamId: string, callId: string) {
-    const run = await startedRun(actor, newThread(teamId));
-    const rule = { ...createNoteRule(), limits: [{ per: 'team' as const, max: MAX, windowMs: DAY }] };
-    const approval = newApproval(callId, rule);
-    const limits = limitChecks(rule, {
-      teamId,
-      tool: 'create_note',
-      place: undefined,
-      requesterId: 'U1',
-      channelId: 'C1',
-    });
-    const [stored] = await actor.stores.runs.saveTurn(await held(actor, run.runId), {
-      state: pausedState([callId]),
-      status: 'running',
-      items: [],
-      approvals: [{ ...approval, limits }],
-      audit: [],
-    });
-    if (!stored) throw new Error('nothing stored');
-    return stored;
-  }
+  const rule = { ...createNoteRule(), limits: [{ per: 'team' as const, max: MAX, windowMs: DAY }] };
+  const ask = (actor: TestStores, teamId: string, callId: string) => askUnder(actor, rule, teamId, callId);
 
   it('never offers more than max requests, and refuses the others with the limit recorded', async () => {
     for (let round = 0; round < 4; round += 1) {
@@ -83,24 +80,7 @@ describe.each(DATABASE_KINDS)('approval limits over time on %s', (kind) => {
         { per: 'team' as const, max: 1, windowMs: DAY / 24 },
       ],
     };
-    const ask = async (callId: string) => {
-      const run = await startedRun(s, newThread('TWINDOW'));
-      const facts = {
-        teamId: 'TWINDOW',
-        tool: 'create_note',
-        place: undefined,
-        requesterId: 'U1',
-        channelId: 'C1',
-      };
-      const [stored] = await s.stores.runs.saveTurn(await held(s, run.runId), {
-        state: pausedState([callId]),
-        status: 'running',
-        items: [],
-        approvals: [{ ...newApproval(callId, rule), limits: limitChecks(rule, facts) }],
-        audit: [],
-      });
-      return stored?.status;
-    };
+    const ask = async (callId: string) => (await askUnder(s, rule, 'TWINDOW', callId)).status;
     const uses = async () =>
       (await rows(s.fresh.config, 'select at from approval_limit_uses order by at')).map((u) => Number(u.at));
     const start = clock.now();
