@@ -146,7 +146,7 @@ export class ThreadDelivery {
           break;
         case 'reply':
           // Owed past its first try here: what the thread already shows of it is not posted again.
-          await this.#postReply(delivery, { owedSince: delivery.owedSince });
+          await this.#postReply(delivery, { again: true });
           break;
       }
     }
@@ -229,11 +229,11 @@ export class ThreadDelivery {
 
   /**
    * Posts a run's last message: `send` (a streamed answer finished) on a first try, else the text owed.
-   * `owedSince`: owed past a first try, so what the thread already shows of it is left out.
+   * `again`: owed past a first try, so what the thread already shows of it is left out.
    */
   async #postReply(
     reply: Extract<Delivery, { kind: 'reply' }>,
-    how: { send?: (() => Promise<void>) | undefined; owedSince?: number },
+    how: { send?: (() => Promise<void>) | undefined; again?: boolean },
   ): Promise<void> {
     const { surface } = this.#deps;
     const { runId } = reply;
@@ -242,7 +242,7 @@ export class ThreadDelivery {
       else if (surface.postAnswer)
         await surface.postAnswer(reply.thread, reply.text, {
           runId,
-          ...(how.owedSince !== undefined ? { owedSince: how.owedSince } : {}),
+          ...(how.again ? { owedSince: reply.owedSince } : {}),
         });
       else await surface.postText(reply.thread, reply.text);
       await this.#deps.outbox.replyPosted(reply.runId);

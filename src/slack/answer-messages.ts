@@ -5,8 +5,8 @@ import type { AnswerDelivery } from '../conversations/surface-ports.js';
 import { answerParts, safeMarkdown } from './answer-markdown.js';
 import { unescapeMrkdwn } from './mrkdwn.js';
 import { NO_PREVIEWS } from './no-previews.js';
-import { outcomeUnknown, withRetryAfter } from './slack-errors.js';
-import { threadMessagesSince } from './thread-metadata.js';
+import { postOnce, withRetryAfter } from './slack-errors.js';
+import { threadRepliesSince } from './thread-reader.js';
 
 /** The message metadata type of an answer's messages, with the run and a digest of the message's text. */
 const ANSWER_EVENT_TYPE = 'run_answer';
@@ -20,7 +20,7 @@ async function shownParts(
   since: number,
 ): Promise<Set<string>> {
   const shown = new Set<string>();
-  for await (const { metadata } of threadMessagesSince(client, thread, since)) {
+  for await (const { metadata } of threadRepliesSince(client, thread, since)) {
     const payload = metadata?.event_type === ANSWER_EVENT_TYPE ? metadata.event_payload : undefined;
     if (payload?.run_id === runId && typeof payload.part === 'string') shown.add(payload.part);
   }
@@ -51,8 +51,8 @@ export async function postAnswerMessages(
   for (const [index, part] of answerParts(safeMarkdown(text)).entries()) {
     const digest = digestOf(part.text);
     if (shown.has(digest)) continue;
-    const post = () =>
-      once.chat.postMessage({
+    const post = async () => {
+      await once.chat.postMessage({
         channel: thread.channelId,
         thread_ts: thread.threadTs,
         // The markdown block renders the model's Markdown; `text` is what notifications show.
@@ -64,14 +64,15 @@ export async function postAnswerMessages(
         // The model's text: Slack must not fetch what its links point to.
         ...NO_PREVIEWS,
       });
+      return true as const;
+    };
     try {
-      try {
-        await post();
-      } catch (error) {
-        if (runId === undefined || !outcomeUnknown(error)) throw error;
-        // Slack may have shown it before its answer was lost: look before posting it again.
-        if (!(await shownParts(client, thread, runId, Date.now())).has(digest)) await post();
-      }
+      if (runId === undefined) await post();
+      // A part whose post went unanswered is looked for before it is posted again.
+      else
+        await postOnce(post, async () =>
+          (await shownParts(client, thread, runId, Date.now())).has(digest) ? true : undefined,
+        );
     } catch (error) {
       if (index === 0) throw withRetryAfter(error);
       // Owed as the model wrote it, to be made safe again when it is posted.

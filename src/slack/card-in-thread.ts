@@ -1,7 +1,7 @@
 import type { webApi } from '@slack/bolt';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import type { CardLocation } from '../conversations/surface-ports.js';
-import { threadMessagesSince } from './thread-metadata.js';
+import { threadRepliesSince } from './thread-reader.js';
 
 /** The message metadata type an approval card carries, with the request's id in its payload. */
 export const CARD_EVENT_TYPE = 'approval_card';
@@ -20,7 +20,7 @@ export async function findCardInThread(
   client: webApi.WebClient,
   approval: Pick<ApprovalRecord, 'id' | 'channelId' | 'threadTs' | 'createdAt'>,
 ): Promise<CardLocation | undefined> {
-  for await (const { ts, metadata } of threadMessagesSince(client, approval, approval.createdAt)) {
+  for await (const { ts, metadata } of threadRepliesSince(client, approval, approval.createdAt)) {
     if (metadata?.event_type === CARD_EVENT_TYPE && metadata.event_payload?.approval_id === approval.id)
       return { channelId: approval.channelId, messageTs: ts };
   }

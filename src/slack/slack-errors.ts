@@ -29,3 +29,17 @@ export function outcomeUnknown(error: unknown): boolean {
   if (!(error instanceof Error) || !('code' in error)) return false;
   return error.code === ErrorCode.RequestError || error.code === ErrorCode.HTTPError;
 }
+
+/**
+ * Sends `post` once, with a client that does not retry by itself. When its outcome is unknown (`outcomeUnknown`)
+ * Slack may have done it before the answer was lost: `shown` looks, and `post` is sent again only when it finds
+ * nothing. Any other failure is thrown as it is.
+ */
+export async function postOnce<T>(post: () => Promise<T>, shown: () => Promise<T | undefined>): Promise<T> {
+  try {
+    return await post();
+  } catch (error) {
+    if (!outcomeUnknown(error)) throw error;
+    return (await shown()) ?? (await post());
+  }
+}

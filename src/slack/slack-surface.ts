@@ -14,7 +14,7 @@ import { cardMetadata, findCardInThread } from './card-in-thread.js';
 import { safeMrkdwn } from './mrkdwn.js';
 import { NO_PREVIEWS } from './no-previews.js';
 import { createProgressIndicator, StatusWays } from './progress-indicator.js';
-import { outcomeUnknown, slackErrorCode, withRetryAfter } from './slack-errors.js';
+import { postOnce, slackErrorCode, withRetryAfter } from './slack-errors.js';
 import { readThreadMessages } from './thread-reader.js';
 
 export interface SlackSurface extends ThreadSurface, ChannelPoster {
@@ -95,14 +95,7 @@ export function createSlackSurface(
         if (!posted.ts) throw new AppError('surface.no_message_ts', 'chat.postMessage returned no ts');
         return { channelId: posted.channel ?? approval.channelId, messageTs: posted.ts };
       };
-      let location: CardLocation;
-      try {
-        location = await post();
-      } catch (error) {
-        if (!outcomeUnknown(error)) throw error;
-        // Slack may have posted it before the answer was lost: look before posting again, never twice.
-        location = (await findCardInThread(client, approval)) ?? (await post());
-      }
+      const location = await postOnce(post, () => findCardInThread(client, approval));
       await postCopies(approval);
       return location;
     },

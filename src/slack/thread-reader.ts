@@ -6,6 +6,8 @@ const PAGE_SIZE = 200;
 /** Pages read at most: conversations.replies is rate limited, and context from long ago matters little. */
 const MAX_PAGES = 5;
 const KEPT_SUBTYPES = new Set(['bot_message', 'thread_broadcast', 'file_share', 'me_message']);
+/** How long before the moment asked for messages are read, whatever the clocks of this host and Slack say. */
+const CLOCK_MARGIN_MS = 5 * 60_000;
 
 const repliesSchema = z.object({
   messages: z
@@ -18,11 +20,59 @@ const repliesSchema = z.object({
         bot_id: z.string().optional(),
         username: z.string().optional(),
         bot_profile: z.object({ name: z.string().optional() }).optional(),
+        metadata: z
+          .object({ event_type: z.string(), event_payload: z.record(z.string(), z.unknown()).optional() })
+          .optional(),
       }),
     )
     .default([]),
   response_metadata: z.object({ next_cursor: z.string().optional() }).optional(),
 });
+
+/** A message of a thread as `conversations.replies` gives it (the fields the bot reads). */
+export type ThreadReply = z.infer<typeof repliesSchema>['messages'][number];
+
+/**
+ * The messages of a thread with `conversations.replies`, oldest first, page by page (up to 1,000): those after
+ * `oldest` and before `latest` (Slack timestamps, each excluded), with their metadata when `metadata` is set.
+ */
+async function* threadReplies(
+  client: webApi.WebClient,
+  thread: { channelId: string; threadTs: string },
+  window: { oldest?: string; latest?: string; metadata?: boolean },
+): AsyncGenerator<ThreadReply> {
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const parsed = repliesSchema.parse(
+      await client.conversations.replies({
+        channel: thread.channelId,
+        ts: thread.threadTs,
+        ...(window.oldest ? { oldest: window.oldest } : {}),
+        ...(window.latest ? { latest: window.latest } : {}),
+        inclusive: false,
+        ...(window.metadata ? { include_all_metadata: true } : {}),
+        limit: PAGE_SIZE,
+        ...(cursor ? { cursor } : {}),
+      }),
+    );
+    yield* parsed.messages;
+    cursor = parsed.response_metadata?.next_cursor || undefined;
+    if (!cursor) return;
+  }
+}
+
+/**
+ * The messages of a thread posted since shortly before `since` (ms), with their metadata: what a retry reads to
+ * find what an earlier try posted. Starting near `since` keeps that in the first page however long the thread.
+ */
+export function threadRepliesSince(
+  client: webApi.WebClient,
+  thread: { channelId: string; threadTs: string },
+  since: number,
+): AsyncGenerator<ThreadReply> {
+  const oldest = String(Math.max(0, Math.floor((since - CLOCK_MARGIN_MS) / 1000)));
+  return threadReplies(client, thread, { oldest, metadata: true });
+}
 
 /** Compares Slack timestamps (`seconds.micros`) exactly, without floating point. */
 function tsBefore(a: string, b: string): boolean {
@@ -43,32 +93,18 @@ export async function readThreadMessages(
   options: { before: string; limit: number },
 ): Promise<ThreadMessage[]> {
   const found: ThreadMessage[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    const raw: unknown = await client.conversations.replies({
-      channel: thread.channelId,
-      ts: thread.threadTs,
-      latest: options.before,
-      inclusive: false,
-      limit: PAGE_SIZE,
-      ...(cursor ? { cursor } : {}),
+  for await (const message of threadReplies(client, thread, { latest: options.before })) {
+    if (!tsBefore(message.ts, options.before)) continue;
+    if (message.subtype !== undefined && !KEPT_SUBTYPES.has(message.subtype)) continue;
+    const text = (message.text ?? '').trim();
+    if (text === '') continue;
+    const botName = message.bot_id ? (message.bot_profile?.name ?? message.username ?? 'a bot') : undefined;
+    found.push({
+      ts: message.ts,
+      text,
+      ...(message.user && !botName ? { userId: message.user } : {}),
+      ...(botName ? { botName } : {}),
     });
-    const parsed = repliesSchema.parse(raw);
-    for (const message of parsed.messages) {
-      if (!tsBefore(message.ts, options.before)) continue;
-      if (message.subtype !== undefined && !KEPT_SUBTYPES.has(message.subtype)) continue;
-      const text = (message.text ?? '').trim();
-      if (text === '') continue;
-      const botName = message.bot_id ? (message.bot_profile?.name ?? message.username ?? 'a bot') : undefined;
-      found.push({
-        ts: message.ts,
-        text,
-        ...(message.user && !botName ? { userId: message.user } : {}),
-        ...(botName ? { botName } : {}),
-      });
-    }
-    cursor = parsed.response_metadata?.next_cursor || undefined;
-    if (!cursor) break;
   }
   const unique = [...new Map(found.map((m) => [m.ts, m])).values()];
   if (unique.length <= options.limit) return unique;
