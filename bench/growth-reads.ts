@@ -67,7 +67,9 @@ function reads(
   const pick = (i: number) => pendingIds[(i * 7919) % Math.max(pendingIds.length, 1)] ?? '';
   const stats: ApprovalReports['stats'] = (teamId, since) => queries.stats(teamId, since);
   return [
+    ['/approvals (overview)', () => command('')],
     ['/approvals pending (list)', () => command('pending')],
+    ['/approvals history (first page)', () => command('history')],
     ['/approvals show ID', (i) => command(`show ${pick(i)}`)],
     ['/approvals stats (30 days)', () => command('stats since:30d')],
     [

@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { AuditQueries, DecidedQuery } from '../approvals/audit-queries.js';
+import type { AuditQueries, DecidedQuery, PageRequest } from '../approvals/audit-queries.js';
 import { bucketMedian } from '../approvals/wait-buckets.js';
 import { toApprovalRecord } from './approval-rows.js';
 import { createAuditLogQueries, toStoredEvent, where } from './audit-log-store.js';
@@ -10,21 +10,25 @@ import type { SqlDatabase } from './sql/sql-database.js';
 import { readStats, readTrends } from './trend-queries.js';
 
 export function createAuditQueryStore(db: SqlDatabase): AuditQueries {
-  function* approvalPage(condition: SQL, order: SQL, limit: number, offset: number) {
+  /** A page by offset, and how many match: counted, unless `count` reads it from elsewhere. */
+  function* approvalPage(
+    condition: SQL,
+    order: SQL,
+    { limit, offset }: PageRequest,
+    count = sql`select count(*) as n from approvals where ${condition}`,
+  ) {
     const found = yield* rows(sql`select * from approvals where ${condition} order by ${order}
       limit ${limit} offset ${offset}`);
-    const total = yield* row(sql`select count(*) as n from approvals where ${condition}`);
+    const total = yield* row(count);
     return { items: found.map(toApprovalRecord), total: total ? readNumber(total, 'n') : 0 };
   }
   return {
     ...createAuditLogQueries(db),
 
-    pending: (teamId, { limit, offset }) =>
-      db.read(() =>
-        approvalPage(sql`team_id = ${teamId} and status = 'pending'`, sql`created_at, id`, limit, offset),
-      ),
+    pending: (teamId, page) =>
+      db.read(() => approvalPage(sql`team_id = ${teamId} and status = 'pending'`, sql`created_at, id`, page)),
 
-    history: ({ teamId, userId, tool, since, limit, offset }) =>
+    history: ({ teamId, userId, tool, since, ...page }) =>
       db.read(() =>
         approvalPage(
           where([
@@ -35,8 +39,9 @@ export function createAuditQueryStore(db: SqlDatabase): AuditQueries {
             since === undefined ? undefined : sql`created_at >= ${since}`,
           ]),
           sql`${DECISION_TIME} desc, id desc`,
-          limit,
-          offset,
+          page,
+          // A person's requests, or those since a moment (not a whole day), are counted.
+          userId === undefined && since === undefined ? decidedTotal(teamId, tool) : undefined,
         ),
       ),
 
@@ -45,12 +50,10 @@ export function createAuditQueryStore(db: SqlDatabase): AuditQueries {
         const { teamId, userId, limit } = query;
         // One more than the page, to know whether another follows.
         const found = yield* rows(decidedPageQuery({ ...query, limit: limit + 1 }));
-        // The whole workspace's from its daily totals (a few rows per day, however many requests); one person's
-        // by counting their requests.
+        // One person's by counting their requests.
         const total = yield* row(
           userId === undefined
-            ? sql`select cast(coalesce(sum(requests), 0) as bigint) as n from approval_days
-                where team_id = ${teamId} and ${NOT_PENDING}`
+            ? decidedTotal(teamId)
             : sql`select count(*) as n from approvals where ${decidedScope(teamId, userId)}`,
         );
         const items = found.slice(0, limit);
@@ -108,6 +111,15 @@ export function createAuditQueryStore(db: SqlDatabase): AuditQueries {
         return found.map(toApprovalRecord);
       }),
   };
+}
+
+/**
+ * How many of a workspace's requests (of one tool, or all) left `pending`, from its daily totals: a few rows a
+ * day, however many requests, where counting them grows with the log (docs/architecture.md, "Daily totals").
+ */
+function decidedTotal(teamId: string, tool?: string): SQL {
+  return sql`select cast(coalesce(sum(requests), 0) as bigint) as n from approval_days
+    where ${where([sql`team_id = ${teamId}`, NOT_PENDING, tool === undefined ? undefined : sql`tool_name = ${tool}`])}`;
 }
 
 /** Requests `userId` made or voted on. */

@@ -4,7 +4,6 @@ import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { cutPoint, MAX_ANSWER_CHARS, safeMarkdown, settledLength, softCut } from './answer-markdown.js';
 import { postAnswerMessages, undeliveredText } from './answer-messages.js';
-import { NO_PREVIEWS } from './no-previews.js';
 
 /** Characters gathered before each `chat.appendStream`: fewer calls, far from the rate limits. */
 export const STREAM_FLUSH_CHARS = 256;

@@ -75,7 +75,7 @@ export async function answerApprovalsCommand(
     case 'overview':
       return buildOverview(
         await deps.queries.pending(teamId, { limit: OVERVIEW_SIZE, offset: 0 }),
-        await deps.queries.history({ teamId, limit: OVERVIEW_SIZE, offset: 0 }),
+        await deps.queries.decided({ teamId, limit: OVERVIEW_SIZE }),
       );
     case 'pending':
       return buildApprovalList(

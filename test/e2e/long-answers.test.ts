@@ -113,7 +113,7 @@ describe('long answers', () => {
       await h.mention('write a lot');
       await h.waitForText((text) => text.endsWith(PARAGRAPHS.at(-1) ?? ''));
       expect(h.slack.callsTo('chat.postMessage')).toHaveLength(posts);
-      const shown = h.slack.callsTo('chat.postMessage').filter((c, i) => i !== 1 || slackKeptIt);
+      const shown = h.slack.callsTo('chat.postMessage').filter((_c, i) => i !== 1 || slackKeptIt);
       expectWholeParagraphs(shown.map((c) => String(c.params.text)));
     },
   );

@@ -132,6 +132,33 @@ describe.each(DATABASE_KINDS)('approval stores on %s', (kind) => {
     expect(await s.stores.runs.getRun(runId)).toMatchObject({ status: 'running' });
   });
 
+  it('decided lists: totals per workspace and tool, read from the daily totals, match the requests', async () => {
+    const base = Date.UTC(2026, 4, 1);
+    const decided = (teamId: string, toolName: string, at: number) =>
+      seedApproval(s.db, { createdAt: at, status: 'approved', decidedBy: 'U2', teamId, toolName });
+    const older = await decided('T1', 'delete_note', base);
+    const newer = await decided('T1', 'create_note', base + 86_400_000);
+    await decided('T2', 'delete_note', base);
+    await seedApproval(s.db, { createdAt: base, teamId: 'T1', toolName: 'delete_note' });
+    const q = s.stores.auditQueries;
+    const page = { limit: 1, offset: 0 };
+    expect(await q.history({ teamId: 'T1', ...page })).toMatchObject({ total: 2, items: [{ id: newer }] });
+    expect(await q.history({ teamId: 'T1', ...page, offset: 1 })).toMatchObject({
+      total: 2,
+      items: [{ id: older }],
+    });
+    expect(await q.history({ teamId: 'T1', tool: 'delete_note', ...page })).toMatchObject({
+      total: 1,
+      items: [{ id: older }],
+    });
+    expect(await q.history({ teamId: 'T2', tool: 'create_note', ...page })).toMatchObject({
+      total: 0,
+      items: [],
+    });
+    expect(await q.decided({ teamId: 'T1', limit: 1 })).toMatchObject({ total: 2, items: [{ id: newer }] });
+    expect(await q.decided({ teamId: 'T3', limit: 1 })).toMatchObject({ total: 0, items: [] });
+  });
+
   it('audit queries: the chain verifies, and filters, pages, details and stats read the same on both engines', async () => {
     const base = Date.UTC(2026, 4, 1);
     const pending = await seedApproval(s.db, { createdAt: base, requesterId: 'U1' });
