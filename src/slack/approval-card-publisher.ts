@@ -10,8 +10,9 @@ import { AppError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { buildApprovalCard, type SlackMessage } from './blocks/approval-card.js';
 import { buildApprovalCopyCard } from './blocks/approval-copy-card.js';
+import { cardMetadata, findCopyInChannel } from './card-in-thread.js';
 import { NO_PREVIEWS } from './no-previews.js';
-import { slackErrorCode } from './slack-errors.js';
+import { postOnce, slackErrorCode } from './slack-errors.js';
 
 /** A permalink safe to put inside `<url|label>`. */
 const permalinkSchema = z.object({ permalink: z.url().regex(/^https:\/\/[^|<>\s]+$/) });
@@ -29,8 +30,9 @@ export interface CardPublisher {
   /**
    * Posts the copy in the rule's approval channel, if it names one, and, when the rule says `notify: dm`, a
    * copy to each person who may decide (at most 25; the others are named in the thread), recording each.
+   * `lookFirst`: an earlier try may have posted the channel's copy without recording it; it is adopted if found.
    */
-  postCopies(approval: ApprovalRecord): Promise<void>;
+  postCopies(approval: ApprovalRecord, options?: { lookFirst?: boolean }): Promise<void>;
   /**
    * After an escalation: a copy by direct message to each person `escalateTo` names (at most 25, the others
    * named in the thread), then every copy re-rendered to say so.
@@ -52,12 +54,19 @@ export type DeciderDirectory = Pick<Deciders, 'peopleToTell' | 'adminsOf'>;
 
 const NOBODY: DeciderDirectory = { adminsOf: async () => [], peopleToTell: async () => [] };
 
+/**
+ * `clients.once` posts the copy in the approval channel without retrying by itself: after an answer that was
+ * lost, the channel is looked at first (`postOnce`), so a copy Slack kept is not posted twice and left with
+ * buttons nobody updates. Copies by direct message are posted with the retrying client: their channel is not
+ * known before Slack answers, so they cannot be looked for, and one twice is better than one never.
+ */
 export function createCardPublisher(
-  client: webApi.WebClient,
+  clients: { client: webApi.WebClient; once?: webApi.WebClient },
   cards: ApprovalCardStore | undefined,
   logger: Logger,
   deciders: DeciderDirectory = NOBODY,
 ): CardPublisher {
+  const { client } = clients;
   const queue = new KeyedQueue();
   const permalink = async (approval: ApprovalRecord): Promise<string | null> => {
     try {
@@ -115,17 +124,33 @@ export function createCardPublisher(
     }
     if (failure) throw failure;
   };
-  const postCopy = async (approval: ApprovalRecord, channel: string, link: string | null) => {
+  /** Posts a copy in `channel` (a channel, or a person for a direct message) and records where it is. */
+  const postCopy = async (
+    approval: ApprovalRecord,
+    channel: string,
+    link: string | null,
+    { toPerson = false, lookFirst = false } = {},
+  ) => {
     if (!cards) return;
     const card = buildApprovalCopyCard(approval, [], link);
-    const posted = await client.chat.postMessage({
-      channel,
-      text: card.text,
-      blocks: card.blocks,
-      ...NO_PREVIEWS,
-    });
-    if (!posted.ts) throw new AppError('surface.no_message_ts', 'chat.postMessage returned no ts');
-    await cards.addExtraCard(approval, { channelId: posted.channel ?? channel, messageTs: posted.ts, link });
+    const post = async (poster: webApi.WebClient): Promise<CardLocation> => {
+      const posted = await poster.chat.postMessage({
+        channel,
+        text: card.text,
+        blocks: card.blocks,
+        metadata: cardMetadata(approval.id),
+        ...NO_PREVIEWS,
+      });
+      if (!posted.ts) throw new AppError('surface.no_message_ts', 'chat.postMessage returned no ts');
+      return { channelId: posted.channel ?? channel, messageTs: posted.ts };
+    };
+    // A lookup that fails posts anyway: a copy twice rather than never.
+    const shown = () => findCopyInChannel(client, channel, approval).catch(() => undefined);
+    const location = toPerson
+      ? await post(client)
+      : ((lookFirst ? await shown() : undefined) ??
+        (await postOnce(() => post(clients.once ?? client), shown)));
+    await cards.addExtraCard(approval, { ...location, link });
   };
   /** One copy per person who may decide, each on its own: one that fails is logged, the others still go. */
   const postDirectMessages = async (
@@ -138,7 +163,7 @@ export function createCardPublisher(
       (userId) => !already.includes(userId),
     );
     for (const userId of people.slice(0, MAX_DIRECT_MESSAGES)) {
-      await postCopy(approval, userId, link).catch((error: unknown) =>
+      await postCopy(approval, userId, link, { toPerson: true }).catch((error: unknown) =>
         logger.warn('approval card could not be sent by direct message', {
           approvalId: approval.id,
           userId,
@@ -156,13 +181,13 @@ export function createCardPublisher(
       });
   };
   return {
-    async postCopies(approval) {
+    async postCopies(approval, { lookFirst = false } = {}) {
       const channel = approval.rule.approvalChannel;
       const toChannel = Boolean(channel && channel !== approval.channelId);
       const byDm = notifiesByDm(approval.rule);
       if (!cards || (!toChannel && !byDm)) return;
       const link = await permalink(approval);
-      if (channel && toChannel) await postCopy(approval, channel, link);
+      if (channel && toChannel) await postCopy(approval, channel, link, { lookFirst });
       if (byDm) await postDirectMessages(approval, link);
     },
     async postEscalation(approval) {

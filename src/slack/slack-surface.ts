@@ -55,15 +55,15 @@ export function createSlackSurface(
 ): ClientSurface {
   const once = options.once ?? client;
   const logger = options.logger ?? silentLogger;
-  const publisher = createCardPublisher(client, options.cards, logger, options.deciders);
+  const publisher = createCardPublisher({ client, once }, options.cards, logger, options.deciders);
   const nobody = async (approval: ApprovalRecord) =>
     nobodyCanDecide(
       approval.rule,
       approval.requesterId,
       (await options.deciders?.adminsOf(approval.teamId, approval.enterpriseId)) ?? [],
     );
-  const postCopies = (approval: ApprovalRecord) =>
-    publisher.postCopies(approval).catch((error: unknown) => {
+  const postCopies = (approval: ApprovalRecord, options?: { lookFirst?: boolean }) =>
+    publisher.postCopies(approval, options).catch((error: unknown) => {
       logger.error('approval card copy could not be posted', {
         approvalId: approval.id,
         channelId: approval.rule.approvalChannel,
@@ -101,8 +101,9 @@ export function createSlackSurface(
     },
     async adoptPostedCard(approval) {
       const found = await findCardInThread(client, approval);
-      // The try that posted it stopped before its copies: none is recorded, so none was posted.
-      if (found && (await options.cards?.extraCards(approval.id))?.length === 0) await postCopies(approval);
+      // The try that posted it stopped before recording any copy: the channel's may be there already.
+      if (found && (await options.cards?.extraCards(approval.id))?.length === 0)
+        await postCopies(approval, { lookFirst: true });
       return found;
     },
     postAnswer: (thread, text, delivery) => postAnswerMessages(client, thread, text, delivery, once),

@@ -70,9 +70,38 @@ export function threadRepliesSince(
   thread: { channelId: string; threadTs: string },
   since: number,
 ): AsyncGenerator<ThreadReply> {
-  const oldest = String(Math.max(0, Math.floor((since - CLOCK_MARGIN_MS) / 1000)));
-  return threadReplies(client, thread, { oldest, metadata: true });
+  return threadReplies(client, thread, { oldest: slackSecondsBefore(since), metadata: true });
 }
+
+/**
+ * The messages of a channel (not its threads' replies) posted since shortly before `since` (ms), newest first,
+ * with their metadata (`conversations.history`): what a retry reads to find a message an earlier try posted.
+ */
+export async function* channelMessagesSince(
+  client: webApi.WebClient,
+  channelId: string,
+  since: number,
+): AsyncGenerator<ThreadReply> {
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const parsed = repliesSchema.parse(
+      await client.conversations.history({
+        channel: channelId,
+        oldest: slackSecondsBefore(since),
+        include_all_metadata: true,
+        limit: PAGE_SIZE,
+        ...(cursor ? { cursor } : {}),
+      }),
+    );
+    yield* parsed.messages;
+    cursor = parsed.response_metadata?.next_cursor || undefined;
+    if (!cursor) return;
+  }
+}
+
+/** A Slack timestamp a little before `ms`, whatever the clocks of this host and Slack say. */
+const slackSecondsBefore = (ms: number): string =>
+  String(Math.max(0, Math.floor((ms - CLOCK_MARGIN_MS) / 1000)));
 
 /** Compares Slack timestamps (`seconds.micros`) exactly, without floating point. */
 function tsBefore(a: string, b: string): boolean {

@@ -1,16 +1,21 @@
 import type { FakeReply } from './fake-slack.js';
+import {
+  historyReply,
+  type KeptMessages,
+  keepMessage,
+  repliesReply,
+  updateKeptMessage,
+} from './fake-slack-kept.js';
 import { isRecord, stringOr } from './json-value.js';
 
 /** Counters one fake server uses to hand out unique ids. */
-export interface SlackIds {
+export interface SlackIds extends KeptMessages {
   /** The last message timestamp handed out, in microseconds. */
   ts: number;
   view: number;
   dm: Map<string, string>;
   /** Members of channels a test set (`FakeSlack.setMembers`); others have `DEFAULT_CHANNEL_MEMBERS`. */
   members: Map<string, readonly string[]>;
-  /** The replies posted in each thread (by channel and thread ts), oldest first, as `conversations.replies` lists them. */
-  threads: Map<string, Record<string, unknown>[]>;
 }
 
 /** Who is in a channel unless a test says otherwise: the bot and the people the tests name most. */
@@ -26,12 +31,6 @@ function nextMessageTs(ids: SlackIds): string {
   ids.ts = Math.max(Date.now() * 1000, ids.ts + 1);
   return `${Math.floor(ids.ts / 1_000_000)}.${String(ids.ts % 1_000_000).padStart(6, '0')}`;
 }
-
-/** A Slack timestamp (`seconds.micros`) in microseconds, for comparing. */
-const micros = (ts: string): number => {
-  const [seconds = '0', fraction = '0'] = ts.split('.');
-  return Number(seconds) * 1_000_000 + Number(fraction.padEnd(6, '0').slice(0, 6));
-};
 
 const ok = (fields: Record<string, unknown> = {}): FakeReply => ({ body: { ok: true, ...fields } });
 const error = (code: string): FakeReply => ({ body: { ok: false, error: code } });
@@ -69,67 +68,6 @@ function postedMessage(params: Record<string, unknown>, ts: string): Record<stri
   if (params.blocks !== undefined) message.blocks = params.blocks;
   if (params.metadata !== undefined) message.metadata = params.metadata;
   return message;
-}
-
-const threadKey = (channel: string | undefined, threadTs: string | undefined) => `${channel}/${threadTs}`;
-
-/** Keeps a message posted in a thread, as Slack does, for `conversations.replies`. */
-function keepReply(ids: SlackIds, channel: string | undefined, message: Record<string, unknown>): void {
-  const threadTs = stringOr(message.thread_ts);
-  if (channel === undefined || threadTs === undefined) return;
-  const key = threadKey(channel, threadTs);
-  ids.threads.set(key, [...(ids.threads.get(key) ?? []), message]);
-}
-
-/** chat.update changes a kept message's text and blocks; its metadata stays unless the update sends new. */
-function updateKeptReply(ids: SlackIds, channel: string | undefined, params: Record<string, unknown>): void {
-  for (const [key, messages] of ids.threads) {
-    if (!key.startsWith(`${channel}/`)) continue;
-    const kept = messages.find((m) => m.ts === params.ts);
-    if (!kept) continue;
-    if (params.text !== undefined) kept.text = params.text;
-    if (params.blocks !== undefined) kept.blocks = params.blocks;
-    if (params.metadata !== undefined) kept.metadata = params.metadata;
-  }
-}
-
-/** Slack's default page size of `conversations.replies`, and its largest. */
-const REPLIES_PAGE = { default: 1000, max: 1000 };
-
-/**
- * `conversations.replies` of the replies kept in the thread (a fake posts no parent message) between `oldest`
- * and `latest` (each excluded unless `inclusive`), in pages with `next_cursor`; message metadata only with
- * `include_all_metadata`.
- */
-function repliesReply(params: Record<string, unknown>, ids: SlackIds): FakeReply {
-  const inclusive = params.inclusive === true || params.inclusive === 'true';
-  const oldest = stringOr(params.oldest);
-  const latest = stringOr(params.latest);
-  const within = (message: Record<string, unknown>) => {
-    const at = micros(String(message.ts));
-    if (oldest !== undefined && (inclusive ? at < micros(oldest) : at <= micros(oldest))) return false;
-    return latest === undefined || (inclusive ? at <= micros(latest) : at < micros(latest));
-  };
-  const all = (ids.threads.get(threadKey(stringOr(params.channel), stringOr(params.ts))) ?? []).filter(
-    within,
-  );
-  const limit = Math.min(
-    Number(params.limit ?? REPLIES_PAGE.default) || REPLIES_PAGE.default,
-    REPLIES_PAGE.max,
-  );
-  const start = Number(stringOr(params.cursor) ?? 0) || 0;
-  const withMetadata = params.include_all_metadata === true || params.include_all_metadata === 'true';
-  const messages = all
-    .slice(start, start + limit)
-    .map(({ metadata, ...message }) =>
-      withMetadata && metadata !== undefined ? { ...message, metadata } : message,
-    );
-  const more = start + limit < all.length;
-  return ok({
-    messages,
-    has_more: more,
-    ...(more ? { response_metadata: { next_cursor: String(start + limit) } } : {}),
-  });
 }
 
 function viewReply(params: Record<string, unknown>, ids: SlackIds): FakeReply {
@@ -242,11 +180,11 @@ export function defaultSlackReply(method: string, params: Record<string, unknown
     case 'chat.postMessage': {
       const ts = nextMessageTs(ids);
       const message = postedMessage(params, ts);
-      keepReply(ids, channel, message);
+      keepMessage(ids, channel, message);
       return ok({ channel, ts, message });
     }
     case 'chat.update': {
-      updateKeptReply(ids, channel, params);
+      updateKeptMessage(ids, channel, params);
       const ts = stringOr(params.ts);
       return ok({ channel, ts, text: stringOr(params.text) ?? '', message: postedMessage(params, ts ?? '') });
     }
@@ -281,6 +219,8 @@ export function defaultSlackReply(method: string, params: Record<string, unknown
     }
     case 'conversations.replies':
       return repliesReply(params, ids);
+    case 'conversations.history':
+      return historyReply(params, ids);
     case 'conversations.members':
       return membersReply(params, ids);
     case 'conversations.open':

@@ -117,7 +117,14 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const calls: SlackCall[] = [];
   const handlers = new Map<string, SlackHandler>();
   let waiters: Waiter[] = [];
-  const ids: SlackIds = { ts: 0, view: 0, dm: new Map(), members: new Map(), threads: new Map() };
+  const ids: SlackIds = {
+    ts: 0,
+    view: 0,
+    dm: new Map(),
+    members: new Map(),
+    threads: new Map(),
+    channels: new Map(),
+  };
   const openid = createFakeSlackOpenId();
   const oauth = createFakeSlackOAuth();
 

@@ -1,6 +1,6 @@
 import { webApi } from '@slack/bolt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cardMetadata, findCardInThread } from '../../src/slack/card-in-thread.js';
+import { cardMetadata, findCardInThread, findCopyInChannel } from '../../src/slack/card-in-thread.js';
 import { type FakeSlack, slackReply, startFakeSlack } from '../support/fake-slack.js';
 
 describe('finding a card already in its thread', () => {
@@ -67,5 +67,40 @@ describe('finding a card already in its thread', () => {
     await expect(
       findCardInThread(client, { id: 'apr_1', channelId: 'C1', threadTs: '1.1', createdAt: Date.now() }),
     ).rejects.toThrow(/missing_scope/);
+  });
+
+  it("finds a copy among its channel's own messages, newest first, by the request's id only", async () => {
+    const requested = Date.now();
+    const copy = await client.chat.postMessage({
+      channel: 'C0APPROVE',
+      text: 'copy',
+      metadata: cardMetadata('apr_1'),
+    });
+    await Promise.all(
+      Array.from({ length: 150 }, (_, i) =>
+        client.chat.postMessage({ channel: 'C0APPROVE', text: `later ${i}` }),
+      ),
+    );
+    // The same request's card in a thread of that channel is not a message of the channel itself.
+    await post('1.1', 'card', 'apr_2');
+    await client.chat.postMessage({
+      channel: 'C0OTHER',
+      text: 'copy elsewhere',
+      metadata: cardMetadata('apr_2'),
+    });
+
+    const found = await findCopyInChannel(client, 'C0APPROVE', { id: 'apr_1', createdAt: requested });
+    expect(found).toEqual({ channelId: 'C0APPROVE', messageTs: copy.ts });
+    const reads = slack.callsTo('conversations.history');
+    expect(reads.map((call) => call.params.cursor ?? 'first')).toEqual(['first']);
+    expect(reads[0]?.params).toMatchObject({
+      channel: 'C0APPROVE',
+      include_all_metadata: 'true',
+      oldest: String(Math.floor((requested - 5 * 60_000) / 1000)),
+    });
+    expect(await findCopyInChannel(client, 'C1', { id: 'apr_2', createdAt: requested })).toBeUndefined();
+    expect(
+      await findCopyInChannel(client, 'C0APPROVE', { id: 'apr_2', createdAt: requested }),
+    ).toBeUndefined();
   });
 });
