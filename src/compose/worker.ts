@@ -92,7 +92,7 @@ export async function composeWorker(
           logger,
         )
       : undefined,
-    decideClick: (click, key, taken) => decideClick(decisions, click, key, taken),
+    decideClick: (click, key, taken) => decideClick(decisions, click, key, { taken }),
     checkDeadlines: () => background?.checkDeadlines() ?? Promise.resolve(),
     reloadPolicy(text) {
       const reloaded = file === undefined ? undefined : policyFromText(file, text, toolNames());

@@ -101,3 +101,60 @@ describe('a database outage right after a card is posted', () => {
     expect(started.cards()).toHaveLength(1);
   });
 });
+
+/** The database refuses the decision of an acknowledged Approve click once; the click stays recorded. */
+describe('a database error while an acknowledged click is decided', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('decides the click once the database takes it, and never tells the person that nothing changed', async () => {
+    // Refused live, then once more when picked up: the person hears of it once.
+    let refusals = 2;
+    const started = await startHarness({
+      env: { RUN_LEASE_MS: '1000' },
+      overrides: {
+        deliveryRetryMs: 100,
+        stores: (stores) => ({
+          ...stores,
+          approvals: {
+            ...stores.approvals,
+            vote: (input) =>
+              refusals-- > 0
+                ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'))
+                : stores.approvals.vote(input),
+          },
+        }),
+      },
+    });
+    h = started;
+    started.model.enqueue(
+      reply.toolCalls([{ name: 'create_note', arguments: { text: 'decided late' } }]),
+      reply.text('Saved.'),
+    );
+    await started.mention('note decided late');
+    const [card] = await started.waitForCards(1);
+    if (!card) throw new Error('no card');
+
+    expect((await started.click(card, 'approve', 'U2')).status).toBe(200);
+    const told = await started.slack.waitForCall('chat.postEphemeral', (c) => c.params.user === 'U2');
+    // The click is kept and decided once the database takes it: telling the person that nothing changed (and
+    // to click again) would be untrue, and the call would run after they were told it would not.
+    expect(String(told.params.text)).not.toMatch(/nothing changed|click again/i);
+    await started.waitForText((text) => text === 'Saved.');
+    expect(await rows(started.database, 'select text from notes')).toEqual([{ text: 'decided late' }]);
+    expect(await rows(started.database, 'select status, decided_by from approvals')).toEqual([
+      { status: 'executed', decided_by: 'U2' },
+    ]);
+    expect(
+      await rows(
+        started.database,
+        'select key from accepted_requests where click is not null and decided_at is null',
+      ),
+    ).toEqual([]);
+    // Told once: the failure, then nothing more (the card shows the decision).
+    expect(started.slack.callsTo('chat.postEphemeral')).toHaveLength(1);
+  });
+});

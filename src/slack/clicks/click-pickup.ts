@@ -27,7 +27,7 @@ export function startClickPickup(deps: ClickPickupDeps, intervalMs: number): { s
     round ??= (async () => {
       const overdue = await ledger.takeOverdueClicks(PICKUP_BATCH);
       if (overdue.length > 0) logger.warn('deciding clicks left undecided', { clicks: overdue.length });
-      for (const { key, click } of overdue) await decideClick(deps, click, key);
+      for (const { key, click } of overdue) await decideClick(deps, click, key, { pickedUp: true });
     })()
       .catch((error: unknown) => logger.error('picking up clicks failed', { error: describeError(error) }))
       .finally(() => {

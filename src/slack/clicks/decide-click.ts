@@ -7,7 +7,7 @@ import { decodeApprovalButtonValue } from '../button-value.js';
 import type { ApprovalClick, ClickWork } from './click.js';
 import type { ClickReply } from './click-reply.js';
 import { applyResult } from './decision-outcome.js';
-import { UNKNOWN_BUTTON } from './refusals.js';
+import { DECISION_DELAYED, UNKNOWN_BUTTON } from './refusals.js';
 
 /** What deciding an Approve click needs, in whichever thread it runs. */
 export interface ClickDeps {
@@ -26,13 +26,14 @@ export interface ClickDeps {
  * tells the person why nothing changed, or hands the change to the work that follows. `taken` is called once
  * the click is decided or refused (before any reply), so whoever handed it over can forget it; the ledger row
  * under `key` is then marked decided. A click whose decision could not be recorded keeps its row undecided, so
- * it is picked up again (see `RequestLedger.takeOverdueClicks`).
+ * it is picked up again (see `RequestLedger.takeOverdueClicks`) and decided then: the person is told so when it
+ * first fails (`pickedUp`: a click taken over, about which nothing more is said until it is decided).
  */
 export async function decideClick(
   deps: ClickDeps,
   click: ApprovalClick,
   key: string,
-  taken: () => void = () => {},
+  { taken = () => {}, pickedUp = false }: { taken?: () => void; pickedUp?: boolean } = {},
 ): Promise<void> {
   const tell = (text: string) => deps.reply.tell(click, text);
   const decoded = decodeApprovalButtonValue(click.value);
@@ -56,14 +57,12 @@ export async function decideClick(
     });
   } catch (error) {
     taken();
-    // Nothing was recorded (the decision is one transaction): say so, so the person can click again.
+    // Nothing was recorded (the decision is one transaction), but the click is: it is decided once it can be.
     deps.logger.error('decision could not be recorded', {
       approvalId: decoded.approvalId,
       error: describeError(error),
     });
-    await tell(
-      'I could not record your decision because of a problem on my side; nothing changed, please click again.',
-    );
+    if (!pickedUp) await tell(DECISION_DELAYED);
     return;
   }
   taken();

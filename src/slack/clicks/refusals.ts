@@ -6,6 +6,13 @@ import { slackDate } from '../mrkdwn.js';
 export const UNKNOWN_BUTTON =
   'This button does not belong to an approval request I know of, so nothing happened.';
 
+/**
+ * The answer to a click whose decision the database refused: the click is kept and decided once it can be, so
+ * the person must not be told that nothing changed (the call would then run after all).
+ */
+export const DECISION_DELAYED =
+  'I could not record your decision yet because of a problem on my side; I will record it as soon as I can, and the card will show it.';
+
 /** The answer to a second vote by the same person on a request that needs several approvers. */
 export const ALREADY_VOTED = 'You have already voted on this request; it needs approvals from other people.';
 
