@@ -164,6 +164,57 @@ describe('batch decisions in App Home', () => {
     ]);
   });
 
+  it('Approve selected and the Reject selected form answer Slack only once every request is decided: nothing acknowledged is left to a process that may die', async () => {
+    // A slow database: each vote commits 100 ms after it is asked for.
+    const answered = { now: false };
+    const committedBeforeTheAnswer: boolean[] = [];
+    await h.close();
+    h = await startHarness({
+      env: { ADMIN_USER_IDS: ADMIN },
+      overrides: {
+        stores: (stores) => ({
+          ...stores,
+          approvals: {
+            ...stores.approvals,
+            vote: async (...args: Parameters<typeof stores.approvals.vote>) => {
+              await new Promise((resolve) => setTimeout(resolve, 100));
+              const result = await stores.approvals.vote(...args);
+              committedBeforeTheAnswer.push(!answered.now);
+              return result;
+            },
+          },
+        }),
+      },
+    });
+    const first = (await twoCards()).map(approvalIdOf);
+    const approved = await clickBatch('batchApprove', first);
+    answered.now = true;
+    expect(approved.status).toBe(200);
+    expect(committedBeforeTheAnswer).toEqual([true, true]);
+    await bothDone();
+
+    answered.now = false;
+    h.model.enqueue(reply.toolCalls([{ name: 'create_note', arguments: { text: 'third' } }]));
+    await h.mention('note: third');
+    const [third] = (await h.waitForCards(3)).slice(2).map(approvalIdOf);
+    if (!third) throw new Error('no third card');
+    h.model.enqueue(reply.text('Done.'));
+    await clickBatch('batchReject', [third]);
+    const view = (await h.slack.waitForCall('views.open')).params.view as {
+      private_metadata: string;
+      callback_id: string;
+    };
+    const submitted = await submitModal(
+      h,
+      { privateMetadata: view.private_metadata, callbackId: view.callback_id },
+      ADMIN,
+      { reason: { reason_input: { type: 'plain_text_input', value: 'no' } } },
+    );
+    answered.now = true;
+    expect(submitted.status).toBe(200);
+    expect(committedBeforeTheAnswer).toEqual([true, true, true]);
+  });
+
   it('a batch button with nothing ticked changes nothing and says so', async () => {
     const cards = await twoCards();
     await clickBatch('batchApprove', []);

@@ -11,6 +11,7 @@ import { SYSTEM_PROMPT } from '../../src/slack/system-prompt.js';
 import { toolNames } from '../../src/tools/built-in-tools.js';
 import { type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.js';
 import { type FakeSlack, type SlackCall, startFakeSlack } from '../support/fake-slack.js';
+import { FAKE_BOT_ID, FAKE_BOT_USER_ID } from '../support/fake-slack-replies.js';
 import { type SeenMessage, seenMessages } from '../support/slack-messages.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
 import {
@@ -149,6 +150,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       logger,
     }),
     retryConfig: { retries: 0 },
+    // Who the token belongs to, as start-up's token check tells the bot: Bolt then asks Slack nothing itself.
+    slackIdentity: { botId: FAKE_BOT_ID, botUserId: FAKE_BOT_USER_ID },
     ...options.overrides,
   });
   const { port } = await bot.start();

@@ -42,19 +42,19 @@ export function registerBatchListeners(app: App, deps: BatchListenerDeps): void 
   app.action<BlockAction<ButtonAction>>(
     { action_id: new RegExp(`^(${ACTION_IDS.batchApprove}|${ACTION_IDS.batchReject})$`) },
     async ({ ack, body, action, client }) => {
-      await ack();
       const who = { userId: body.user.id, channelId: undefined, threadTs: undefined };
       const teamId = body.team?.id ?? body.user.team_id;
       const ids = selectedApprovals(body.view?.state);
-      if (ids.length === 0 || !teamId) return deps.reply.tell(who, NOTHING_SELECTED);
-      if (action.action_id === ACTION_IDS.batchApprove)
-        return decideAndTell(deps, {
+      if (ids.length > 0 && teamId && action.action_id === ACTION_IDS.batchApprove)
+        return decideAndTell(deps, ack, {
           approvalIds: ids,
           userId: who.userId,
           teamId,
           vote: 'approve',
           reason: null,
         });
+      await ack();
+      if (ids.length === 0 || !teamId) return deps.reply.tell(who, NOTHING_SELECTED);
       try {
         await client.views.open({
           trigger_id: body.trigger_id,
@@ -80,15 +80,11 @@ export function registerBatchListeners(app: App, deps: BatchListenerDeps): void 
         : !ids || !teamId
           ? 'This form does not name requests I know of; nothing changed.'
           : undefined;
-    try {
-      await (problem
-        ? ack({ response_action: 'errors', errors: { [MODAL_INPUTS.reason.blockId]: problem } })
-        : ack());
-    } catch (error) {
-      deps.logger.warn('batch form could not be acknowledged', { error: describeError(error) });
-    }
-    if (problem || !ids || !teamId) return;
-    await decideAndTell(deps, {
+    if (problem || !ids || !teamId)
+      return acknowledge(deps, () =>
+        ack({ response_action: 'errors', errors: { [MODAL_INPUTS.reason.blockId]: problem ?? '' } }),
+      );
+    await decideAndTell(deps, ack, {
       approvalIds: ids,
       userId: body.user.id,
       teamId,
@@ -98,10 +94,30 @@ export function registerBatchListeners(app: App, deps: BatchListenerDeps): void 
   });
 }
 
-async function decideAndTell(deps: BatchListenerDeps, request: BatchRequest): Promise<void> {
+/**
+ * Decides the batch, then acknowledges Slack's request, then tells the person what was decided. Slack does not
+ * send a batch click or form again, and nothing else records it: acknowledged first, a process that died before
+ * deciding would lose it unseen. Decided first, a process that dies leaves Slack without its answer, which Slack
+ * shows the person, who can click again (whatever was decided reads as such).
+ */
+async function decideAndTell(
+  deps: BatchListenerDeps,
+  ack: () => Promise<void>,
+  request: BatchRequest,
+): Promise<void> {
   const outcome = await decideBatch(deps, request);
+  await acknowledge(deps, ack);
   await deps.reply.tell(
     { userId: request.userId, channelId: undefined, threadTs: undefined },
     batchSummary(outcome, request.vote),
   );
+}
+
+/** A late or failed ack (Slack stops waiting after 3 s) is logged, never thrown: the decisions stand. */
+async function acknowledge(deps: BatchListenerDeps, ack: () => Promise<void>): Promise<void> {
+  try {
+    await ack();
+  } catch (error) {
+    deps.logger.warn('batch decision could not be acknowledged', { error: describeError(error) });
+  }
 }
