@@ -111,3 +111,21 @@ export function waitingCalls(state: RunState): PausedTurn['calls'] {
     (paused) => paused?.calls.filter((call) => !call.done) ?? [],
   );
 }
+
+/**
+ * Whether the agent a call started is at work in the state (its frame is open): that call was not cut off, it
+ * goes on, and its answer is still to come. `agentChain`: the agents the call was made through, outermost first.
+ */
+export function agentCallAtWork(
+  state: RunState,
+  call: { callId: string; toolName: string; agentChain?: readonly string[] | undefined },
+): boolean {
+  const chain = call.agentChain ?? [];
+  return state.frames.some(
+    (frame, index) =>
+      frame.callId === call.callId &&
+      frame.agent === call.toolName &&
+      index === chain.length &&
+      state.frames.slice(0, index).every((below, at) => below.agent === chain[at]),
+  );
+}

@@ -134,7 +134,8 @@ export interface TurnRecorder {
   /**
    * Pauses the running run (running -> paused, with `audit`, giving up the lease) when a call of `turn` still
    * waits for a decision; false when none does. One transaction, so a decision either sees the run paused and
-   * claims it, or was taken before and the caller settles it.
+   * claims it, or was taken before and the caller settles it. Throws `RunStopped` (and changes nothing) when
+   * someone asked to stop the run meanwhile: a stop seen by nobody before the pause would leave the run waiting.
    */
   pauseIfPending(lease: RunLease, turn: number, audit: AuditInput[]): Promise<boolean>;
   /**

@@ -1,4 +1,5 @@
-import { initialRunState } from '../agent/run-state.js';
+import { agentCallAtWork } from '../agent/agent-frames.js';
+import { initialRunState, parseRunState } from '../agent/run-state.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import { describeError } from '../errors.js';
 import type { SurfaceKind } from '../surfaces.js';
@@ -261,9 +262,17 @@ export class ConversationService {
     await this.#say(message, NOT_STARTED);
   }
 
-  /** Calls a stopped process left `executing` are reported once and never run again. */
+  /**
+   * Calls a stopped process left `executing` are reported once and never run again. A call of an agent whose
+   * frame is open is not one of them: that agent goes on where it was, and its answer follows.
+   */
   async #reportUnknownOutcomes(runId: string): Promise<void> {
-    for (const approval of await this.#deps.recovery.unreportedExecutions(runId)) {
+    const executing = await this.#deps.recovery.unreportedExecutions(runId);
+    if (executing.length === 0) return;
+    const run = await this.#deps.runs.getRun(runId);
+    const parsed = run ? parseRunState(run.state) : undefined;
+    for (const approval of executing) {
+      if (parsed?.ok && agentCallAtWork(parsed.state, approval)) continue;
       const text = `I stopped while ${approval.toolName} was running, so whether it finished is unknown. I did not run it again.`;
       await this.#delivery.say(approval, text);
       await this.#deps.recovery.setUnknownOutcome(approval.id, text);

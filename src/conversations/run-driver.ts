@@ -1,4 +1,4 @@
-import { type LeaseRenewal, RunHandedOver, type StopRequests } from '../agent/ports.js';
+import { type LeaseRenewal, RunHandedOver, type RunLoader, type StopRequests } from '../agent/ports.js';
 import { initialRunState } from '../agent/run-state.js';
 import type { Runner, RunOutcome } from '../agent/runner.js';
 import { auditEvent } from '../audit/audit-event.js';
@@ -16,8 +16,8 @@ import type { ThreadDelivery } from './thread-delivery.js';
 export interface RunDriverDeps {
   /** The conversation's next queued message, started when a run ends. */
   queued: QueuedRuns;
-  /** Renews this process's lease on the runs it drives, and reads stop requests. */
-  runs: LeaseRenewal & StopRequests;
+  /** Renews this process's lease on the runs it drives, reads stop requests, and reads a run taken over. */
+  runs: LeaseRenewal & StopRequests & Pick<RunLoader, 'getRun'>;
   runner: Runner;
   surface: ThreadPoster & WorkDisplay;
   /** Posts the cards and the reply of a run, and updates cards, owed until Slack has them. */

@@ -102,12 +102,23 @@ export class ThreadDelivery {
     try {
       mine = await this.#deps.outbox.takeReply(runId);
     } catch (error) {
-      // Still owed: the next retry posts it.
-      this.#deps.logger.error('reply could not be taken; it will be retried', {
-        runId,
-        error: describeError(error),
-      });
-      return;
+      // A streamed answer shows in the thread already and is finished whatever happens: it is finished and
+      // written off under the lease the run's end gave this process, never owed again (a retry would post it
+      // a second time, as it cannot find a streamed message in the thread).
+      if (send) {
+        this.#deps.logger.warn('reply could not be taken; the streamed answer is finished here', {
+          runId,
+          error: describeError(error),
+        });
+        mine = true;
+      } else {
+        // Still owed: the next retry posts it.
+        this.#deps.logger.error('reply could not be taken; it will be retried', {
+          runId,
+          error: describeError(error),
+        });
+        return;
+      }
     }
     const owedSince = this.#deps.clock.now();
     if (mine) await this.#postReply({ kind: 'reply', runId, thread, text, attempts: 0, owedSince }, { send });

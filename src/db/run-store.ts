@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { RunStore } from '../agent/ports.js';
+import { RunStopped, type RunStore } from '../agent/ports.js';
 import type { ApprovalRecord } from '../approvals/approval.js';
 import { cancelledByRunEnd } from '../approvals/decision-rules.js';
 import type { AuditInput } from '../audit/audit-event.js';
@@ -108,7 +108,10 @@ export function createRunStore(ctx: StoreContext): RunStore {
       const { runId } = lease;
       const at = clock.now();
       return db.write(function* () {
-        yield* lockLeasedRun(ctx, lease);
+        const run = yield* lockLeasedRun(ctx, lease);
+        // A stop recorded while the turn was settled (a tool ran) ends the run instead of leaving it waiting.
+        const stoppedBy = readOptionalString(run, 'stop_requested_by');
+        if (stoppedBy !== null) throw new RunStopped(runId, stoppedBy);
         const waiting = yield* row(sql`select id from approvals
           where run_id = ${runId} and turn = ${turn} and status = 'pending' limit 1`);
         if (!waiting) return false;

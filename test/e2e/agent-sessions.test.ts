@@ -7,7 +7,7 @@ import { nextTs } from '../support/slack-requests.js';
 import { DATABASE_KINDS } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 import { execute, rows } from './db-rows.js';
-import { cardTs, type Harness, startHarness } from './harness.js';
+import { cardTs, type Harness, isApprovalCard, startHarness } from './harness.js';
 
 /** The session statuses the bot set in a thread, in order, repeats collapsed. */
 function sessionStatuses(h: Harness, threadTs: string): string[] {
@@ -199,6 +199,50 @@ describe("Slack's agent sessions", () => {
     expect(h.model.requests).toHaveLength(1);
     const outputs = await rows(h.database, "select data from conversation_items where kind = 'tool_output'");
     expect(String(outputs[0]?.data)).toContain('looked up');
+  });
+
+  it('stop while a tool runs in a turn that also waits for a card: the run ends instead of pausing, nothing waits', async () => {
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started = false;
+    const slow = defineTool({
+      name: 'slow_lookup',
+      description: 'Looks something up, slowly.',
+      parameters: z.object({}),
+      needsApproval: false,
+      execute: async () => {
+        started = true;
+        await released;
+        return 'looked up';
+      },
+    });
+    h = await startHarness({ overrides: { tools: (builtIn) => [...builtIn, slow] } });
+    h.model.enqueue(
+      reply.toolCalls([
+        { name: 'create_note', arguments: { text: 'secret plan' } },
+        { name: 'slow_lookup', arguments: {} },
+      ]),
+    );
+    const ts = await h.mention('add a note and look it up');
+    await waitUntil(() => started || undefined, { timeoutMs: 5_000, message: 'the tool did not start' });
+    await h.sendEvent(stopEvent(ts, 'U0STOPPER'));
+    await waitUntil(
+      async () => (await rows(h.database, 'select stop_requested_by from runs'))[0]?.stop_requested_by,
+      { message: 'the stop was not recorded' },
+    );
+    release();
+    await h.waitForText((text) => text.startsWith('Stopped by <@U0STOPPER>'));
+    await h.bot.conversations.idle();
+    const [run] = await rows(h.database, 'select status from runs');
+    expect(run?.status).toBe('cancelled');
+    const [approval] = await rows(h.database, 'select status, reason from approvals');
+    expect(approval).toMatchObject({ status: 'cancelled', reason: 'stopped by <@U0STOPPER>' });
+    // The stopped request never offered its buttons, and the model was not asked again.
+    expect(h.slack.calls.filter(isApprovalCard)).toHaveLength(0);
+    expect(h.model.requests).toHaveLength(1);
+    expect(await auditOf(h, 'run.paused')).toHaveLength(0);
   });
 
   it('stop while the answer streams: what was shown stays, the rest is never posted', async () => {

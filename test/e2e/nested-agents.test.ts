@@ -225,6 +225,35 @@ describe.each(DATABASE_KINDS)('an agent called as a tool, with approvals inside 
     expect(h.model.requests).toHaveLength(4);
   });
 
+  it('an approved agent at work when its process stops: the next process carries it on, and never calls it cut off', async () => {
+    writeFileSync(join(dir, 'agents.json'), JSON.stringify({ agents: [{ ...TRIAGE, needsApproval: true }] }));
+    const lease = { RUN_LEASE_MS: '1000' };
+    const first = await start(lease);
+    first.model.enqueue(
+      reply.toolCalls([{ name: 'triage', arguments: { input: 'Login fails on Safari' }, id: 'call_outer' }]),
+      reply.hang(),
+    );
+    await first.mention('please file this bug');
+    const [card] = await first.waitForCards(1);
+    if (!card) throw new Error('no card');
+    await first.click(card, 'approve', 'U2');
+    // Triage is at work (its model is asked) when the process stops: the run is left to the next one.
+    await first.model.waitForRequests(2);
+    await first.close();
+    open.splice(open.indexOf(first), 1);
+
+    const second = await start(lease);
+    second.model.enqueue(reply.text('Filed.'), reply.text('Triage filed it.'));
+    await second.waitForText((text) => text === 'Triage filed it.');
+    await second.bot.conversations.idle();
+    expect(second.model.requests[0]?.model).toBe('triage-model');
+    // Triage was not cut off: it went on where it was, so nothing says its outcome is unknown.
+    expect(second.texts().filter((text) => text.includes('unknown'))).toEqual([]);
+    expect(await rows(second.database, 'SELECT tool_name, status, result FROM approvals')).toEqual([
+      { tool_name: 'triage', status: 'executed', result: 'Filed.' },
+    ]);
+  });
+
   it('a restart between: a new bot on the same database resumes inside the nested agent', async () => {
     const first = await start();
     const card = await pausedInsideTriage(first);

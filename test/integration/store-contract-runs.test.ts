@@ -252,6 +252,27 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
     expect(events.filter((e) => e.kind === 'approval.cancelled')).toHaveLength(2);
   });
 
+  it('a run stopped while its turn was settled does not pause: the stop is answered instead', async () => {
+    const { runId, thread } = await startedRun(s);
+    await s.stores.runs.saveTurn(await held(s, runId), {
+      state: pausedState(['c1']),
+      status: 'running',
+      items: [],
+      approvals: [newApproval('c1')],
+      audit: [],
+    });
+    await s.stores.conversations.requestStop({ thread, userId: 'U9' });
+    const stopped = s.stores.runs.pauseIfPending(await held(s, runId), 1, [
+      auditEvent('run.paused', { at: clock.now(), runId }),
+    ]);
+    await expect(stopped).rejects.toMatchObject({ code: 'run.stopped', by: 'U9' });
+    const [run] = await rows(where(), 'select status, lease_owner from runs where id = ?', runId);
+    expect(run?.status).toBe('running');
+    expect(run?.lease_owner).not.toBeNull();
+    const events = await s.stores.auditQueries.chain();
+    expect(events.filter((e) => e.kind === 'run.paused')).toHaveLength(0);
+  });
+
   it('a stop request is recorded on the active run: a running one keeps its driver, a paused one is claimed', async () => {
     const nothing = newThread();
     expect(await s.stores.conversations.requestStop({ thread: nothing, userId: 'U9' })).toEqual({
