@@ -119,6 +119,8 @@ export type Delivery =
       attempts: number;
       /** When the run ended and its message was first owed. */
       owedSince: number;
+      /** The thread shows it already (it was posted, then its write-off failed): it is only written off. */
+      shown: boolean;
     }
   /** A card to render again from its request's state now (Slack refused an earlier update). */
   | { kind: 'card_update'; approval: ApprovalRecord; update: CardUpdate; attempts: number; owedAt: number };
@@ -182,7 +184,7 @@ export interface DeliveryRetries {
   takeDue(scope: RecoveryScope, now: number): Promise<Delivery[]>;
   /**
    * Gives a delivery that failed back, to be tried at `retryAt`; `text` replaces what a reply still owes,
-   * `noticed` records that the thread was told.
+   * `noticed` records that the thread was told (a card that could not be posted) or shows it (a reply).
    */
   failed(delivery: Delivery, outcome: { retryAt: number; text?: string; noticed?: boolean }): Promise<void>;
   /** A delivery this process took is owed no more (its workspace removed the app), recorded with `audit`. */

@@ -102,26 +102,19 @@ export class ThreadDelivery {
     try {
       mine = await this.#deps.outbox.takeReply(runId);
     } catch (error) {
-      // A streamed answer shows in the thread already and is finished whatever happens: it is finished and
-      // written off under the lease the run's end gave this process, never owed again (a retry would post it
-      // a second time, as it cannot find a streamed message in the thread).
-      if (send) {
-        this.#deps.logger.warn('reply could not be taken; the streamed answer is finished here', {
-          runId,
-          error: describeError(error),
-        });
-        mine = true;
-      } else {
-        // Still owed: the next retry posts it.
-        this.#deps.logger.error('reply could not be taken; it will be retried', {
-          runId,
-          error: describeError(error),
-        });
-        return;
-      }
+      // Still owed, and the next retry posts it; but a streamed answer shows in the thread already, where a retry
+      // could not find it: it is finished and written off here, under the lease the run's end gave this process.
+      this.#deps.logger.warn('reply could not be taken', {
+        runId,
+        streamed: !!send,
+        error: describeError(error),
+      });
+      if (!send) return;
+      mine = true;
     }
     const owedSince = this.#deps.clock.now();
-    if (mine) await this.#postReply({ kind: 'reply', runId, thread, text, attempts: 0, owedSince }, { send });
+    const reply = { kind: 'reply', runId, thread, text, attempts: 0, owedSince, shown: false } as const;
+    if (mine) await this.#postReply(reply, { send });
   }
 
   /** Best effort: a notice that is not worth retrying. */
@@ -248,23 +241,29 @@ export class ThreadDelivery {
   ): Promise<void> {
     const { surface } = this.#deps;
     const { runId } = reply;
+    // Shown by an earlier try whose write-off failed: only written off (a streamed message cannot be found).
+    let shown = reply.shown;
     try {
-      if (how.send) await how.send();
-      else if (surface.postAnswer)
-        await surface.postAnswer(reply.thread, reply.text, {
-          runId,
-          ...(how.again ? { owedSince: reply.owedSince } : {}),
-        });
-      else await surface.postText(reply.thread, reply.text);
-      await this.#deps.outbox.replyPosted(reply.runId);
+      if (!shown) {
+        if (how.send) await how.send();
+        else if (surface.postAnswer)
+          await surface.postAnswer(reply.thread, reply.text, {
+            runId,
+            ...(how.again ? { owedSince: reply.owedSince } : {}),
+          });
+        else await surface.postText(reply.thread, reply.text);
+        shown = true;
+      }
+      await this.#deps.outbox.replyPosted(runId);
     } catch (error) {
-      this.#deps.logger.error('reply could not be posted; it will be retried', {
+      this.#deps.logger.error(`reply could not be ${shown ? 'written off' : 'posted'}; it will be retried`, {
         runId: reply.runId,
         channelId: reply.thread.channelId,
         error: describeError(error),
       });
       // What was streamed is in the thread already: only the rest is owed.
-      await this.#giveBack(reply, error instanceof UndeliveredAnswer ? { text: error.text } : {}, error);
+      const rest = error instanceof UndeliveredAnswer ? { text: error.text } : {};
+      await this.#giveBack(reply, shown ? { noticed: true } : rest, error);
     }
   }
 

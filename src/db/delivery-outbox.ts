@@ -215,6 +215,7 @@ function* toDeliveries(taken: readonly Row[]): Program<Delivery[]> {
       text: readOptionalString(d, 'text') ?? '',
       thread: threadOf(thread),
       owedSince: readNumber(d, 'created_at'),
+      shown: readNumber(d, 'noticed') === 1,
     });
   }
   return deliveries;

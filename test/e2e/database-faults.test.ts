@@ -167,35 +167,38 @@ describe('a database error as a streamed answer is finished', () => {
     h = undefined;
   });
 
-  it('finishes the stream and writes the answer off: it shows once, never posted again', async () => {
-    let refused = 0;
-    const started = await startHarness({
-      env: { OPENAI_STREAM: 'true', RUN_LEASE_MS: '1000' },
-      overrides: {
-        deliveryRetryMs: 100,
-        stores: (stores) => ({
-          ...stores,
-          deliveries: {
-            ...stores.deliveries,
-            takeReply: (runId: string) =>
-              refused++ === 0
-                ? Promise.reject(new Error('SQLITE_BUSY: database is locked'))
-                : stores.deliveries.takeReply(runId),
-          },
-        }),
-      },
-    });
-    h = started;
-    started.model.enqueue(reply.text('The answer is 42.'));
-    await started.mention('what is the answer?');
-    await started.waitForText((text) => text === 'The answer is 42.');
-    await waitUntil(
-      async () =>
-        (await rows(started.database, 'select id from deliveries')).length === 0 ? true : undefined,
-      { timeoutMs: 10_000, message: 'the answer is still owed' },
-    );
-    await started.bot.conversations.idle();
-    expect(refused).toBeGreaterThan(0);
-    expect(started.texts()).toEqual(['The answer is 42.']);
-  });
+  it.each(['takeReply', 'replyPosted'] as const)(
+    'finishes the stream and writes the answer off: it shows once, never posted again (%s refused once)',
+    async (refusedWrite) => {
+      let refused = 0;
+      const started = await startHarness({
+        env: { OPENAI_STREAM: 'true', RUN_LEASE_MS: '1000' },
+        overrides: {
+          deliveryRetryMs: 100,
+          stores: (stores) => ({
+            ...stores,
+            deliveries: {
+              ...stores.deliveries,
+              [refusedWrite]: (runId: string) =>
+                refused++ === 0
+                  ? Promise.reject(new Error('SQLITE_BUSY: database is locked'))
+                  : stores.deliveries[refusedWrite](runId),
+            },
+          }),
+        },
+      });
+      h = started;
+      started.model.enqueue(reply.text('The answer is 42.'));
+      await started.mention('what is the answer?');
+      await started.waitForText((text) => text === 'The answer is 42.');
+      await waitUntil(
+        async () =>
+          (await rows(started.database, 'select id from deliveries')).length === 0 ? true : undefined,
+        { timeoutMs: 10_000, message: 'the answer is still owed' },
+      );
+      await started.bot.conversations.idle();
+      expect(refused).toBeGreaterThan(0);
+      expect(started.texts()).toEqual(['The answer is 42.']);
+    },
+  );
 });

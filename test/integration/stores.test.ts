@@ -284,6 +284,7 @@ describe('the last message of a run', () => {
         text: 'All done here.',
         attempts: 0,
         owedSince: Number(row?.created_at),
+        shown: false,
       },
     ]);
   });
