@@ -40,6 +40,11 @@ export interface RequestLedger {
    * (false: a replay, to be answered and ignored). A click is leased to this process until it is decided.
    */
   accept(requests: readonly AcceptedRequest[]): Promise<boolean[]>;
+  /**
+   * Forgets a request accepted without a click that was not taken in after all (refused before any listener
+   * ran, say because its workspace's installation could not be read), so that Slack's retry of it is taken.
+   */
+  forget(key: string): Promise<void>;
   /** The click under `key` was decided (or refused): nobody picks it up again. */
   clickDecided(key: string): Promise<void>;
   /**

@@ -26,6 +26,7 @@ import { modalMetadataKey } from '../slack/modal-metadata.js';
 import { directMessenger } from '../slack/no-previews.js';
 import { rejectMalformedIds } from '../slack/payload-ids.js';
 import type { SlackAdapters } from '../slack/slack-adapters.js';
+import { installationUnreadable } from '../slack/slack-errors.js';
 import type { Core } from './core.js';
 
 /** The core with the Slack side as its surface. */
@@ -115,7 +116,7 @@ export function registerListeners(
   const accept = groupCommit(stores.requests);
   const decided = clicks ?? localClicks(decisions);
   registerActionListeners(app, { accept, clicks: decided, logger });
-  runtime.acceptRequests(accept, decided);
+  runtime.acceptRequests({ accept, forget: (key) => stores.requests.forget(key) }, decided);
   registerDecisionModalListeners(app, {
     ...decisions,
     approvals: core.approvals,
@@ -157,6 +158,9 @@ export function registerListeners(
   registerMessagesTabListener(app, { welcome, logger });
   app.error(async (error) => {
     logger.error('slack listener error', { error: error.message, code: error.code });
+    // Answered with an error, so Slack sends it again (the request guard forgets its key first); any other
+    // error is the listener's, after the ack, and sending the request again would not help.
+    if (installationUnreadable(error)) throw error;
   });
   return watcher;
 }

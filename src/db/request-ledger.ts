@@ -55,6 +55,12 @@ export function createRequestLedger(ctx: StoreContext): RequestLedger {
       });
     },
 
+    forget(key) {
+      return db.write(function* () {
+        yield* count(sql`delete from accepted_requests where key = ${key} and click is null`);
+      });
+    },
+
     clickDecided(key) {
       const at = clock.now();
       return db.write(function* () {

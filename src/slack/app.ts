@@ -95,11 +95,15 @@ export interface SlackRuntime {
    * recorded, ahead of Bolt's pipeline, and handed to `clicks`. Socket Mode (no signature: the socket is
    * authenticated): events are accepted once by their id; Bolt's action listener takes the clicks.
    */
-  acceptRequests(accept: RequestAcceptor, clicks: ClickWork): void;
+  acceptRequests(requests: AcceptedRequests, clicks: ClickWork): void;
 }
 
-/** Records a request before it is answered: false when its key was already accepted (a replay). */
-export type RequestAcceptor = (request: AcceptedRequest) => Promise<boolean>;
+export interface AcceptedRequests {
+  /** Records a request before it is answered: false when its key was already accepted (a replay). */
+  accept: (request: AcceptedRequest) => Promise<boolean>;
+  /** Forgets an event that was not taken in after all (Bolt answered an error), so Slack's retry is taken. */
+  forget: (key: string) => Promise<void>;
+}
 
 const BOLT_LEVELS: Record<OurLevel, LogLevel> = {
   debug: LogLevel.DEBUG,
@@ -157,7 +161,7 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
     convoStore: false as const,
   };
   /** Where requests are accepted and Approve clicks taken ahead of Bolt go, once the listeners are registered. */
-  let acceptance: { accept: RequestAcceptor; clicks: ClickWork } | undefined;
+  let acceptance: (AcceptedRequests & { clicks: ClickWork }) | undefined;
   let app: App;
   if (options.mode.kind === 'socket') {
     const receiver = createSocketReceiver({
@@ -203,6 +207,7 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
             : Promise.reject(new Error('requests are not taken in yet')),
         takeEarly: (body) => (acceptance ? approvalClickIn(body) : undefined),
         handOver: (click, key) => acceptance?.clicks.click(click, key),
+        forget: (key) => acceptance?.forget(key) ?? Promise.resolve(),
         ...(oauth
           ? {
               install: oauthReceiverOptions(oauth.config, {
@@ -290,8 +295,8 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
     async idle() {
       await Promise.allSettled([...running]);
     },
-    acceptRequests(accept, clicks) {
-      acceptance = { accept, clicks };
+    acceptRequests(requests, clicks) {
+      acceptance = { ...requests, clicks };
     },
   };
 }

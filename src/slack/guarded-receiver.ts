@@ -23,6 +23,7 @@ export interface GuardedReceiverOptions {
   accept: RequestGuardOptions['accept'];
   takeEarly: RequestGuardOptions['takeEarly'];
   handOver: RequestGuardOptions['handOver'];
+  forget: RequestGuardOptions['forget'];
   /** Whether requests can be taken now (the database works); they are answered 503 while not. */
   available?: () => Promise<boolean>;
   /** Installs into several workspaces: Bolt's own install routes and `authorize` (oauth-installer.ts). */
@@ -56,6 +57,7 @@ export function createGuardedReceiver(options: GuardedReceiverOptions): HTTPRece
     accept: options.accept,
     takeEarly: options.takeEarly,
     handOver: options.handOver,
+    forget: options.forget,
   });
   const { available } = options;
   receiver.requestListener = available

@@ -34,7 +34,15 @@ export interface RequestGuardOptions {
   takeEarly?: ((body: object) => ApprovalClick | undefined) | undefined;
   /** Where a click taken early goes once accepted and acknowledged (an empty 200), with its key. */
   handOver?: ((click: ApprovalClick, key: string) => void) | undefined;
+  /**
+   * Forgets an event Bolt answered with an error (it refused it before any listener ran: its installation
+   * could not be read, say), so that Slack's retry, which carries the same event id, is not taken for a replay.
+   */
+  forget?: ((key: string) => Promise<void>) | undefined;
 }
+
+/** Bolt may handle the request (accepted under `key`, if any), or the guard has answered it. */
+type Screened = { toBolt: true; key: string | undefined } | { toBolt: false };
 
 /**
  * Wraps Bolt's HTTP request listener so that no request body can take the process down. Bolt 5.1 reads
@@ -57,8 +65,12 @@ export function guardSlackRequests(listener: RequestListener, options: RequestGu
       return;
     }
     screen(req, res, options).then(
-      (pass) => {
-        if (pass) listener(req, res);
+      (screened) => {
+        if (!screened.toBolt) return;
+        const { key } = screened;
+        if (key?.startsWith('event:') && options.forget)
+          forgetIfRefused(res, key, options.forget, options.logger);
+        listener(req, res);
       },
       (error: unknown) => {
         options.logger.warn('request rejected before parsing', { error: describeError(error) });
@@ -68,12 +80,39 @@ export function guardSlackRequests(listener: RequestListener, options: RequestGu
   };
 }
 
-/** True when Bolt may handle the request; otherwise the response has been sent. */
+/**
+ * Slack sends an event again when its delivery was answered with an error: a key kept for it would make that
+ * retry a replay, and the event would be lost. So an error answer is held until the key is forgotten (Slack's
+ * first retry comes at once). Events are acknowledged before their listeners run, so an error means none ran
+ * (and a message is deduplicated by its event id besides).
+ */
+function forgetIfRefused(
+  res: ServerResponse,
+  key: string,
+  forget: (key: string) => Promise<void>,
+  logger: Logger,
+): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.end = ((...args: unknown[]) => {
+    if (res.statusCode < 400) return end(...args);
+    forget(key)
+      .catch((error: unknown) =>
+        logger.error('a refused event could not be forgotten; its retry will be ignored', {
+          key,
+          error: describeError(error),
+        }),
+      )
+      .finally(() => end(...args));
+    return res;
+  }) as ServerResponse['end'];
+}
+
+/** Whether Bolt may handle the request, and under which key it was accepted; otherwise the response was sent. */
 async function screen(
   req: IncomingMessage,
   res: ServerResponse,
   options: RequestGuardOptions,
-): Promise<boolean> {
+): Promise<Screened> {
   // Bolt refuses timestamps more than 5 minutes old but accepts any in the future: refuse those too, so a
   // signed request cannot be kept and replayed later.
   const timestamp = Number(req.headers['x-slack-request-timestamp']);
@@ -81,7 +120,7 @@ async function screen(
     options.logger.warn('request refused: timestamp in the future', { timestamp });
     req.resume();
     answer(res, 401);
-    return false;
+    return HANDLED;
   }
   let buffered: Awaited<ReturnType<typeof HTTPModuleFunctions.bufferIncomingMessage>>;
   try {
@@ -90,7 +129,7 @@ async function screen(
     if (HTTPModuleFunctions.isRawBodyError(error) && error.statusCode === 413) {
       options.logger.warn('request body over the limit', { limit: options.bodyLimit });
       answer(res, 413);
-      return false;
+      return HANDLED;
     }
     throw error;
   }
@@ -99,30 +138,30 @@ async function screen(
     parsed = HTTPModuleFunctions.parseHTTPRequestBody(buffered);
   } catch {
     // Bolt answers unparseable bodies itself (401 unsigned, 400 signed).
-    return true;
+    return TO_BOLT;
   }
   if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
     const signed = signedParts(req, buffered.rawBody, options.signingSecret);
     // Unsigned: Bolt refuses it (401) as it refuses any other.
-    if (!signed) return true;
+    if (!signed) return TO_BOLT;
     return acceptSigned(res, parsed, signed, options);
   }
   const signed = signedParts(req, buffered.rawBody, options.signingSecret) !== undefined;
   options.logger.warn('request body is not an object', { signed });
   answer(res, signed ? 400 : 401);
-  return false;
+  return HANDLED;
 }
 
-/**
- * A correctly signed request: accepted once, then answered here (an Approve click) or left to Bolt. True when
- * Bolt may handle it; otherwise the response has been sent.
- */
+const HANDLED: Screened = { toBolt: false };
+const TO_BOLT: Screened = { toBolt: true, key: undefined };
+
+/** A correctly signed request: accepted once, then answered here (an Approve click) or left to Bolt. */
 async function acceptSigned(
   res: ServerResponse,
   body: object,
   signed: SignedParts,
   options: RequestGuardOptions,
-): Promise<boolean> {
+): Promise<Screened> {
   const click = options.takeEarly?.(body);
   const key = requestKey(body, signed);
   if (key !== undefined && options.accept) {
@@ -132,19 +171,19 @@ async function acceptSigned(
     } catch (error) {
       options.logger.error('request could not be recorded; answered 503', { error: describeError(error) });
       answer(res, 503);
-      return false;
+      return HANDLED;
     }
     if (!fresh) {
       // Answered as any request is, so a replayer learns nothing; only the first delivery takes effect.
       options.logger.warn('replayed request ignored', { key: key.slice(0, 24) });
       answer(res, 200);
-      return false;
+      return HANDLED;
     }
   }
-  if (!click || key === undefined) return true;
+  if (!click || key === undefined) return { toBolt: true, key: options.accept ? key : undefined };
   answer(res, 200);
   options.handOver?.(click, key);
-  return false;
+  return HANDLED;
 }
 
 /** The signed headers of a correctly signed request. */

@@ -1,5 +1,6 @@
 import { ErrorCode, WebAPIRateLimitedError } from '@slack/web-api';
 import { TryAgainLater } from '../conversations/delivery.js';
+import { AppError } from '../errors.js';
 
 /**
  * The `error` of a Slack Web API answer that said `ok: false` (`not_in_channel`, `invalid_auth`, …), as
@@ -42,4 +43,18 @@ export async function postOnce<T>(post: () => Promise<T>, shown: () => Promise<T
     if (!outcomeUnknown(error)) throw error;
     return (await shown()) ?? (await post());
   }
+}
+
+/**
+ * Whether Bolt refused a request because its workspace's installation could not be read (the database failed),
+ * rather than because there is none: such a request deserves Slack's retry.
+ */
+export function installationUnreadable(error: unknown): boolean {
+  if (!(error instanceof Error) || !('code' in error) || error.code !== 'slack_bolt_authorization_error')
+    return false;
+  for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 5; depth += 1) {
+    if (cause instanceof AppError && cause.code === 'slack.not_installed') return false;
+    cause = 'original' in cause && cause.original instanceof Error ? cause.original : cause.cause;
+  }
+  return true;
 }

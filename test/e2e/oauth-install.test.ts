@@ -2,9 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
 import type { SlackCall } from '../support/fake-slack.js';
-import { enableInstalls, install, oauthEnv } from '../support/oauth-installs.js';
+import { enableInstalls, install, installWorkspace, oauthEnv } from '../support/oauth-installs.js';
 import { blockActionsPayload } from '../support/slack-payloads.js';
-import { eventEnvelope, postEvent, postInteraction } from '../support/slack-requests.js';
+import {
+  appMentionEvent,
+  eventEnvelope,
+  nextTs,
+  postEvent,
+  postInteraction,
+} from '../support/slack-requests.js';
 import { waitUntil } from '../support/wait.js';
 import { rows } from './db-rows.js';
 import { approvalIdOf, cardTs, type Harness, SECRET, startHarness } from './harness.js';
@@ -121,5 +127,52 @@ describe('installs into several workspaces (OAuth)', () => {
     const otherBrowser = await fetch(`${base}/slack/oauth_redirect?code=x&state=${cookie.split('=')[1]}`);
     expect(otherBrowser.status).toBe(400);
     expect(await rows(h.database, 'select id from slack_installations')).toEqual([]);
+  });
+});
+
+describe('an event whose installation could not be read (OAuth)', () => {
+  let h: Harness;
+  const refusal = { next: false };
+  beforeEach(async () => {
+    h = await startHarness({
+      env: oauthEnv(),
+      overrides: {
+        stores: (stores) => ({
+          ...stores,
+          installations: {
+            ...stores.installations,
+            find: (id) => {
+              if (!refusal.next) return stores.installations.find(id);
+              refusal.next = false;
+              return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+            },
+          },
+        }),
+      },
+    });
+    enableInstalls(h.slack, new URL(h.url).origin);
+  });
+  afterEach(async () => h.close());
+
+  it("is answered with an error, and Slack's retry of it (the same event id) is taken, not ignored as a replay", async () => {
+    await installWorkspace(h.slack, new URL(h.url).origin, { teamId: 'T1', teamName: 'Acme' });
+    h.model.enqueue(reply.text('Hello from T1.'));
+    const envelope = eventEnvelope(
+      appMentionEvent({ user: 'UT1', channel: 'CT1', text: '<@UBOT> hello', ts: nextTs(), team: 'T1' }),
+      { teamId: 'T1' },
+    );
+    refusal.next = true;
+    expect((await postEvent(h.url, SECRET, envelope)).status).toBeGreaterThanOrEqual(400);
+    expect(h.model.requests).toHaveLength(0);
+    const retry = await postEvent(h.url, SECRET, envelope, {
+      'x-slack-retry-num': '1',
+      'x-slack-retry-reason': 'http_error',
+    });
+    expect(retry.status).toBe(200);
+    await h.waitForText((text) => text === 'Hello from T1.');
+    // A replay of what was taken is still ignored.
+    expect((await postEvent(h.url, SECRET, envelope)).status).toBe(200);
+    await h.bot.conversations.idle();
+    expect(h.model.requests).toHaveLength(1);
   });
 });

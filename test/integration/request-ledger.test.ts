@@ -37,6 +37,13 @@ describe.each(DATABASE_KINDS)('accepted requests on %s', (kind) => {
     expect(await b.stores.requests.accept([{ key: 'k4' }, { key: 'k3' }])).toEqual([true, false]);
   });
 
+  it('a request forgotten (not taken in after all) is new again; a click never is', async () => {
+    await a.stores.requests.accept([{ key: 'event:Ev1' }, { key: 'c1', click: click('apr_1') }]);
+    await a.stores.requests.forget('event:Ev1');
+    await a.stores.requests.forget('c1');
+    expect(await b.stores.requests.accept([{ key: 'event:Ev1' }, { key: 'c1' }])).toEqual([true, false]);
+  });
+
   it('two processes accepting the same many keys at once accept each exactly once', async () => {
     // More keys than one insert carries, in different orders.
     const keys = Array.from({ length: 1_203 }, (_, i) => `key-${i}`);
