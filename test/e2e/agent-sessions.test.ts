@@ -167,26 +167,11 @@ describe("Slack's agent sessions", () => {
   );
 
   it('stop while a tool runs: the tool finishes, its output is kept, the model is not called again', async () => {
-    let release: () => void = () => undefined;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let started = false;
-    const slow = defineTool({
-      name: 'slow_lookup',
-      description: 'Looks something up, slowly.',
-      parameters: z.object({}),
-      needsApproval: false,
-      execute: async () => {
-        started = true;
-        await released;
-        return 'looked up';
-      },
-    });
+    const { slow, release, hasStarted } = slowLookup();
     h = await startHarness({ overrides: { tools: (builtIn) => [...builtIn, slow] } });
     h.model.enqueue(reply.toolCalls([{ name: 'slow_lookup', arguments: {} }]));
     const ts = await h.mention('look it up');
-    await waitUntil(() => started || undefined, { timeoutMs: 5_000, message: 'the tool did not start' });
+    await waitUntil(() => hasStarted() || undefined, { timeoutMs: 5_000, message: 'the tool did not start' });
     await h.sendEvent(stopEvent(ts, 'U0STOPPER'));
     await waitUntil(
       async () => (await rows(h.database, 'select stop_requested_by from runs'))[0]?.stop_requested_by,
@@ -202,22 +187,7 @@ describe("Slack's agent sessions", () => {
   });
 
   it('stop while a tool runs in a turn that also waits for a card: the run ends instead of pausing, nothing waits', async () => {
-    let release: () => void = () => undefined;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let started = false;
-    const slow = defineTool({
-      name: 'slow_lookup',
-      description: 'Looks something up, slowly.',
-      parameters: z.object({}),
-      needsApproval: false,
-      execute: async () => {
-        started = true;
-        await released;
-        return 'looked up';
-      },
-    });
+    const { slow, release, hasStarted } = slowLookup();
     h = await startHarness({ overrides: { tools: (builtIn) => [...builtIn, slow] } });
     h.model.enqueue(
       reply.toolCalls([
@@ -226,7 +196,7 @@ describe("Slack's agent sessions", () => {
       ]),
     );
     const ts = await h.mention('add a note and look it up');
-    await waitUntil(() => started || undefined, { timeoutMs: 5_000, message: 'the tool did not start' });
+    await waitUntil(() => hasStarted() || undefined, { timeoutMs: 5_000, message: 'the tool did not start' });
     await h.sendEvent(stopEvent(ts, 'U0STOPPER'));
     await waitUntil(
       async () => (await rows(h.database, 'select stop_requested_by from runs'))[0]?.stop_requested_by,
@@ -308,3 +278,24 @@ describe("Slack's agent sessions", () => {
     expect(h.slack.callsTo('agents.sessions.setStatus')).toHaveLength(0);
   });
 });
+
+/** A tool that needs no approval and runs until `release` is called. */
+function slowLookup() {
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let started = false;
+  const slow = defineTool({
+    name: 'slow_lookup',
+    description: 'Looks something up, slowly.',
+    parameters: z.object({}),
+    needsApproval: false,
+    execute: async () => {
+      started = true;
+      await released;
+      return 'looked up';
+    },
+  });
+  return { slow, release: () => release(), hasStarted: () => started };
+}
