@@ -1,9 +1,16 @@
 import { createServer } from 'node:http';
-import { type InstallationStore, type Logger, type LogLevel, SocketModeReceiver } from '@slack/bolt';
+import {
+  defaultProcessEventErrorHandler,
+  type InstallationStore,
+  type Logger,
+  type LogLevel,
+  SocketModeReceiver,
+} from '@slack/bolt';
 import type { WebClientOptions } from '@slack/web-api';
 import type { OAuthInstallConfig } from '../config.js';
 import type { Logger as OurLogger } from '../logger.js';
 import { oauthReceiverOptions } from './installations/oauth-installer.js';
+import { installationUnreadable } from './slack-errors.js';
 
 type CustomRoutes = NonNullable<ConstructorParameters<typeof SocketModeReceiver>[0]['customRoutes']>;
 
@@ -42,6 +49,10 @@ export function createSocketReceiver(options: {
     : undefined;
   return new SocketModeReceiver({
     appToken: options.appToken,
+    // An event whose installation could not be read (a database error) is left unacknowledged, so Slack sends
+    // it again; Bolt would acknowledge it as one for a workspace without an installation, and it would be lost.
+    processEventErrorHandler: async (args) =>
+      !installationUnreadable(args.error) && defaultProcessEventErrorHandler(args),
     logger: options.logger,
     logLevel: options.logLevel,
     customRoutes: options.customRoutes,

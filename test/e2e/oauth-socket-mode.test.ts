@@ -91,4 +91,64 @@ describe('Socket Mode installed into several workspaces', () => {
       answering.map((call) => [call.method, channelOf(call.params).slice(1)]),
     );
   });
+
+  it('an event whose installation could not be read is left unacknowledged, and its redelivery is answered', async () => {
+    const port = await freePort();
+    const loaded = loadConfig({
+      ...oauthEnv(),
+      SLACK_APP_TOKEN: 'xapp-socket',
+      SLACK_API_URL: slack.url,
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: model.baseURL,
+      OPENAI_STREAM: 'false',
+      DATABASE_PATH: join(dir, 'bot.db'),
+      WORKERS: '0',
+      PORT: String(port),
+      LOG_LEVEL: 'error',
+    });
+    if (!loaded.ok) throw new Error(loaded.problems.join());
+    const policy = loadApprovalPolicy(loaded.config.approvalPolicyFile, toolNames());
+    if (!policy.ok) throw new Error(policy.problems.join());
+    const refusal = { next: false };
+    bot = await createBot(loaded.config, silentLogger, policy.policy, {
+      model: createOpenAIModel({ ...loaded.config.openai, systemPrompt: SYSTEM_PROMPT, maxRetries: 0 }),
+      retryConfig: { retries: 0 },
+      stores: (stores) => ({
+        ...stores,
+        installations: {
+          ...stores.installations,
+          find: (id) => {
+            if (!refusal.next) return stores.installations.find(id);
+            refusal.next = false;
+            return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+          },
+        },
+      }),
+    });
+    await bot.start();
+    await socket.connected();
+    const base = `http://127.0.0.1:${port}`;
+    slack.oauth.enable({ ...OAUTH_CLIENT, redirectUrl: `${base}/slack/oauth_redirect` });
+    await installWorkspace(slack, base, { teamId: 'T1' });
+
+    model.enqueue(reply.text('Hello T1.'));
+    const event = appMentionEvent({
+      user: 'UT1',
+      channel: 'CT1',
+      text: '<@UBOT> hi',
+      ts: nextTs(),
+      team: 'T1',
+    });
+    const envelope = eventEnvelope(event, { teamId: 'T1' });
+    refusal.next = true;
+    const first = socket.send('events_api', envelope);
+    await waitUntil(() => !refusal.next || undefined, { message: 'the installation was not read' });
+    // Slack sends an unacknowledged event again, with the same event id.
+    await socket.waitForAck(socket.send('events_api', envelope));
+    await waitUntil(() => seenMessages(slack.calls).find((m) => m.text === 'Hello T1.'), {
+      timeoutMs: 10_000,
+      message: 'expected the answer',
+    });
+    expect(socket.acks.map((ack) => ack.envelopeId)).not.toContain(first);
+  });
 });
