@@ -1,7 +1,13 @@
 import { auditEvent } from '../audit/audit-event.js';
 import type { Clock } from '../clock.js';
-import { type ApprovalRecord, agentFields, approvalScope } from './approval.js';
-import { diffArguments } from './argument-diff.js';
+import {
+  type ApprovalRecord,
+  agentFields,
+  approvalScope,
+  type ClickedCard,
+  cardFallback,
+} from './approval.js';
+import { diffArguments, readable } from './argument-diff.js';
 import { breakGlassEvent, breakGlassRefusal, checkJustification } from './break-glass.js';
 import { type Deciders, workspaceOf } from './deciders.js';
 import { refusal, unavailableOption } from './decision-refusals.js';
@@ -20,6 +26,8 @@ export interface DecisionRequest {
   enterpriseId?: string | undefined;
   /** The channel the click came from. */
   channelId: string | undefined;
+  /** The card clicked: updated, should the decider's process die, when the card's place was never stored. */
+  clicked?: ClickedCard | undefined;
   vote: Vote;
   reason: string | null;
   /** "Approve for this thread": later calls of the same tool in the conversation are approved automatically. */
@@ -126,6 +134,7 @@ export class ApprovalService {
       reason: request.reason,
       standing: request.standing ?? false,
       editedArguments: request.editedArguments ?? null,
+      cardFallback: cardFallback(approval, request.clicked) ?? null,
       audit: [
         auditEvent(kind, {
           at: clock.now(),
@@ -284,13 +293,5 @@ export class ApprovalService {
       return { ok: false, kind: 'not_allowed', message: 'Too many refused clicks.', quiet: true };
     await store.recordAudit([refusedEvent(approval, request, reason, clock.now())]);
     return { ok: false, kind: 'not_allowed', message };
-  }
-}
-
-function readable(json: string): unknown {
-  try {
-    return JSON.parse(json);
-  } catch {
-    return json;
   }
 }

@@ -231,3 +231,27 @@ export function agentFields(chain: readonly string[] | undefined): { agent?: str
   const agent = chain?.at(-1);
   return chain && agent ? { agent, agentChain: [...chain] } : {};
 }
+
+/** The card a click or a form came from, as the payload names it (never trusted over what is stored). */
+export interface ClickedCard {
+  channelId: string | undefined;
+  messageTs: string | undefined;
+  threadTs: string | undefined;
+}
+
+/**
+ * Where to update the card besides the stored location: nowhere when the card's location is stored (a payload
+ * naming another message could otherwise overwrite someone else's card); else the clicked message, and only
+ * when it is in the approval's own channel and thread (a card posted just before a crash, never recorded).
+ */
+export function cardFallback(
+  approval: Pick<ApprovalRecord, 'messageTs' | 'channelId' | 'threadTs'>,
+  clicked: ClickedCard | undefined,
+): { channelId: string; messageTs: string } | undefined {
+  if (!clicked || approval.messageTs) return undefined;
+  const { channelId, messageTs, threadTs } = clicked;
+  if (!channelId || !messageTs) return undefined;
+  return channelId === approval.channelId && threadTs === approval.threadTs
+    ? { channelId, messageTs }
+    : undefined;
+}

@@ -103,3 +103,12 @@ function shortJson(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 200 ? `${text.slice(0, 199)}…` : text;
 }
+
+/** Arguments as the audit log keeps them: parsed when they are JSON, else the text as it was. */
+export function readable(json: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch {
+    return json;
+  }
+}

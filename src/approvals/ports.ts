@@ -30,6 +30,8 @@ export interface ApprovalStore {
     standing: boolean;
     /** Stored with the approval when the vote approves it; the edited arguments are what executes. */
     editedArguments: string | null;
+    /** The card clicked, never recorded (`cardFallback`): kept with the update the vote owes its card. */
+    cardFallback?: { channelId: string; messageTs: string } | null;
     /** The person who delegated deciding to the voter, when the vote was cast through a delegation. */
     onBehalfOf?: string | null;
     /** An admin breaking glass: the vote settles the request as approved whatever the quorum, marked so. */

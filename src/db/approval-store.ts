@@ -33,9 +33,11 @@ export function createApprovalStore(ctx: StoreContext): ApprovalStore {
       editedArguments,
       onBehalfOf,
       breakGlass,
+      cardFallback,
       audit: events,
     }) {
       const at = clock.now();
+      const fallback = cardFallback ? { fallback: cardFallback } : {};
       return db.write(function* () {
         const current = yield* lockRunThenApproval(ctx, approvalId);
         if (current.status !== 'pending') return { kind: 'already_decided' as const, approval: current };
@@ -50,7 +52,7 @@ export function createApprovalStore(ctx: StoreContext): ApprovalStore {
         if (inserted === 0) return { kind: 'already_voted' as const, approval: current };
         const tally = tallyVotes(current.rule, [...cast, { userId, vote }], Boolean(breakGlass));
         if (tally.kind === 'counted') {
-          yield* oweCardRefresh(ctx, current, at);
+          yield* oweCardRefresh(ctx, current, at, fallback);
           yield* audit(events);
           return { kind: 'counted' as const, approval: current, approvers: tally.approvers };
         }
@@ -74,7 +76,7 @@ export function createApprovalStore(ctx: StoreContext): ApprovalStore {
             values (${decided.conversationId}, ${decided.toolName}, ${userId}, ${decided.id}, ${at})`);
           granted.push(standingGrantedEvent(decided, userId, at));
         }
-        yield* oweCardRefresh(ctx, decided, at, standing ? { standing: true } : {});
+        yield* oweCardRefresh(ctx, decided, at, { ...fallback, ...(standing ? { standing: true } : {}) });
         yield* audit([...events, ...granted]);
         const settledTurn = turn.map((other) => (other.id === decided.id ? decided : other));
         const runClaimed = yield* claimRunIfSettled(ctx, decided, userId, at, settledTurn);

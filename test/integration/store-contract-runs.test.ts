@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunHandedOver } from '../../src/agent/ports.js';
 import { initialRunState } from '../../src/agent/run-state.js';
+import { ApprovalService } from '../../src/approvals/approval-service.js';
+import { Deciders } from '../../src/approvals/deciders.js';
 import { auditEvent } from '../../src/audit/audit-event.js';
 import { rows } from '../e2e/db-rows.js';
 import { DATABASE_KINDS, openTestStores, type TestStores } from '../support/test-database.js';
@@ -569,6 +571,47 @@ describe.each(DATABASE_KINDS)('run stores on %s', (kind) => {
       kind: 'card_update',
       attempts: 0,
       approval: { id: expiring.id, status: 'expired' },
+    });
+  });
+
+  it('deliveries: a decision from a card whose place was never stored owes that card its update, for any process', async () => {
+    const other = await s.another({ clock, leaseMs: 30_000 });
+    const service = new ApprovalService({
+      store: s.stores.approvals,
+      clock,
+      deciders: new Deciders({ clock, adminUserIds: [] }),
+    });
+    const { approvals } = await pausedRun(s, ['c1', 'c2']);
+    const [inThread, elsewhere] = approvals;
+    if (!inThread || !elsewhere) throw new Error('no approvals');
+    expect(inThread.messageTs).toBeNull();
+    const decide = (approval: typeof inThread, clicked: { channelId: string; threadTs: string }) =>
+      service.decide({
+        approvalId: approval.id,
+        userId: 'U2',
+        teamId: approval.teamId,
+        channelId: clicked.channelId,
+        clicked: { ...clicked, messageTs: '9.9' },
+        vote: 'approve',
+        reason: null,
+      });
+    expect(await decide(inThread, inThread)).toMatchObject({ kind: 'decided' });
+    // A message in another thread is not this request's card, whatever the click says.
+    expect(await decide(elsewhere, { channelId: elsewhere.channelId, threadTs: '1.1' })).toMatchObject({
+      kind: 'decided',
+    });
+    // The process that decided stopped before updating the cards: once its lease ran out, another does.
+    clock.at += 30_001;
+    const owed = await other.stores.deliveries.takeDue({ surface: 'slack' }, clock.now());
+    const fallbacks = Object.fromEntries(
+      owed.map((d) => [
+        d.kind === 'card_update' ? d.approval.id : d.kind,
+        'update' in d ? d.update : undefined,
+      ]),
+    );
+    expect(fallbacks).toEqual({
+      [inThread.id]: { fallback: { channelId: inThread.channelId, messageTs: '9.9' } },
+      [elsewhere.id]: {},
     });
   });
 

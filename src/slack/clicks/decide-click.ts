@@ -51,6 +51,7 @@ export async function decideClick(
       teamId: click.teamId,
       enterpriseId: click.enterpriseId,
       channelId: click.channelId,
+      clicked: click,
       vote: 'approve',
       reason: null,
       standing: click.standing,

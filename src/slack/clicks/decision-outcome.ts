@@ -1,29 +1,7 @@
-import type { ApprovalRecord } from '../../approvals/approval.js';
+import { type ClickedCard, cardFallback } from '../../approvals/approval.js';
 import type { DecisionResult } from '../../approvals/approval-service.js';
 import type { RunWork } from '../../conversations/run-work.js';
-import type { CardLocation } from '../../conversations/surface-ports.js';
 import { ALREADY_VOTED, alreadyDecided, UNKNOWN_BUTTON } from './refusals.js';
-
-/** The card a click or a form came from, as the payload names it (never trusted over what is stored). */
-export interface ClickedCard {
-  channelId: string | undefined;
-  messageTs: string | undefined;
-  threadTs: string | undefined;
-}
-
-/**
- * Where to update the card besides the stored location: nowhere when the card's location is stored (a payload
- * naming another message could otherwise overwrite someone else's card); else the clicked message, and only
- * when it is in the approval's own channel and thread (a card posted just before a crash, never recorded).
- */
-function cardFallback(approval: ApprovalRecord, clicked: ClickedCard | undefined): CardLocation | undefined {
-  if (!clicked || approval.messageTs) return undefined;
-  const { channelId, messageTs, threadTs } = clicked;
-  if (!channelId || !messageTs) return undefined;
-  return channelId === approval.channelId && threadTs === approval.threadTs
-    ? { channelId, messageTs }
-    : undefined;
-}
 
 /**
  * Tells the person why nothing changed, or hands what changed to the work that follows (cards, run, App Home):

@@ -1,5 +1,6 @@
 import type { App, BlockAction, ButtonAction, SlackViewAction, types, ViewSubmitAction } from '@slack/bolt';
 import { z } from 'zod';
+import type { ClickedCard } from '../../approvals/approval.js';
 import type { ApprovalService } from '../../approvals/approval-service.js';
 import type { ArgumentEditService, EditResult } from '../../approvals/argument-edit-service.js';
 import type { RunWork } from '../../conversations/run-work.js';
@@ -210,6 +211,7 @@ type ModalRequest = {
   teamId: string;
   enterpriseId: string | undefined;
   channelId: string | undefined;
+  clicked: ClickedCard | undefined;
 };
 
 type ModalAck = (response?: { response_action: 'errors'; errors: Record<string, string> }) => Promise<void>;
@@ -229,6 +231,9 @@ async function decideFromModal(
 ): Promise<void> {
   const metadata = decodeModalMetadata(view.private_metadata, deps.modalKey, body.user.id);
   const teamId = body.team?.id ?? body.user.team_id;
+  const clicked = metadata
+    ? { channelId: metadata.channelId, messageTs: metadata.messageTs, threadTs: metadata.threadTs }
+    : undefined;
   let result: EditResult;
   try {
     result =
@@ -239,6 +244,7 @@ async function decideFromModal(
             userId: body.user.id,
             teamId,
             enterpriseId: enterpriseIdOf(body),
+            clicked,
           })
         : { ok: false, kind: 'not_found' };
   } catch (error) {
@@ -253,9 +259,6 @@ async function decideFromModal(
     return;
   }
   await answer(deps, ack);
-  const clicked = metadata
-    ? { channelId: metadata.channelId, messageTs: metadata.messageTs, threadTs: metadata.threadTs }
-    : undefined;
   // Every refusal was shown in the modal, so there is nothing left to tell the person.
   await applyResult(deps.work, result, clicked, async () => undefined);
 }
