@@ -12,6 +12,7 @@ export const SLOW_SUITES = [
   'test/e2e/acked-clicks.test.ts',
   'test/e2e/approve-restart-reject.test.ts',
   'test/e2e/audit-delivery.test.ts',
+  'test/e2e/batch-decisions-late.test.ts',
   'test/e2e/card-update-faults.test.ts',
   'test/e2e/closed-output.test.ts',
   'test/e2e/console/console-process.test.ts',

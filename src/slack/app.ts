@@ -1,6 +1,5 @@
 import { type IncomingMessage, Server, type ServerResponse } from 'node:http';
 import { App, type InstallationStore, LogLevel, type webApi } from '@slack/bolt';
-import type { AcceptedRequest } from '../approvals/click-inbox.js';
 import type { ApprovalCardStore } from '../approvals/ports.js';
 import type { AdminDirectory } from '../approvals/team-admins.js';
 import type { Clock } from '../clock.js';
@@ -12,6 +11,7 @@ import { createGuardedReceiver } from './guarded-receiver.js';
 import { oauthReceiverOptions } from './installations/oauth-installer.js';
 import type { BotTokens } from './installations/team-clients.js';
 import { pageRoutes, type ServedPages } from './page-routes.js';
+import type { AcceptedRequests } from './request-guard.js';
 import { createSlackAdapters, type SlackAdapters } from './slack-adapters.js';
 import { canReceiveEvents, createSlackConnectionMonitor } from './slack-connection.js';
 import { slackLibraryLogger } from './slack-logger.js';
@@ -96,13 +96,6 @@ export interface SlackRuntime {
    * authenticated): events are accepted once by their id; Bolt's action listener takes the clicks.
    */
   acceptRequests(requests: AcceptedRequests, clicks: ClickWork): void;
-}
-
-export interface AcceptedRequests {
-  /** Records a request before it is answered: false when its key was already accepted (a replay). */
-  accept: (request: AcceptedRequest) => Promise<boolean>;
-  /** Forgets an event that was not taken in after all (Bolt answered an error), so Slack's retry is taken. */
-  forget: (key: string) => Promise<void>;
 }
 
 const BOLT_LEVELS: Record<OurLevel, LogLevel> = {

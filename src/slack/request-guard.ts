@@ -41,6 +41,13 @@ export interface RequestGuardOptions {
   forget?: ((key: string) => Promise<void>) | undefined;
 }
 
+/** Where the guard records requests, and forgets an event not taken in after all (see `forget` above). */
+export interface AcceptedRequests {
+  /** Records a request before it is answered: false when its key was already accepted (a replay). */
+  accept: (request: AcceptedRequest) => Promise<boolean>;
+  forget: (key: string) => Promise<void>;
+}
+
 /** Bolt may handle the request (accepted under `key`, if any), or the guard has answered it. */
 type Screened = { toBolt: true; key: string | undefined } | { toBolt: false };
 

@@ -36,25 +36,30 @@ export type ThreadReply = z.infer<typeof repliesSchema>['messages'][number];
  * The messages of a thread with `conversations.replies`, oldest first, page by page (up to 1,000): those after
  * `oldest` and before `latest` (Slack timestamps, each excluded), with their metadata when `metadata` is set.
  */
-async function* threadReplies(
+function threadReplies(
   client: webApi.WebClient,
   thread: { channelId: string; threadTs: string },
   window: { oldest?: string; latest?: string; metadata?: boolean },
 ): AsyncGenerator<ThreadReply> {
+  return pages((cursor) =>
+    client.conversations.replies({
+      channel: thread.channelId,
+      ts: thread.threadTs,
+      ...(window.oldest ? { oldest: window.oldest } : {}),
+      ...(window.latest ? { latest: window.latest } : {}),
+      inclusive: false,
+      ...(window.metadata ? { include_all_metadata: true } : {}),
+      limit: PAGE_SIZE,
+      ...(cursor ? { cursor } : {}),
+    }),
+  );
+}
+
+/** The messages of a listing Slack pages with `next_cursor`, page by page, at most `MAX_PAGES`. */
+async function* pages(read: (cursor: string | undefined) => Promise<unknown>): AsyncGenerator<ThreadReply> {
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page += 1) {
-    const parsed = repliesSchema.parse(
-      await client.conversations.replies({
-        channel: thread.channelId,
-        ts: thread.threadTs,
-        ...(window.oldest ? { oldest: window.oldest } : {}),
-        ...(window.latest ? { latest: window.latest } : {}),
-        inclusive: false,
-        ...(window.metadata ? { include_all_metadata: true } : {}),
-        limit: PAGE_SIZE,
-        ...(cursor ? { cursor } : {}),
-      }),
-    );
+    const parsed = repliesSchema.parse(await read(cursor));
     yield* parsed.messages;
     cursor = parsed.response_metadata?.next_cursor || undefined;
     if (!cursor) return;
@@ -77,26 +82,20 @@ export function threadRepliesSince(
  * The messages of a channel (not its threads' replies) posted since shortly before `since` (ms), newest first,
  * with their metadata (`conversations.history`): what a retry reads to find a message an earlier try posted.
  */
-export async function* channelMessagesSince(
+export function channelMessagesSince(
   client: webApi.WebClient,
   channelId: string,
   since: number,
 ): AsyncGenerator<ThreadReply> {
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    const parsed = repliesSchema.parse(
-      await client.conversations.history({
-        channel: channelId,
-        oldest: slackSecondsBefore(since),
-        include_all_metadata: true,
-        limit: PAGE_SIZE,
-        ...(cursor ? { cursor } : {}),
-      }),
-    );
-    yield* parsed.messages;
-    cursor = parsed.response_metadata?.next_cursor || undefined;
-    if (!cursor) return;
-  }
+  return pages((cursor) =>
+    client.conversations.history({
+      channel: channelId,
+      oldest: slackSecondsBefore(since),
+      include_all_metadata: true,
+      limit: PAGE_SIZE,
+      ...(cursor ? { cursor } : {}),
+    }),
+  );
 }
 
 /** A Slack timestamp a little before `ms`, whatever the clocks of this host and Slack say. */

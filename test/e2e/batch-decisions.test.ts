@@ -4,9 +4,9 @@ import { ACTION_IDS, CALLBACK_IDS } from '../../src/slack/ids.js';
 import { seedApprovals } from '../support/audit-seed.js';
 import { reply } from '../support/fake-openai.js';
 import type { SlackCall } from '../support/fake-slack.js';
-import { blockActionsPayload } from '../support/slack-payloads.js';
-import { eventEnvelope, postEvent, postInteraction } from '../support/slack-requests.js';
+import { eventEnvelope, postEvent } from '../support/slack-requests.js';
 import { waitUntil } from '../support/wait.js';
+import { clickHomeBatch } from './batch-support.js';
 import { rows } from './db-rows.js';
 import { submitModal } from './decision-modals.js';
 import { approvalIdOf, cardTs, type Harness, SECRET, startHarness } from './harness.js';
@@ -33,37 +33,8 @@ describe('batch decisions in App Home', () => {
     return h.cards();
   }
 
-  /** A click on a batch button of the Home tab, with `selected` ticked in the view's state. */
-  const clickBatch = (action: 'batchApprove' | 'batchReject', selected: string[], user = ADMIN) => {
-    const {
-      channel: _c,
-      message: _m,
-      ...payload
-    } = blockActionsPayload({
-      userId: user,
-      channelId: 'unused',
-      messageTs: 'unused',
-      actionId: ACTION_IDS[action],
-      value: '',
-      blockId: 'batch-actions',
-    });
-    const values = Object.fromEntries(
-      selected.map((id) => [
-        `pending-${id}`,
-        {
-          [ACTION_IDS.select]: {
-            type: 'checkboxes',
-            selected_options: [{ text: { type: 'mrkdwn', text: 'Select' }, value: id }],
-          },
-        },
-      ]),
-    );
-    return postInteraction(h.url, SECRET, {
-      ...payload,
-      container: { type: 'view', view_id: 'VHOME' },
-      view: { id: 'VHOME', type: 'home', blocks: [], state: { values } },
-    });
-  };
+  const clickBatch = (action: 'batchApprove' | 'batchReject', selected: string[], user = ADMIN) =>
+    clickHomeBatch(h, action, selected, user);
   const dmTo = (user: string, n = 1) =>
     waitUntil(() => h.slack.callsTo('chat.postMessage').filter((c) => c.params.channel === user)[n - 1], {
       message: `expected direct message ${n} to ${user}`,

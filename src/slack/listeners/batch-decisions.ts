@@ -94,19 +94,30 @@ export function registerBatchListeners(app: App, deps: BatchListenerDeps): void 
   });
 }
 
+/** Slack waits 3 s for an answer: what a batch has not decided by then is decided after the answer. */
+const ANSWER_WITHIN_MS = 2_500;
+
 /**
  * Decides the batch, then acknowledges Slack's request, then tells the person what was decided. Slack does not
  * send a batch click or form again, and nothing else records it: acknowledged first, a process that died before
  * deciding would lose it unseen. Decided first, a process that dies leaves Slack without its answer, which Slack
- * shows the person, who can click again (whatever was decided reads as such).
+ * shows the person, who can click again (whatever was decided reads as such). A batch still deciding after
+ * `ANSWER_WITHIN_MS` (a slow database, many requests) is answered then, and goes on.
  */
 async function decideAndTell(
   deps: BatchListenerDeps,
   ack: () => Promise<void>,
   request: BatchRequest,
 ): Promise<void> {
-  const outcome = await decideBatch(deps, request);
+  const deciding = decideBatch(deps, request);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ANSWER_WITHIN_MS);
+  });
+  await Promise.race([deciding.then(() => undefined, () => undefined), late]);
+  clearTimeout(timer);
   await acknowledge(deps, ack);
+  const outcome = await deciding;
   await deps.reply.tell(
     { userId: request.userId, channelId: undefined, threadTs: undefined },
     batchSummary(outcome, request.vote),
