@@ -114,7 +114,13 @@ async function decideAndTell(
   const late = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, ANSWER_WITHIN_MS);
   });
-  await Promise.race([deciding.then(() => undefined, () => undefined), late]);
+  await Promise.race([
+    deciding.then(
+      () => undefined,
+      () => undefined,
+    ),
+    late,
+  ]);
   clearTimeout(timer);
   await acknowledge(deps, ack);
   const outcome = await deciding;
