@@ -14,7 +14,7 @@ import {
 import { waitUntil } from '../support/wait.js';
 import { rows } from './db-rows.js';
 import { approvalIdOf, cardTs, type Harness, SECRET, startHarness } from './harness.js';
-import { mentionIn } from './oauth-support.js';
+import { installationsRefusedOnce, mentionIn } from './oauth-support.js';
 
 describe('installs into several workspaces (OAuth)', () => {
   let h: Harness;
@@ -136,19 +136,7 @@ describe('an event whose installation could not be read (OAuth)', () => {
   beforeEach(async () => {
     h = await startHarness({
       env: oauthEnv(),
-      overrides: {
-        stores: (stores) => ({
-          ...stores,
-          installations: {
-            ...stores.installations,
-            find: (id) => {
-              if (!refusal.next) return stores.installations.find(id);
-              refusal.next = false;
-              return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
-            },
-          },
-        }),
-      },
+      overrides: { stores: installationsRefusedOnce(refusal) },
     });
     enableInstalls(h.slack, new URL(h.url).origin);
   });

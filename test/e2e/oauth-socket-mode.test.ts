@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadApprovalPolicy } from '../../src/approvals/policy-file.js';
-import { type Bot, createBot } from '../../src/compose/bot.js';
+import { type Bot, type BotOverrides, createBot } from '../../src/compose/bot.js';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
 import { createOpenAIModel } from '../../src/model/openai/openai-client.js';
@@ -17,6 +17,7 @@ import { installWorkspace, OAUTH_CLIENT, oauthEnv } from '../support/oauth-insta
 import { seenMessages } from '../support/slack-messages.js';
 import { appMentionEvent, eventEnvelope, nextTs } from '../support/slack-requests.js';
 import { waitUntil } from '../support/wait.js';
+import { installationsRefusedOnce } from './oauth-support.js';
 
 describe('Socket Mode installed into several workspaces', () => {
   let slack: FakeSlack;
@@ -39,7 +40,8 @@ describe('Socket Mode installed into several workspaces', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("one app-level token, installs served on PORT, each team's event answered with its own token", async () => {
+  /** The bot in Socket Mode with installs, its install pages on a free PORT; resolves with that port. */
+  const startBot = async (overrides: BotOverrides = {}): Promise<number> => {
     const port = await freePort();
     const loaded = loadConfig({
       ...oauthEnv(),
@@ -59,8 +61,14 @@ describe('Socket Mode installed into several workspaces', () => {
     bot = await createBot(loaded.config, silentLogger, policy.policy, {
       model: createOpenAIModel({ ...loaded.config.openai, systemPrompt: SYSTEM_PROMPT, maxRetries: 0 }),
       retryConfig: { retries: 0 },
+      ...overrides,
     });
     await bot.start();
+    return port;
+  };
+
+  it("one app-level token, installs served on PORT, each team's event answered with its own token", async () => {
+    const port = await startBot();
     await socket.connected();
     // The connection was opened with the app-level token, the one token of the deployment's own.
     expect(slack.callsTo('apps.connections.open').map((call) => call.token)).toEqual(['xapp-socket']);
@@ -93,39 +101,8 @@ describe('Socket Mode installed into several workspaces', () => {
   });
 
   it('an event whose installation could not be read is left unacknowledged, and its redelivery is answered', async () => {
-    const port = await freePort();
-    const loaded = loadConfig({
-      ...oauthEnv(),
-      SLACK_APP_TOKEN: 'xapp-socket',
-      SLACK_API_URL: slack.url,
-      OPENAI_API_KEY: 'sk-test',
-      OPENAI_BASE_URL: model.baseURL,
-      OPENAI_STREAM: 'false',
-      DATABASE_PATH: join(dir, 'bot.db'),
-      WORKERS: '0',
-      PORT: String(port),
-      LOG_LEVEL: 'error',
-    });
-    if (!loaded.ok) throw new Error(loaded.problems.join());
-    const policy = loadApprovalPolicy(loaded.config.approvalPolicyFile, toolNames());
-    if (!policy.ok) throw new Error(policy.problems.join());
     const refusal = { next: false };
-    bot = await createBot(loaded.config, silentLogger, policy.policy, {
-      model: createOpenAIModel({ ...loaded.config.openai, systemPrompt: SYSTEM_PROMPT, maxRetries: 0 }),
-      retryConfig: { retries: 0 },
-      stores: (stores) => ({
-        ...stores,
-        installations: {
-          ...stores.installations,
-          find: (id) => {
-            if (!refusal.next) return stores.installations.find(id);
-            refusal.next = false;
-            return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
-          },
-        },
-      }),
-    });
-    await bot.start();
+    const port = await startBot({ stores: installationsRefusedOnce(refusal) });
     await socket.connected();
     const base = `http://127.0.0.1:${port}`;
     slack.oauth.enable({ ...OAUTH_CLIENT, redirectUrl: `${base}/slack/oauth_redirect` });

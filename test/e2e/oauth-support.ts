@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import type { Stores } from '../../src/db/stores.js';
 import type { SlackCall } from '../support/fake-slack.js';
 import { enableInstalls } from '../support/oauth-installs.js';
 import { appMentionEvent, eventEnvelope, nextTs, postEvent } from '../support/slack-requests.js';
@@ -54,4 +55,22 @@ export async function mentionInOrganisation(h: EventsUrl, teamId: string, orgWid
 /** The workspace whose token a call carried, and the method: what a test compares to the team expected. */
 export function tokenTeams(h: Harness, calls: readonly SlackCall[]): [string, string | undefined][] {
   return calls.map((call) => [call.method, h.slack.oauth.teamOf(call.token)]);
+}
+
+/**
+ * The stores with the installations' read failing once, as a lost database connection fails it, each time
+ * `refusal.next` is set: for `BotOverrides.stores`.
+ */
+export function installationsRefusedOnce(refusal: { next: boolean }): (stores: Stores) => Stores {
+  return (stores) => ({
+    ...stores,
+    installations: {
+      ...stores.installations,
+      find: (id) => {
+        if (!refusal.next) return stores.installations.find(id);
+        refusal.next = false;
+        return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+      },
+    },
+  });
 }
