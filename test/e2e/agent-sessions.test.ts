@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineTool } from '../../src/agent/tool.js';
 import { reply } from '../support/fake-openai.js';
 import { type SlackCall, slackReply } from '../support/fake-slack.js';
 import { nextTs } from '../support/slack-requests.js';
 import { DATABASE_KINDS } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 import { execute, rows } from './db-rows.js';
+import { gatedTool } from './gated-tool.js';
 import { cardTs, type Harness, isApprovalCard, startHarness } from './harness.js';
 
 /** The session statuses the bot set in a thread, in order, repeats collapsed. */
@@ -167,11 +166,11 @@ describe("Slack's agent sessions", () => {
   );
 
   it('stop while a tool runs: the tool finishes, its output is kept, the model is not called again', async () => {
-    const { slow, release, hasStarted } = slowLookup();
-    h = await startHarness({ overrides: { tools: (builtIn) => [...builtIn, slow] } });
+    const gate = gatedTool();
+    h = await startHarness({ overrides: { tools: (builtIn) => [...builtIn, gate.tool] } });
     h.model.enqueue(reply.toolCalls([{ name: 'slow_lookup', arguments: {} }]));
     const ts = await h.mention('look it up');
-    await waitUntil(() => hasStarted() || undefined, { timeoutMs: 5_000, message: 'the tool did not start' });
+    await gate.whenStarted();
     await h.sendEvent(stopEvent(ts, 'U0STOPPER'));
     await waitUntil(
       async () => (await rows(h.database, 'select stop_requested_by from runs'))[0]?.stop_requested_by,
@@ -179,7 +178,7 @@ describe("Slack's agent sessions", () => {
         message: 'the stop was not recorded',
       },
     );
-    release();
+    gate.release();
     await h.waitForText((text) => text.startsWith('Stopped by <@U0STOPPER>'));
     expect(h.model.requests).toHaveLength(1);
     const outputs = await rows(h.database, "select data from conversation_items where kind = 'tool_output'");
@@ -187,8 +186,8 @@ describe("Slack's agent sessions", () => {
   });
 
   it('stop while a tool runs in a turn that also waits for a card: the run ends instead of pausing, nothing waits', async () => {
-    const { slow, release, hasStarted } = slowLookup();
-    h = await startHarness({ overrides: { tools: (builtIn) => [...builtIn, slow] } });
+    const gate = gatedTool();
+    h = await startHarness({ overrides: { tools: (builtIn) => [...builtIn, gate.tool] } });
     h.model.enqueue(
       reply.toolCalls([
         { name: 'create_note', arguments: { text: 'secret plan' } },
@@ -196,13 +195,13 @@ describe("Slack's agent sessions", () => {
       ]),
     );
     const ts = await h.mention('add a note and look it up');
-    await waitUntil(() => hasStarted() || undefined, { timeoutMs: 5_000, message: 'the tool did not start' });
+    await gate.whenStarted();
     await h.sendEvent(stopEvent(ts, 'U0STOPPER'));
     await waitUntil(
       async () => (await rows(h.database, 'select stop_requested_by from runs'))[0]?.stop_requested_by,
       { message: 'the stop was not recorded' },
     );
-    release();
+    gate.release();
     await h.waitForText((text) => text.startsWith('Stopped by <@U0STOPPER>'));
     await h.bot.conversations.idle();
     const [run] = await rows(h.database, 'select status from runs');
@@ -278,24 +277,3 @@ describe("Slack's agent sessions", () => {
     expect(h.slack.callsTo('agents.sessions.setStatus')).toHaveLength(0);
   });
 });
-
-/** A tool that needs no approval and runs until `release` is called. */
-function slowLookup() {
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let started = false;
-  const slow = defineTool({
-    name: 'slow_lookup',
-    description: 'Looks something up, slowly.',
-    parameters: z.object({}),
-    needsApproval: false,
-    execute: async () => {
-      started = true;
-      await released;
-      return 'looked up';
-    },
-  });
-  return { slow, release: () => release(), hasStarted: () => started };
-}

@@ -2,12 +2,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/ids.js';
 import { type SeedApproval, seedApprovals } from '../support/audit-seed.js';
 import { reply } from '../support/fake-openai.js';
-import { blockActionsPayload } from '../support/slack-payloads.js';
-import { eventEnvelope, postEvent, postInteraction } from '../support/slack-requests.js';
+import { eventEnvelope, postEvent } from '../support/slack-requests.js';
 import { DATABASE_KINDS } from '../support/test-database.js';
 import { execute } from './db-rows.js';
 import { rejectWithModal, submitModal } from './decision-modals.js';
 import { approvalIdOf, cardTs, type Harness, SECRET, startHarness } from './harness.js';
+import { clickInHome } from './home-clicks.js';
 
 const ADMIN = 'UADMIN';
 
@@ -32,25 +32,8 @@ describe.each(DATABASE_KINDS)('App Home on %s', (kind) => {
     expect(view.type).toBe('home');
     return view.blocks;
   };
-  /** A click on a button of the Home tab: its container is the view; there is no channel and no message. */
-  const clickInHome = (user: string, approvalId: string, action: 'approve' | 'reject') => {
-    const {
-      channel: _c,
-      message: _m,
-      ...payload
-    } = blockActionsPayload({
-      userId: user,
-      channelId: 'unused',
-      messageTs: 'unused',
-      actionId: ACTION_IDS[action],
-      value: approvalId,
-    });
-    return postInteraction(h.url, SECRET, {
-      ...payload,
-      container: { type: 'view', view_id: 'VHOME' },
-      view: { id: 'VHOME', type: 'home', blocks: [] },
-    });
-  };
+  const clickHome = (user: string, approvalId: string, action: 'approve' | 'reject') =>
+    clickInHome(h, user, { actionId: ACTION_IDS[action], value: approvalId });
 
   beforeEach(async () => {
     h = await startHarness({ kind, env: { ADMIN_USER_IDS: ADMIN } });
@@ -123,7 +106,7 @@ describe.each(DATABASE_KINDS)('App Home on %s', (kind) => {
     await openHome(ADMIN);
     expect(JSON.stringify(await homeView(ADMIN))).toContain(`"value":"${approvalId}"`);
 
-    expect((await clickInHome(ADMIN, approvalId, 'approve')).status).toBe(200);
+    expect((await clickHome(ADMIN, approvalId, 'approve')).status).toBe(200);
     const update = await h.slack.waitForCall('chat.update');
     expect(update.params.channel).toBe(card.params.channel);
     expect(update.params.ts).toBe(cardTs(card));
@@ -144,7 +127,7 @@ describe.each(DATABASE_KINDS)('App Home on %s', (kind) => {
     if (!card) throw new Error('no card');
     await openHome(ADMIN);
     await homeView(ADMIN);
-    await clickInHome(ADMIN, approvalIdOf(card), 'reject');
+    await clickHome(ADMIN, approvalIdOf(card), 'reject');
     const opened = await h.slack.waitForCall('views.open');
     const view = opened.params.view as { private_metadata: string; callback_id: string };
     await submitModal(h, { privateMetadata: view.private_metadata, callbackId: view.callback_id }, ADMIN, {
@@ -187,7 +170,7 @@ describe.each(DATABASE_KINDS)('App Home on %s', (kind) => {
 
   it('a refused click in Home is explained in a direct message', async () => {
     const [id] = await seed({ toolName: 'delete_note', approvers: ['admins'] });
-    await clickInHome('U2', String(id), 'approve');
+    await clickHome('U2', String(id), 'approve');
     const dm = await h.slack.waitForCall('chat.postMessage', (c) => c.params.channel === 'U2');
     expect(String(dm.params.text)).toContain('You cannot decide this request');
   });

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/fake-openai.js';
 import { waitUntil } from '../support/wait.js';
-import { clickHomeBatch } from './batch-support.js';
 import { approvalIdOf, type Harness, startHarness } from './harness.js';
+import { clickHomeBatch, slowVotes } from './home-clicks.js';
 
 const ADMIN = 'UADMIN';
 
@@ -21,21 +21,8 @@ describe('a slow batch decision in App Home', () => {
     const committed: number[] = [];
     const started = await startHarness({
       env: { ADMIN_USER_IDS: ADMIN },
-      overrides: {
-        stores: (stores) => ({
-          ...stores,
-          approvals: {
-            ...stores.approvals,
-            // A slow database: each vote commits 1.5 s after it is asked for.
-            vote: async (...args: Parameters<typeof stores.approvals.vote>) => {
-              await new Promise((resolve) => setTimeout(resolve, 1_500));
-              const result = await stores.approvals.vote(...args);
-              committed.push(Date.now());
-              return result;
-            },
-          },
-        }),
-      },
+      // A slow database: each vote commits 1.5 s after it is asked for.
+      overrides: { stores: slowVotes(1_500, () => committed.push(Date.now())) },
     });
     h = started;
     for (const text of ['first', 'second']) {

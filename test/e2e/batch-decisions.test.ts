@@ -6,10 +6,10 @@ import { reply } from '../support/fake-openai.js';
 import type { SlackCall } from '../support/fake-slack.js';
 import { eventEnvelope, postEvent } from '../support/slack-requests.js';
 import { waitUntil } from '../support/wait.js';
-import { clickHomeBatch } from './batch-support.js';
 import { rows } from './db-rows.js';
 import { submitModal } from './decision-modals.js';
 import { approvalIdOf, cardTs, type Harness, SECRET, startHarness } from './harness.js';
+import { clickHomeBatch, slowVotes } from './home-clicks.js';
 
 const ADMIN = 'UADMIN';
 
@@ -136,26 +136,13 @@ describe('batch decisions in App Home', () => {
   });
 
   it('Approve selected and the Reject selected form answer Slack only once every request is decided: nothing acknowledged is left to a process that may die', async () => {
-    // A slow database: each vote commits 100 ms after it is asked for.
     const answered = { now: false };
     const committedBeforeTheAnswer: boolean[] = [];
     await h.close();
     h = await startHarness({
       env: { ADMIN_USER_IDS: ADMIN },
-      overrides: {
-        stores: (stores) => ({
-          ...stores,
-          approvals: {
-            ...stores.approvals,
-            vote: async (...args: Parameters<typeof stores.approvals.vote>) => {
-              await new Promise((resolve) => setTimeout(resolve, 100));
-              const result = await stores.approvals.vote(...args);
-              committedBeforeTheAnswer.push(!answered.now);
-              return result;
-            },
-          },
-        }),
-      },
+      // A slow database: each vote commits 100 ms after it is asked for.
+      overrides: { stores: slowVotes(100, () => committedBeforeTheAnswer.push(!answered.now)) },
     });
     const first = (await twoCards()).map(approvalIdOf);
     const approved = await clickBatch('batchApprove', first);

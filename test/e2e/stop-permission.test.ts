@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineTool } from '../../src/agent/tool.js';
 import { reply } from '../support/fake-openai.js';
 import { slackReply } from '../support/fake-slack.js';
 import { nextTs } from '../support/slack-requests.js';
 import { DATABASE_KINDS } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 import { rows } from './db-rows.js';
+import { gatedTool } from './gated-tool.js';
 import { type Harness, startHarness } from './harness.js';
 
 /** Slack's `agent_session_stopped`, signed: `user` clicked the stop button of the thread's session. */
@@ -19,29 +18,6 @@ function stopEvent(channel: string, threadTs: string, user: string) {
     streaming_message_ts: [],
     event_ts: nextTs(),
   };
-}
-
-/** A tool that runs until the test releases it, so a stop arrives while the run is busy. */
-function gatedTool() {
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let started = false;
-  const tool = defineTool({
-    name: 'slow_lookup',
-    description: 'Looks something up, slowly.',
-    parameters: z.object({}),
-    needsApproval: false,
-    execute: async () => {
-      started = true;
-      await released;
-      return 'looked up';
-    },
-  });
-  const whenStarted = () =>
-    waitUntil(() => started || undefined, { timeoutMs: 5_000, message: 'the tool did not start' });
-  return { tool, release, whenStarted };
 }
 
 function refusals(h: Harness) {
