@@ -194,13 +194,15 @@ export function createSlackRuntime(options: SlackRuntimeOptions): SlackRuntime {
         logger: options.logger,
         boltLogger,
         ...(options.available ? { available: options.available } : {}),
-        accept: (request) =>
-          acceptance
-            ? acceptance.accept(request)
-            : Promise.reject(new Error('requests are not taken in yet')),
+        requests: {
+          accept: (request) =>
+            acceptance
+              ? acceptance.accept(request)
+              : Promise.reject(new Error('requests are not taken in yet')),
+          forget: (key) => acceptance?.forget(key) ?? Promise.resolve(),
+        },
         takeEarly: (body) => (acceptance ? approvalClickIn(body) : undefined),
         handOver: (click, key) => acceptance?.clicks.click(click, key),
-        forget: (key) => acceptance?.forget(key) ?? Promise.resolve(),
         ...(oauth
           ? {
               install: oauthReceiverOptions(oauth.config, {

@@ -20,10 +20,9 @@ export interface GuardedReceiverOptions {
   logger: Logger;
   /** The receiver's own logging (Bolt's), through the bot's logger without bodies. */
   boltLogger: BoltLogger;
-  accept: RequestGuardOptions['accept'];
+  requests: RequestGuardOptions['requests'];
   takeEarly: RequestGuardOptions['takeEarly'];
   handOver: RequestGuardOptions['handOver'];
-  forget: RequestGuardOptions['forget'];
   /** Whether requests can be taken now (the database works); they are answered 503 while not. */
   available?: () => Promise<boolean>;
   /** Installs into several workspaces: Bolt's own install routes and `authorize` (oauth-installer.ts). */
@@ -54,10 +53,9 @@ export function createGuardedReceiver(options: GuardedReceiverOptions): HTTPRece
     signingSecret: options.signingSecret,
     bodyLimit: BODY_LIMIT,
     logger: options.logger,
-    accept: options.accept,
+    requests: options.requests,
     takeEarly: options.takeEarly,
     handOver: options.handOver,
-    forget: options.forget,
   });
   const { available } = options;
   receiver.requestListener = available

@@ -20,12 +20,8 @@ export interface RequestGuardOptions {
   /** Larger bodies get 413 before anything parses them. */
   bodyLimit: number;
   logger: Logger;
-  /**
-   * Records a correctly signed request (with the click it carries, if any) before it is answered: false for a
-   * key already accepted, a replay, which is answered 200 and goes no further. When it rejects (the database is
-   * down) the request is answered 503: Slack then shows the person an error, or retries the event.
-   */
-  accept?: ((request: AcceptedRequest) => Promise<boolean>) | undefined;
+  /** Where correctly signed requests are recorded once, and events not taken in after all are forgotten. */
+  requests?: AcceptedRequests | undefined;
   /**
    * Requests answered ahead of Bolt: the Approve click a parsed body carries, or undefined to leave the request
    * to Bolt. Used only when the request is correctly signed and inside the 5-minute window; otherwise Bolt
@@ -34,17 +30,20 @@ export interface RequestGuardOptions {
   takeEarly?: ((body: object) => ApprovalClick | undefined) | undefined;
   /** Where a click taken early goes once accepted and acknowledged (an empty 200), with its key. */
   handOver?: ((click: ApprovalClick, key: string) => void) | undefined;
+}
+
+/** Where the guard records requests. */
+export interface AcceptedRequests {
+  /**
+   * Records a correctly signed request (with the click it carries, if any) before it is answered: false for a
+   * key already accepted, a replay, which is answered 200 and goes no further. When it rejects (the database is
+   * down) the request is answered 503: Slack then shows the person an error, or retries the event.
+   */
+  accept: (request: AcceptedRequest) => Promise<boolean>;
   /**
    * Forgets an event Bolt answered with an error (it refused it before any listener ran: its installation
    * could not be read, say), so that Slack's retry, which carries the same event id, is not taken for a replay.
    */
-  forget?: ((key: string) => Promise<void>) | undefined;
-}
-
-/** Where the guard records requests, and forgets an event not taken in after all (see `forget` above). */
-export interface AcceptedRequests {
-  /** Records a request before it is answered: false when its key was already accepted (a replay). */
-  accept: (request: AcceptedRequest) => Promise<boolean>;
   forget: (key: string) => Promise<void>;
 }
 
@@ -75,8 +74,8 @@ export function guardSlackRequests(listener: RequestListener, options: RequestGu
       (screened) => {
         if (!screened.toBolt) return;
         const { key } = screened;
-        if (key?.startsWith('event:') && options.forget)
-          forgetIfRefused(res, key, options.forget, options.logger);
+        if (key?.startsWith('event:') && options.requests)
+          forgetIfRefused(res, key, options.requests.forget, options.logger);
         listener(req, res);
       },
       (error: unknown) => {
@@ -171,10 +170,10 @@ async function acceptSigned(
 ): Promise<Screened> {
   const click = options.takeEarly?.(body);
   const key = requestKey(body, signed);
-  if (key !== undefined && options.accept) {
+  if (key !== undefined && options.requests) {
     let fresh: boolean;
     try {
-      fresh = await options.accept(click ? { key, click } : { key });
+      fresh = await options.requests.accept(click ? { key, click } : { key });
     } catch (error) {
       options.logger.error('request could not be recorded; answered 503', { error: describeError(error) });
       answer(res, 503);
@@ -187,7 +186,7 @@ async function acceptSigned(
       return HANDLED;
     }
   }
-  if (!click || key === undefined) return { toBolt: true, key: options.accept ? key : undefined };
+  if (!click || key === undefined) return { toBolt: true, key: options.requests ? key : undefined };
   answer(res, 200);
   options.handOver?.(click, key);
   return HANDLED;

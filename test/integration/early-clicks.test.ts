@@ -44,7 +44,7 @@ async function guarded(accept?: (request: AcceptedRequest) => Promise<boolean>) 
       signingSecret: SECRET,
       bodyLimit: 1024 * 1024,
       logger: silentLogger,
-      ...(accept ? { accept } : {}),
+      ...(accept ? { requests: { accept, forget: async () => {} } } : {}),
       takeEarly: approvalClickIn,
       handOver: (found) => taken.push(found),
     },
