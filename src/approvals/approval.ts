@@ -232,6 +232,12 @@ export function agentFields(chain: readonly string[] | undefined): { agent?: str
   return chain && agent ? { agent, agentChain: [...chain] } : {};
 }
 
+/** Where a card is shown: a channel and its message ts. */
+export interface CardLocation {
+  channelId: string;
+  messageTs: string;
+}
+
 /** The card a click or a form came from, as the payload names it (never trusted over what is stored). */
 export interface ClickedCard {
   channelId: string | undefined;
@@ -247,7 +253,7 @@ export interface ClickedCard {
 export function cardFallback(
   approval: Pick<ApprovalRecord, 'messageTs' | 'channelId' | 'threadTs'>,
   clicked: ClickedCard | undefined,
-): { channelId: string; messageTs: string } | undefined {
+): CardLocation | undefined {
   if (!clicked || approval.messageTs) return undefined;
   const { channelId, messageTs, threadTs } = clicked;
   if (!channelId || !messageTs) return undefined;

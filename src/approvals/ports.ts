@@ -1,6 +1,6 @@
 import type { AuditInput } from '../audit/audit-event.js';
 import type { SurfaceKind } from '../surfaces.js';
-import type { ApprovalRecord, ApprovalRule } from './approval.js';
+import type { ApprovalRecord, ApprovalRule, CardLocation } from './approval.js';
 import type { RemovedWorkspaces } from './removed-workspaces.js';
 import type { Workspace } from './team-admins.js';
 
@@ -31,7 +31,7 @@ export interface ApprovalStore {
     /** Stored with the approval when the vote approves it; the edited arguments are what executes. */
     editedArguments: string | null;
     /** The card clicked, never recorded (`cardFallback`): kept with the update the vote owes its card. */
-    cardFallback?: { channelId: string; messageTs: string } | null;
+    cardFallback?: CardLocation | null;
     /** The person who delegated deciding to the voter, when the vote was cast through a delegation. */
     onBehalfOf?: string | null;
     /** An admin breaking glass: the vote settles the request as approved whatever the quorum, marked so. */

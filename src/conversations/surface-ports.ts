@@ -1,4 +1,4 @@
-import type { ApprovalRecord } from '../approvals/approval.js';
+import type { ApprovalRecord, CardLocation } from '../approvals/approval.js';
 import type { GroupDirectory } from '../approvals/ports.js';
 import type { OrganisationDirectory } from '../approvals/workspace-reach.js';
 import type { SurfaceKind } from '../surfaces.js';
@@ -164,11 +164,8 @@ export interface CardUpdater {
 /** What the conversation service says and shows in a thread: every thread role of a surface. */
 export type ThreadSurface = ThreadPoster & WorkDisplay & ThreadHistory & CardPoster & CardUpdater;
 
-/** Where a card is shown: a channel and its message ts. */
-export interface CardLocation {
-  channelId: string;
-  messageTs: string;
-}
+/** Where a card is shown (said in the core's approvals, which keep it with a decision). */
+export type { CardLocation };
 
 export interface CardUpdate {
   /** Where a click saw the thread card, when its ts was never stored (a crash right after posting). */
